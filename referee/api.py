@@ -1,0 +1,116 @@
+"""The only surface game modules import: the game module contract and its helpers.
+
+A game module is a value (`GameModule`) holding pure functions over plain data:
+
+    setup(scenario, players, options) -> state
+    phase(state) -> PhaseSpec, or None when the game is over
+    validate(state, player, orders) -> list[Problem]          (empty: accepted)
+    resolve(state, orders_by_player, dice) -> (state, events)  (must not mutate `state`)
+    view(state, player or None) -> dict                        (None: the public view)
+    check(state) -> list[str]                                  (broken invariants, for tests)
+
+`setup` gets no dice on purpose: the first commitment is published only when the first
+phase opens, so any random set-up belongs in a game's first adjudicated phase, where every
+player can check it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence, TypeVar
+
+from referee.dice import DiceError, DiceSpec, parse_spec
+from referee.errors import GameDataError
+from referee.schema import Problem
+from referee.tables import Lookup, MissingTableError, Table, Tables, parse_tables, require
+from referee.yamlsafe import load_strict
+
+__all__ = [
+    "Dice", "DiceError", "DiceSpec", "Event", "GameDataError", "GameModule", "Label", "Lookup", "MissingTableError", "PhaseSpec", "Problem",
+    "Role", "Table", "Tables", "load_data", "parse_spec", "parse_tables", "require",
+]
+
+Role = str
+Label = str
+T = TypeVar("T")
+
+ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}
+
+
+class Dice(Protocol):
+    """The only randomness a module may use. Every draw is labelled and publicly recorded."""
+
+    def roll(self, spec: str, *, label: Label) -> list[int]:
+        """Roll `2d6`, `1d10`, `1d10z` (a d10 read 0-9)...; return each die's value."""
+        ...
+
+    def uniform(self, n: int, *, label: Label) -> int:
+        """Return an unbiased integer in 0..n-1."""
+        ...
+
+    def shuffle(self, items: Sequence[T], *, label: Label) -> list[T]:
+        """Return `items` in a shuffled order."""
+        ...
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    """The phase now open: who must send orders, in what shape, and what stands if they don't."""
+
+    turn: int
+    name: str
+    active: tuple[Role, ...]
+    sealed: bool = True
+    schema: Mapping[str, Any] = field(default_factory=lambda: dict(ANY_MAPPING))
+    default_orders: Any = field(default_factory=dict)
+    example: Any = None
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in adjudication; `text` is the sentence reports show.
+
+    Secrecy is decided here, when the event is made: `visible_to` is "all" or the roles
+    that may see it.
+    """
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    visible_to: Literal["all"] | tuple[Role, ...] = "all"
+
+    def is_visible_to(self, role: Role | None) -> bool:
+        """Return whether `role` (None: the public) may see this event."""
+        return self.visible_to == "all" or (role is not None and role in self.visible_to)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the event as plain data."""
+        visible = "all" if self.visible_to == "all" else list(self.visible_to)
+        return {"kind": self.kind, "text": self.text, "data": dict(self.data), "visible_to": visible}
+
+
+@dataclass(frozen=True)
+class GameModule:
+    """A game: its identity and its pure rule functions (see the module docstring)."""
+
+    id: str
+    title: str
+    version: str
+    scenarios: tuple[str, ...]
+    roles: Callable[[str, Mapping[str, Any]], tuple[Role, ...] | None]
+    setup: Callable[[str, Sequence[Role], Mapping[str, Any]], Any]
+    phase: Callable[[Any], PhaseSpec | None]
+    validate: Callable[[Any, Role, Any], list[Problem]]
+    resolve: Callable[[Any, Mapping[Role, Any], Dice], tuple[Any, list[Event]]]
+    view: Callable[[Any, Role | None], dict[str, Any]]
+    check: Callable[[Any], list[str]]
+    options: Mapping[str, str] = field(default_factory=dict)
+    description: str = ""
+
+
+def load_data(package: str, name: str) -> Any:
+    """Return the YAML data file `name` from the `data/` folder of the game package `package`."""
+    text = resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
+    return load_strict(text)

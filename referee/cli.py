@@ -1,0 +1,215 @@
+"""The `referee` command line: thin commands over the library; `main` is the one place that exits.
+
+Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems.
+Heavy libraries are imported inside the commands, so `referee status` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from referee import __version__
+from referee.errors import RefereeError
+
+GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
+EXIT_CODES = {"ok": 0, "refused or failed": 1, "usage": 2, "verification mismatch": 3}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"})
+@click.version_option(__version__, prog_name="referee")
+def cli() -> None:
+    """A neutral, verifiable play-by-email referee for wargames.
+
+    Players sign YAML order files with OpenSSH; the referee commits to its dice seed
+    before orders arrive and reveals it afterwards, so every roll can be checked offline.
+    """
+
+
+@cli.command()
+@click.argument("keyfile", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--comment", default="", help="Comment stored at the end of the public key line.")
+def keygen(keyfile: Path, comment: str) -> None:
+    """Write a new ed25519 key pair: KEYFILE (private, mode 0600) and KEYFILE.pub.
+
+    \b
+    Example:
+        referee keygen ~/.ssh/pbem_ed25519 --comment alice@example.org
+    """
+    from referee.signatures import generate_keypair
+
+    key = generate_keypair(keyfile, comment)
+    click.echo(f"wrote {keyfile} and {keyfile}.pub ({key.fingerprint})")
+    click.echo(f"register this public key line with the referee:\n{key.line()}")
+
+
+@cli.command()
+@click.argument("orderfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--key", "keyfile", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Your OpenSSH private key (the one you registered).")
+def sign(orderfile: Path, keyfile: Path) -> None:
+    """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
+
+    Fills in a random 'entropy' line first when the file has none. The passphrase of an
+    encrypted key is read from REFEREE_KEY_PASSPHRASE or asked for.
+
+    \b
+    Example:
+        referee sign orders.yaml --key ~/.ssh/id_ed25519
+    """
+    from referee.signing import sign_order_file
+
+    signature_path = sign_order_file(orderfile, keyfile, _passphrase)
+    click.echo(f"signed {orderfile}: send it with {signature_path}")
+
+
+def _passphrase() -> bytes:
+    value = os.environ.get("REFEREE_KEY_PASSPHRASE")
+    if value is None:
+        value = click.prompt("passphrase for the key", hide_input=True, err=True)
+    return value.encode()
+
+
+@cli.command()
+@GAMEDIR
+@click.option("--config", "config_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="The game configuration (YAML): module, game id, scenario, options, players.")
+def init(gamedir: Path, config_file: Path) -> None:
+    """Create a game directory and open the first phase.
+
+    Makes the referee's key pair, the journal, and the signed notice of the first
+    phase (with its dice commitment) for every player, in GAMEDIR/outbox.
+
+    \b
+    Example:
+        referee init blenheim --config blenheim.yaml
+    """
+    from referee.engine import init_game
+    from referee.status import status_text
+
+    click.echo(status_text(init_game(gamedir, config_file)), nl=False)
+
+
+@cli.command()
+@GAMEDIR
+@click.argument("orderfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--sig", "sigfile", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="The detached signature (default: ORDERFILE.sig).")
+def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
+    """Accept or refuse a signed order file and write the acknowledgement.
+
+    Exits 1 when the file is refused; a refused file changes nothing in the game.
+
+    \b
+    Example:
+        referee submit blenheim orders.yaml --sig orders.yaml.sig
+    """
+    from referee.engine import read_signature_file, submit as submit_order
+
+    receipt = submit_order(gamedir, orderfile.read_bytes(), read_signature_file(orderfile, sigfile))
+    click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
+    if not receipt.accepted:
+        raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
+
+
+@cli.command()
+@GAMEDIR
+@click.option("--expect", metavar="TURN/PHASE", help="Act only if this phase is the open one (e.g. 3/round).")
+@click.option("--force", is_flag=True, help="Adjudicate now, with the game's default orders for missing players.")
+def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
+    """Adjudicate the open phase when every order is in.
+
+    Writes the signed public record, each player's report and the next phase's notice.
+
+    \b
+    Example:
+        referee adjudicate blenheim --expect 3/round
+    """
+    from referee.engine import adjudicate as run
+
+    result = run(gamedir, expect, force)
+    click.echo(f"adjudicated turn {result.phase.turn} '{result.phase.phase}': {result.rolls} roll(s), "
+               f"{len(result.events)} event(s)")
+    if result.defaulted:
+        click.echo(f"default orders used for: {', '.join(result.defaulted)}")
+    click.echo(f"record: {result.record}")
+    click.echo(f"reports: {result.reports[0].parent if result.reports else 'none'}")
+    click.echo(f"next: {result.next_phase or 'the game is over'}")
+
+
+@cli.command()
+@GAMEDIR
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def status(gamedir: Path, as_json: bool) -> None:
+    """Say the game, turn and phase, who is awaited, and the commitment.
+
+    \b
+    Example:
+        referee status blenheim --json
+    """
+    from referee.status import status as read_status, status_text
+
+    info = read_status(gamedir)
+    click.echo(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
+
+
+@cli.command()
+@GAMEDIR
+def verify(gamedir: Path) -> None:
+    """Re-derive every roll of every record and check signatures and chains.
+
+    GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
+    player can check a game from the records mailed to them. Exits 3 on any problem.
+
+    \b
+    Example:
+        referee verify blenheim
+    """
+    from referee.errors import VerificationError
+    from referee.verify import verify_game_dir
+
+    report = verify_game_dir(gamedir)
+    if not report.ok:
+        raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
+    click.echo(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified")
+
+
+@cli.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+def demo(directory: Path | None) -> None:
+    """Play a three-player moderator game end to end, verify it, and show the reports.
+
+    \b
+    Example:
+        referee demo ./demo-game
+    """
+    from referee.demo import run_demo
+
+    run_demo(directory or Path("demo-game"), click.echo)
+
+
+def main() -> None:
+    """Run the command line; the one place that turns errors into exit codes."""
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("referee: aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except RefereeError as exc:
+        click.echo(f"referee: error: {exc.message}", err=True)
+        for problem in getattr(exc, "problems", []):
+            click.echo(f"referee:   - {problem}", err=True)
+        for hint in exc.hints:
+            click.echo(f"referee: hint: {hint}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    if isinstance(code, int) and code:
+        sys.exit(code)

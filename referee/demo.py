@@ -1,0 +1,113 @@
+"""`referee demo`: a three-player moderator game played end to end with fresh keys."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from referee.errors import RefereeError
+from referee.files import atomic_write
+
+PLAYERS = ("alice", "bob", "carol")
+MARKER = ".referee-demo"
+TABLES = """\
+schema_version: 1
+tables:
+  morale:
+    title: Morale check
+    dice: 2d6
+    modifiers: {elite: 2, veteran: 1, shaken: -2, flanked: -1}
+    clamp: [2, 12]
+    rows:
+      - {range: "2-5", result: routs}
+      - {range: "6-8", result: falls back}
+      - {range: "9+", result: holds}
+  fire:
+    title: Musketry
+    dice: 1d6
+    modifiers: {close-range: 1, in-cover: -1}
+    columns: [line, column]
+    rows:
+      - {range: "1-", result: {line: no effect, column: no effect}}
+      - {range: "2-3", result: {line: no effect, column: 1 hit}}
+      - {range: "4-5", result: {line: 1 hit, column: 2 hits}}
+      - {range: "6+", result: {line: 2 hits, column: 3 hits}}
+"""
+ORDERS = {
+    1: {
+        "alice": "rolls:\n  - {label: weather, dice: 1d6, purpose: weather at dawn}\n"
+                 "declaration: {plan: hold the ridge, reserve: 2nd brigade}\n",
+        "bob": "rolls:\n  - {label: guards-morale, table: morale, modifiers: [elite], purpose: Guards charged by cuirassiers}\n"
+               "  - {label: volley, table: fire, column: line, modifiers: [close-range], purpose: volley at 50 paces}\n",
+        "carol": "rolls:\n  - {label: events, dice: 1d10z, purpose: random event (d10 read 0-9)}\n"
+                 "note: Carol's light cavalry screens the left.\n",
+    },
+    2: {
+        "alice": "rolls:\n  - {label: assault, dice: 2d6, purpose: assault on the village}\n"
+                 "  - {label: village-morale, table: morale, modifiers: [veteran, flanked], purpose: defenders of the village}\n",
+        "bob": "declaration: {bid: 4}\n",
+        "carol": "declaration: {bid: 3}\nrolls:\n  - {label: scouting, dice: 3d6, purpose: scouting the woods}\n",
+    },
+    3: {
+        "alice": "rolls:\n  - {label: pursuit, dice: 1d6, purpose: pursuit by the hussars}\n",
+        "bob": "rolls:\n  - {label: rally, table: morale, modifiers: [shaken], purpose: rallying the second line}\n",
+        "carol": "note: Carol withdraws in good order.\n",
+    },
+}
+
+
+def run_demo(directory: Path, say: Callable[[str], None]) -> None:
+    """Create, play and verify the demo game in `directory`, telling the user what happens."""
+    from referee.engine import adjudicate, init_game, submit
+    from referee.signatures import generate_keypair
+    from referee.signing import sign_order_file
+    from referee.verify import verify_game_dir
+
+    directory = _fresh(Path(directory))
+    keys = directory / "players"
+    keys.mkdir(parents=True)
+    for player in PLAYERS:
+        generate_keypair(keys / player, comment=f"{player}@example.org")
+    atomic_write(directory / "tables.yaml", TABLES.encode())
+    players = "".join(f"  - {{name: {p}, email: {p}@example.org, key_file: players/{p}.pub}}\n" for p in PLAYERS)
+    atomic_write(directory / "game.yaml", (
+        "game: demo-skirmish\nmodule: moderator\ntitle: Demo skirmish\noptions: {rounds: 3}\ntables: tables.yaml\n"
+        f"referee: {{email: referee@example.org, name: Demo Referee}}\nplayers:\n{players}").encode())
+    game = directory / "game"
+    init_game(game, directory / "game.yaml")
+    say(f"created game demo-skirmish in {game} for {', '.join(PLAYERS)}")
+    first_orders: Path | None = None
+    for turn, orders in ORDERS.items():
+        for player, body in orders.items():
+            path = keys / f"{player}-t{turn}.yaml"
+            atomic_write(path, (f"game: demo-skirmish\nturn: {turn}\nphase: round\nplayer: {player}\norders:\n"
+                                + "".join(f"  {line}\n" for line in body.splitlines())).encode())
+            signature = sign_order_file(path, keys / player, lambda: b"")
+            receipt = submit(game, path.read_bytes(), signature.read_bytes())
+            say(f"  turn {turn}: {player}'s orders {'accepted' if receipt.accepted else 'REFUSED'} ({receipt.sha256[:12]})")
+            first_orders = first_orders or path
+        if turn == 2 and first_orders is not None:
+            replay = submit(game, first_orders.read_bytes(), Path(str(first_orders) + ".sig").read_bytes())
+            say(f"  turn {turn}: a replayed turn-1 file is refused: {replay.problems[0].message}")
+        result = adjudicate(game, expect=f"{turn}/round")
+        say(f"adjudicated turn {turn}: {result.rolls} roll(s); record {result.record.relative_to(directory)}")
+    report = verify_game_dir(game)
+    if not report.ok:
+        raise RefereeError("the demo game did not verify: " + "; ".join(report.problems))
+    say(f"verified: {report.records} records, {report.rolls} rolls re-derived, signatures and chain hold")
+    say(f"reports and notices: {game / 'mail'} (e.g. {game / 'mail' / '0003-t3-round' / 'alice.report.txt'})")
+    say(f"outgoing mail (maildir): {game / 'outbox' / 'new'}")
+    say(f"check it yourself: referee verify {game}")
+
+
+def _fresh(directory: Path) -> Path:
+    """Return `directory`, emptied if it holds an earlier demo, refused if it holds anything else."""
+    if directory.exists() and any(directory.iterdir()):
+        if not (directory / MARKER).exists():
+            raise RefereeError(f"{directory} exists and is not an earlier demo; nothing was touched",
+                               hints=("give another directory: referee demo DIR",))
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / MARKER).write_text("made by referee demo; removed by the next one\n")
+    return directory

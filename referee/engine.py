@@ -1,0 +1,376 @@
+"""A phase's life: open (commit), collect (accept or refuse orders), adjudicate (resolve,
+record, report) — the whole game lifecycle behind `init`, `submit`, `adjudicate` and `status`.
+
+Every step holds the game's lock. Files are written atomically before the journal commits;
+a crash anywhere leaves files the next run writes again byte for byte (the seeds are drawn
+once and kept, ed25519 signatures are deterministic), so nothing is lost or done twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import PROTOCOL
+from referee.api import Event, GameModule, PhaseSpec
+from referee.canonical import canonical_json, pretty_json, sha256_hex
+from referee.config import GameConfig, config_yaml, load_config_file, parse_config
+from referee.dice import Dice, commitment, phase_key, transcript
+from referee.errors import ConfigError, RefereeError, SignatureError, StateError
+from referee.files import atomic_write
+from referee.journal import GameDir, OpenPhase
+from referee.orders import OrderFile, order_file_problems, parse_order_file
+from referee.registry import find_game
+from referee.schema import Problem, check
+from referee.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, load_private_key, sign, verify
+from referee.yamlsafe import load_strict
+
+
+@dataclass
+class Game:
+    """An opened game directory: its configuration, module and signing key."""
+
+    dir: GameDir
+    config: GameConfig
+    module: GameModule
+
+    @classmethod
+    def open(cls, path: Path) -> "Game":
+        """Open the game in `path`, or raise StateError if there is none."""
+        game_dir = GameDir(path).require()
+        data = load_strict(game_dir.config.read_text(encoding="utf-8"))
+        config = parse_config(data, game_dir.path, str(game_dir.config))
+        return cls(game_dir, config, find_game(config.module))
+
+    def sign(self, data: bytes) -> str:
+        """Return the referee's `pbem-referee` signature of `data`."""
+        from referee.signatures import NAMESPACE_REFEREE
+
+        return sign(data, load_private_key(self.dir.key), NAMESPACE_REFEREE)
+
+    def envelope(self, digest: str) -> dict[str, Any]:
+        """Return the stored state with this hash (the core's envelope around the module's state)."""
+        return self.dir.load_state(digest)
+
+
+@dataclass
+class Receipt:
+    """What became of a submitted order file."""
+
+    accepted: bool
+    sha256: str
+    player: str | None
+    turn: int | None
+    phase: str | None
+    seq: int | None
+    problems: list[Problem] = field(default_factory=list)
+    duplicate: bool = False
+    letter: Path | None = None
+
+
+@dataclass
+class Adjudication:
+    """The outcome of adjudicating a phase."""
+
+    phase: OpenPhase
+    record: Path
+    events: list[Event]
+    rolls: int
+    defaulted: list[str]
+    next_phase: str | None
+    reports: list[Path]
+
+
+# -- init ---------------------------------------------------------------------------------
+
+
+def init_game(path: Path, config_file: Path) -> dict[str, Any]:
+    """Create a game directory from a configuration file and open its first phase; return its status."""
+    config = load_config_file(config_file)
+    module = find_game(config.module)
+    scenario = config.scenario or module.scenarios[0]
+    if scenario not in module.scenarios:
+        raise ConfigError(f"game module '{module.id}' has no scenario '{scenario}'",
+                          hints=(f"scenarios: {', '.join(module.scenarios)}",))
+    names = [player.name for player in config.players]
+    roles = module.roles(scenario, config.module_options())
+    if roles is not None and sorted(roles) != sorted(names):
+        raise ConfigError(f"scenario '{scenario}' of {module.id} is played by {', '.join(roles)}; "
+                          f"the configuration names {', '.join(names)}",
+                          hints=("give each role exactly one player, named after the role",))
+    path = Path(path)
+    if path.exists() and any(path.iterdir()):
+        raise StateError(f"{path} already exists and is not empty",
+                         hints=("choose a new directory, or remove this one if it is a failed attempt",))
+    state = module.setup(scenario, names, config.module_options())
+    config = GameConfig(**{**config.__dict__, "scenario": scenario})
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    game_dir = GameDir(path)
+    generate_keypair(game_dir.key, comment=f"referee@{config.game}")
+    os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub
+    game = Game(game_dir, config, module)
+    atomic_write(game_dir.config, config_yaml(config))
+    with game_dir.lock():
+        game_dir.set_meta("game", json.dumps({"game": config.game, "module": module.id, "title": config.title,
+                                              "players": names}))
+        game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
+        _open_phase(game, _envelope(game, state, module.phase(state)), game_dir.next_phase_seq())
+    from referee.status import status
+
+    return status(path)
+
+
+def _envelope(game: Game, state: Any, spec: PhaseSpec | None) -> dict[str, Any]:
+    envelope = {
+        "game": game.config.game, "module": game.module.id, "module_version": game.module.version,
+        "turn": spec.turn if spec else None, "phase": spec.name if spec else None,
+        "over": spec is None, "state": state,
+    }
+    canonical_json(envelope)  # a module returning non-JSON data fails here, before anything is stored
+    return envelope
+
+
+def _open_phase(game: Game, envelope: dict[str, Any], seq: int) -> str | None:
+    """Store the state, commit to the next phase's seed and announce it; return the commitment."""
+    game_dir = game.dir
+    state_hash = game_dir.save_state(envelope)
+    spec = game.module.phase(envelope["state"])
+    if spec is None:
+        with game_dir.transaction():
+            game_dir.set_meta("state", state_hash)
+            game_dir.log("game.over", {"state": state_hash})
+        return None
+    if any(p.turn == spec.turn and p.phase == spec.name for p in game_dir.phases()):
+        raise StateError(f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
+                         "this is a bug in the game module")
+    commit = commitment(game_dir.seed_for(spec.turn, spec.name))
+    phase = OpenPhase(seq, spec.turn, spec.name, commit, state_hash, "", spec.active, None, None, None)
+    from referee.letters import post_notices
+
+    post_notices(game, phase, spec, envelope["state"])
+    with game_dir.transaction():
+        game_dir.insert_phase(seq, spec.turn, spec.name, commit, state_hash, spec.active)
+        game_dir.set_meta("state", state_hash)
+        game_dir.log("phase.open", {"commit": commit, "seq": seq}, spec.turn, spec.name)
+    return commit
+
+
+# -- submit -------------------------------------------------------------------------------
+
+
+def submit(path: Path, raw: bytes, signature: str | bytes | None) -> Receipt:
+    """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing."""
+    game = Game.open(path)
+    with game.dir.lock():
+        receipt, order = _examine(game, raw, signature)
+        if receipt.accepted and not receipt.duplicate:
+            _store_accepted(game, order, signature)
+        elif not receipt.accepted:
+            _store_refused(game, receipt, raw, signature)
+        from referee.letters import post_ack
+
+        receipt.letter = post_ack(game, receipt, raw)
+    return receipt
+
+
+def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Receipt, OrderFile | None]:
+    sha = sha256_hex(raw)
+    receipt = Receipt(False, sha, None, None, None, None)
+    problems = receipt.problems
+    shape = order_file_problems(raw)
+    if any(p.code == "invalid.size" for p in shape):
+        receipt.problems += shape
+        return receipt, None
+    signer = _signer(game, raw, signature, problems)
+    if signer is not None:
+        receipt.player = signer
+    problems += shape
+    if shape:
+        return receipt, None
+    order = parse_order_file(raw)
+    receipt.turn, receipt.phase, receipt.seq = order.turn, order.phase, order.seq
+    if order.game != game.config.game:
+        problems.append(Problem("refused.game", "game",
+                                f"this file is for game '{order.game}', but it was sent to game '{game.config.game}'"))
+    if signer is not None and order.player != signer:
+        problems.append(Problem("refused.key-other-player", "player",
+                                f"the file says player '{order.player}', but it is signed with the key registered to '{signer}'"))
+    elif game.config.player(order.player) is None:
+        problems.append(Problem("refused.player", "player", f"there is no player '{order.player}' in game '{game.config.game}'"))
+    phase = game.dir.open_phase()
+    if phase is None:
+        problems.append(Problem("refused.game-over", "turn", f"game '{game.config.game}' is over: it takes no more orders"))
+        return receipt, None
+    if (order.turn, order.phase) != (phase.turn, phase.phase):
+        problems.append(_wrong_phase(game, order, phase))
+    if problems:
+        return receipt, None
+    envelope = game.envelope(phase.state_before)
+    spec = game.module.phase(envelope["state"])
+    assert spec is not None
+    if order.player not in spec.active:
+        problems.append(Problem("refused.not-active", "player",
+                                f"player '{order.player}' gives no orders in turn {phase.turn} '{phase.phase}'"
+                                f" (awaited: {', '.join(spec.active) or 'nobody'})"))
+        return receipt, None
+    problems += check(order.orders, spec.schema) or game.module.validate(envelope["state"], order.player, order.orders)
+    problems += _seq_problems(game, phase, order)
+    if any(p.code == "duplicate" for p in problems):
+        receipt.accepted, receipt.duplicate, receipt.problems = True, True, []
+        return receipt, order
+    receipt.accepted = not problems
+    return receipt, order
+
+
+def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: list[Problem]) -> str | None:
+    """Return the registered player who signed `raw`, adding a problem when there is none."""
+    if signature is None or not (signature.strip() if isinstance(signature, (str, bytes)) else True):
+        problems.append(Problem("refused.signature", "signature",
+                                "no signature came with the order file: sign it with "
+                                "`ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-orders FILE` and send FILE.sig too"))
+        return None
+    try:
+        key: PublicKey = verify(raw, signature, NAMESPACE_ORDERS)
+    except SignatureError as exc:
+        problems.append(Problem("refused.signature", "signature", exc.message + "".join(f" ({h})" for h in exc.hints)))
+        return None
+    player = game.config.player_by_key(key)
+    if player is None:
+        problems.append(Problem("refused.key-unknown", "signature",
+                                f"the file is signed with key {key.fingerprint}, which is not registered in game "
+                                f"'{game.config.game}': sign with the key you registered, or ask the referee to register this one"))
+        return None
+    return player.name
+
+
+def _wrong_phase(game: Game, order: OrderFile, phase: OpenPhase) -> Problem:
+    closed = any(p.turn == order.turn and p.phase == order.phase for p in game.dir.phases())
+    now = f"the open phase is turn {phase.turn} '{phase.phase}'"
+    if closed:
+        return Problem("refused.stale", "turn",
+                       f"this file is for turn {order.turn} '{order.phase}', which is closed ({now}): "
+                       "a late or replayed file; write new orders for the open phase")
+    return Problem("refused.not-open", "phase",
+                   f"this file is for turn {order.turn} '{order.phase}', which is not open ({now})")
+
+
+def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Problem]:
+    same = game.dir.find_order(phase.seq, order.player, order.seq)
+    if same is not None:
+        if same.sha256 == order.sha256:
+            return [Problem("duplicate", "seq", "this exact file was already accepted")]
+        return [Problem("refused.seq-used", "seq",
+                        f"seq {order.seq} was already accepted with another file (SHA-256 {same.sha256[:16]}...): "
+                        "to replace your orders, send the new file with a higher seq")]
+    standing = game.dir.standing_orders(phase.seq).get(order.player)
+    if standing is not None and standing.seq > order.seq:
+        return [Problem("refused.seq-superseded", "seq",
+                        f"your orders with seq {standing.seq} already stand, so seq {order.seq} would not count: "
+                        f"send it again with seq {standing.seq + 1}")]
+    return []
+
+
+def _store_accepted(game: Game, order: OrderFile | None, signature: str | bytes | None) -> None:
+    assert order is not None and signature is not None
+    phase = game.dir.open_phase()
+    assert phase is not None
+    name = f"{phase.stem}/{order.player}-seq{order.seq}-{order.sha256[:12]}.yaml"
+    atomic_write(game.dir.orders / name, order.raw)
+    atomic_write(game.dir.orders / (name + ".sig"), signature if isinstance(signature, bytes) else signature.encode())
+    with game.dir.transaction():
+        game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name)
+        game.dir.log("order.accepted", {"sha256": order.sha256, "seq": order.seq, "file": name},
+                     phase.turn, phase.phase, order.player)
+
+
+def _store_refused(game: Game, receipt: Receipt, raw: bytes, signature: str | bytes | None) -> None:
+    """Keep a refused file for the record (nothing is ever lost); it changes nothing in the game."""
+    atomic_write(game.dir.refused / f"{receipt.sha256}.order", raw)
+    if signature:
+        atomic_write(game.dir.refused / f"{receipt.sha256}.order.sig",
+                     signature if isinstance(signature, bytes) else signature.encode())
+    with game.dir.transaction():
+        game.dir.log("order.refused", {"sha256": receipt.sha256, "problems": [p.__dict__ for p in receipt.problems]},
+                     receipt.turn, receipt.phase, receipt.player)
+
+
+# -- adjudicate ---------------------------------------------------------------------------
+
+
+def parse_expect(text: str) -> tuple[int, str]:
+    """Parse `TURN/PHASE` as `--expect` takes it."""
+    turn, _, phase = text.partition("/")
+    if not turn.isdigit() or not phase:
+        raise RefereeError(f"--expect {text!r} is not TURN/PHASE", hints=("for example: --expect 3/round",))
+    return int(turn), phase
+
+
+def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Adjudication:
+    """Adjudicate the open phase once every order is in (or now, with `force`)."""
+    game = Game.open(path)
+    with game.dir.lock():
+        phase = game.dir.open_phase()
+        if phase is None:
+            raise StateError(f"game '{game.config.game}' is over: there is nothing to adjudicate")
+        if expect is not None and parse_expect(expect) != (phase.turn, phase.phase):
+            raise StateError(f"the open phase is {phase.ident}, not {expect}: nothing was done",
+                             hints=("the game has moved on since you looked; check `referee status`",))
+        envelope = game.envelope(phase.state_before)
+        spec = game.module.phase(envelope["state"])
+        assert spec is not None
+        standing = {p: o for p, o in game.dir.standing_orders(phase.seq).items() if p in spec.active}
+        missing = [p for p in spec.active if p not in standing]
+        if missing and not force:
+            raise StateError(f"waiting for orders from {', '.join(missing)} (turn {phase.turn} '{phase.phase}')",
+                             hints=("to adjudicate now with the game's default orders for them, add --force",))
+        orders = {p: parse_order_file((game.dir.orders / o.file).read_bytes()).orders for p, o in standing.items()}
+        orders.update({p: copy.deepcopy(spec.default_orders) for p in missing})
+        seed = game.dir.seed_for(phase.turn, phase.phase)
+        hashes = {p: o.sha256 for p, o in standing.items()}
+        key = phase_key(seed, transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes))
+        dice = Dice(key)
+        state, events = game.module.resolve(envelope["state"], orders, dice)
+        next_spec = game.module.phase(state)
+        next_envelope = _envelope(game, state, next_spec)
+        state_after = game.dir.save_state(next_envelope)
+        next_commit = commitment(game.dir.seed_for(next_spec.turn, next_spec.name)) if next_spec else None
+        record = {
+            "protocol": PROTOCOL, "game": game.config.game, "turn": phase.turn, "phase": phase.phase,
+            "commit": phase.commit, "server_seed": seed.hex(), "beacon": None,
+            "orders": [{"player": p, "sha256": hashes[p]} for p in sorted(hashes)],
+            "rolls": dice.rolls, "state_before": phase.state_before, "state_after": state_after,
+            "next_commit": next_commit,
+        }
+        record_path = game.dir.records / f"{phase.stem}.json"
+        record_bytes = pretty_json(record)
+        atomic_write(record_path, record_bytes)
+        atomic_write(record_path.with_name(record_path.name + ".sig"), game.sign(record_bytes).encode())
+        from referee.letters import post_reports
+
+        reports = post_reports(game, phase, record, record_bytes, events, missing, next_envelope)
+        with game.dir.transaction():
+            game.dir.close_phase(phase.seq, state_after, record_path.name)
+            game.dir.log("phase.adjudicated", {"record": record_path.name, "defaulted": missing, "forced": force},
+                         phase.turn, phase.phase)
+        _open_phase(game, next_envelope, phase.seq + 1)
+        return Adjudication(phase, record_path, events, len(dice.rolls), missing,
+                            f"{next_spec.turn}/{next_spec.name}" if next_spec else None, reports)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def read_signature_file(order_path: Path, sig_path: Path | None) -> bytes | None:
+    """Return the detached signature for an order file (ORDER.sig by default), or None if absent."""
+    candidate = sig_path or Path(str(order_path) + ".sig")
+    if sig_path is None and not candidate.exists():
+        return None
+    try:
+        return candidate.read_bytes()
+    except OSError as exc:
+        raise RefereeError(f"cannot read the signature {candidate}: {exc.strerror}") from None
+

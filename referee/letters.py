@@ -1,0 +1,128 @@
+"""The referee's letters to players: phase notices, acknowledgements and phase reports.
+
+Each letter is rendered from templates/ as text and HTML, its text signed by the referee
+(`pbem-referee`), kept under GAMEDIR/mail/ and posted to the outbox with its attachments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from referee import PROTOCOL
+from referee.api import Event, PhaseSpec
+from referee.canonical import sha256_hex
+from referee.files import atomic_write
+from referee.orders import ENTROPY_HEX_DIGITS
+from referee.outbox import Attachment, Letter, make_message_id, post
+from referee.reports import render
+from referee.schema import describe
+from referee.yamlsafe import dump
+
+if TYPE_CHECKING:
+    from referee.engine import Game, Receipt
+    from referee.journal import OpenPhase
+
+
+def _domain(game: "Game") -> str:
+    return game.config.referee_email.rpartition("@")[2]
+
+
+def _deliver(game: "Game", player: str | None, folder: str, name: str, subject: str, kind: str,
+             context: dict[str, Any], message_id: str, attachments: list[Attachment],
+             in_reply_to: str | None = None) -> Path:
+    """Render, sign, keep and post one letter; return the path of its signed text."""
+    text, html = render(kind, context)
+    text_bytes = text.encode("utf-8")
+    signature = game.sign(text_bytes).encode()
+    base = game.dir.mail / folder
+    text_path = base / f"{name}.txt"
+    atomic_write(text_path, text_bytes)
+    atomic_write(base / f"{name}.txt.sig", signature)
+    atomic_write(base / f"{name}.html", html.encode("utf-8"))
+    for item in attachments:
+        atomic_write(base / item.filename, item.data)
+    recipient = game.config.player(player) if player else None
+    if recipient is not None:
+        letter = Letter(
+            to=recipient.email, subject=subject, text=text, html=html, message_id=message_id,
+            in_reply_to=in_reply_to, auto_submitted="auto-replied" if kind == "ack" else "auto-generated",
+            attachments=[Attachment(f"{name}.txt", text_bytes, "text/plain"),
+                         Attachment(f"{name}.txt.sig", signature, "application/octet-stream"), *attachments])
+        post(game.dir.outbox, letter, game.config.referee_email, game.config.referee_name)
+    return text_path
+
+
+def _common(game: "Game", player: str | None) -> dict[str, Any]:
+    key_line = game.dir.public_key.read_text(encoding="utf-8").strip()
+    return {"game": game.config.game, "title": game.config.title, "player": player, "protocol": PROTOCOL,
+            "referee_key": key_line, "referee_email": game.config.referee_email}
+
+
+def order_template(game: "Game", phase: "OpenPhase", spec: PhaseSpec, player: str) -> str:
+    """Return a ready-to-fill order file for `player` in this phase."""
+    header = {"game": game.config.game, "turn": phase.turn, "phase": phase.phase, "player": player, "seq": 1}
+    orders = spec.example if spec.example is not None else spec.default_orders
+    return dump(header) + dump({"orders": orders})
+
+
+def post_notices(game: "Game", phase: "OpenPhase", spec: PhaseSpec, state: Any) -> None:
+    """Announce an open phase to every player: its commitment and, for the active, an order form."""
+    for player in game.config.players:
+        name = player.name
+        view = game.module.view(state, name)
+        view_bytes = dump(view).encode("utf-8")
+        context = {
+            **_common(game, name), "turn": phase.turn, "phase": phase.phase, "phase_title": spec.title,
+            "commit": phase.commit, "active": spec.active, "is_active": name in spec.active, "sealed": spec.sealed,
+            "schema_lines": describe(spec.schema), "template": order_template(game, phase, spec, name),
+            "entropy_digits": ENTROPY_HEX_DIGITS, "view_file": f"{name}.view.yaml", "view_sha256": sha256_hex(view_bytes),
+        }
+        _deliver(game, name, phase.stem, f"{name}.notice", f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
+                 "notice", context, make_message_id(_domain(game), game.config.game, phase.stem, "notice", name),
+                 [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")])
+
+
+def post_ack(game: "Game", receipt: "Receipt", raw: bytes) -> Path:
+    """Write the acknowledgement of a submitted order file (accepted or refused, every reason)."""
+    phase = game.dir.open_phase()
+    folder = phase.stem if phase else "closed"
+    who = receipt.player or "unknown"
+    context = {**_common(game, receipt.player), "receipt": receipt, "size": len(raw),
+               "open_turn": phase.turn if phase else None, "open_phase": phase.phase if phase else None}
+    verdict = "accepted" if receipt.accepted else "REFUSED"
+    return _deliver(game, receipt.player, folder, f"{who}.ack-{receipt.sha256[:12]}",
+                    f"[{game.config.game}] orders {verdict} ({receipt.sha256[:12]})", "ack", context,
+                    make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256), [])
+
+
+def annotated_rolls(rolls: list[dict[str, Any]], events: list[Event]) -> list[dict[str, Any]]:
+    """Return the record's rolls, each with what the events say of it (purpose, table, row)."""
+    notes = {event.data["label"]: event.data for event in events if "label" in event.data}
+    return [{**roll, "note": notes.get(roll["label"], {})} for roll in rolls]
+
+
+def post_reports(game: "Game", phase: "OpenPhase", record: dict[str, Any], record_bytes: bytes,
+                 events: list[Event], defaulted: list[str], envelope: dict[str, Any]) -> list[Path]:
+    """Write each player's report of an adjudicated phase, with the signed public record attached."""
+    record_name = f"{phase.stem}.json"
+    record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
+    rolls = annotated_rolls(record["rolls"], events)
+    paths = []
+    for player in game.config.players:
+        name = player.name
+        visible = [event for event in events if event.is_visible_to(name)]
+        view_bytes = dump(game.module.view(envelope["state"], name)).encode("utf-8")
+        context = {
+            **_common(game, name), "turn": phase.turn, "phase": phase.phase, "events": visible, "rolls": rolls,
+            "record": record, "record_file": record_name, "record_sha256": sha256_hex(record_bytes),
+            "defaulted": defaulted, "over": envelope["over"], "next_turn": envelope["turn"],
+            "next_phase": envelope["phase"], "view_file": f"{name}.view.yaml", "view_sha256": sha256_hex(view_bytes),
+        }
+        paths.append(_deliver(
+            game, name, phase.stem, f"{name}.report", f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
+            "report", context, make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
+            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml"),
+             Attachment(record_name, record_bytes, "application/json"),
+             Attachment(record_name + ".sig", record_sig, "application/octet-stream")]))
+    return paths

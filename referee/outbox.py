@@ -1,0 +1,92 @@
+"""The outbox: outgoing mail as a maildir inside the game directory.
+
+Every message has a deterministic Message-ID and a file name made from it, so writing the
+same letter twice (after a crash) leaves one message, and a sender can tell a resend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import formataddr, formatdate
+from pathlib import Path
+
+from referee.files import atomic_write, fsync_dir
+
+FOLDERS = ("tmp", "new", "cur")
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file attached to a letter, sent byte for byte."""
+
+    filename: str
+    data: bytes
+    content_type: str = "application/octet-stream"
+
+
+@dataclass
+class Letter:
+    """One message to one player."""
+
+    to: str
+    subject: str
+    text: str
+    html: str
+    message_id: str
+    in_reply_to: str | None = None
+    auto_submitted: str = "auto-generated"
+    attachments: list[Attachment] = field(default_factory=list)
+
+
+def make_message_id(domain: str, *parts: str) -> str:
+    """Return a deterministic Message-ID built from `parts` (readable, with a short hash)."""
+    readable = ".".join(re.sub(r"[^A-Za-z0-9_-]", "-", part) for part in parts)[:120]
+    digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:12]
+    return f"<{readable}.{digest}@{domain}>"
+
+
+def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
+    """Return the letter as a MIME message: text and HTML alternatives plus attachments."""
+    message = EmailMessage()
+    message["From"] = formataddr((sender_name, sender))
+    message["To"] = letter.to
+    message["Subject"] = letter.subject
+    message["Date"] = formatdate(localtime=False, usegmt=True)
+    message["Message-ID"] = letter.message_id
+    if letter.in_reply_to:
+        message["In-Reply-To"] = letter.in_reply_to
+        message["References"] = letter.in_reply_to
+    message["Auto-Submitted"] = letter.auto_submitted
+    message["X-Loop"] = sender
+    message.set_content(letter.text)
+    message.add_alternative(letter.html, subtype="html")
+    for item in letter.attachments:
+        maintype, _, subtype = item.content_type.partition("/")
+        message.add_attachment(item.data, maintype=maintype, subtype=subtype, filename=item.filename)
+    return message
+
+
+def maildir_name(message_id: str) -> str:
+    """Return the maildir file name for a Message-ID."""
+    return re.sub(r"[^A-Za-z0-9_.@-]", "", message_id).replace("@", "_at_") + ".eml"
+
+
+def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
+    """Put the letter in the outbox unless a message with its Message-ID is already there."""
+    name = maildir_name(letter.message_id)
+    for folder in ("new", "cur"):
+        if (outbox / folder / name).exists():
+            return outbox / folder / name
+    for folder in FOLDERS:
+        (outbox / folder).mkdir(parents=True, exist_ok=True)
+    # The maildir way: complete the file in tmp/, then rename it into new/.
+    staged = outbox / "tmp" / name
+    atomic_write(staged, bytes(build_message(letter, sender, sender_name)))
+    path = outbox / "new" / name
+    os.replace(staged, path)
+    fsync_dir(path.parent)
+    return path

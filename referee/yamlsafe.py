@@ -1,0 +1,89 @@
+"""Strict YAML reading for untrusted input: no anchors or aliases, no duplicate keys,
+no timestamps or binary, only plain JSON-like data (the libyaml C parser when present)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import yaml
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class StrictYAMLError(ValueError):
+    """The text is not acceptable YAML; the message says where and why."""
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that refuses duplicate keys and reads dates as plain text."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key {key!r} must be a text")
+            if key in seen:
+                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key '{key}' appears twice")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+# Dates become text, so that order files hold only data that survives JSON and hashing.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    raise StrictYAMLError(f"line {node.start_mark.line + 1}: the YAML tag {node.tag} is not allowed here")
+
+
+_StrictLoader.add_constructor(None, _refuse_tag)  # type: ignore[arg-type]
+for _tag in ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
+             "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:timestamp"):
+    _StrictLoader.add_constructor(_tag, _refuse_tag)
+
+
+def load_strict(text: str) -> Any:
+    """Return the single YAML document in `text` as plain data, or raise StrictYAMLError."""
+    try:
+        for event in yaml.parse(text, Loader=_BaseLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise StrictYAMLError(
+                    f"line {line}: YAML anchors and aliases (& and *) are not allowed; write the value out in full"
+                )
+        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
+    except StrictYAMLError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        where = f"line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1}: " if exc.problem_mark else ""
+        raise StrictYAMLError(f"{where}{exc.problem or exc.context or 'not valid YAML'}") from None
+    except yaml.YAMLError as exc:
+        raise StrictYAMLError(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise StrictYAMLError("the YAML is nested too deeply") from None
+    _check_plain(value, 0)
+    return value
+
+
+def _check_plain(value: Any, depth: int) -> None:
+    if depth > 50:
+        raise StrictYAMLError("the YAML is nested more than 50 levels deep")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_plain(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_plain(item, depth + 1)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise StrictYAMLError("numbers must be finite (no .nan or .inf)")
+
+
+def dump(value: Any) -> str:
+    """Return `value` as block-style YAML with keys in the order given (libyaml when present)."""
+    return yaml.dump(value, Dumper=_BaseDumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
