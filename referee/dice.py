@@ -13,6 +13,7 @@ import hmac
 import re
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping, Sequence, TypeVar
 
 TRANSCRIPT_HEADER = "pbem-referee-rolls/1"
@@ -69,11 +70,14 @@ def phase_key(server_seed: bytes, transcript_bytes: bytes) -> bytes:
     return hmac.digest(server_seed, transcript_bytes, "sha256")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def check_label(label: str) -> bytes:
     """Return the label's UTF-8 bytes, refusing empty, over-long or control-character labels."""
     if not isinstance(label, str) or not label:
         raise DiceError("a dice label must be a non-empty text")
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in label):
+    if _CONTROL.search(label):
         raise DiceError(f"dice label {label!r} holds a control character")
     encoded = label.encode("utf-8")
     if len(encoded) > MAX_LABEL_BYTES:
@@ -106,9 +110,7 @@ class Stream:
 
     def uniform(self, n: int) -> int:
         """Return an unbiased integer in 0..n-1 by rejection sampling."""
-        if n < 1 or n > _TWO_64:
-            raise DiceError(f"uniform({n}) needs 1 <= n <= 2^64")
-        limit = _TWO_64 - (_TWO_64 % n)
+        limit = _limit(n)
         while True:
             u = self.next_u64()
             if u < limit:
@@ -121,6 +123,14 @@ class Stream:
             j = self.uniform(i + 1)
             result[i], result[j] = result[j], result[i]
         return result
+
+
+@lru_cache(maxsize=256)
+def _limit(n: int) -> int:
+    """Return the rejection limit of uniform(n): the largest multiple of n not above 2^64."""
+    if n < 1 or n > _TWO_64:
+        raise DiceError(f"uniform({n}) needs 1 <= n <= 2^64")
+    return _TWO_64 - (_TWO_64 % n)
 
 
 _SPEC = re.compile(r"^(?P<count>[1-9][0-9]*)?d(?P<sides>[1-9][0-9]*)(?P<zero>z)?$")
@@ -156,7 +166,14 @@ class DiceSpec:
 
 def parse_spec(spec: str) -> DiceSpec:
     """Parse `kdN` (k dice of N faces, 1..N) or `kdNz` (0..N-1, e.g. `1d10z` for a d10 read 0-9)."""
-    match = _SPEC.match(spec.strip().lower()) if isinstance(spec, str) else None
+    if not isinstance(spec, str):
+        raise DiceError(f"dice spec {spec!r} is not a text such as 2d6")
+    return _parse_spec(spec)
+
+
+@lru_cache(maxsize=256)
+def _parse_spec(spec: str) -> DiceSpec:
+    match = _SPEC.match(spec.strip().lower())
     if not match:
         raise DiceError(f"dice spec {spec!r} is not of the form 2d6, 1d10 or 1d10z (a d10 read 0-9)")
     count = int(match["count"] or 1)
@@ -207,9 +224,10 @@ class Dice:
     def roll(self, spec: str | DiceSpec, *, label: str) -> list[int]:
         """Roll a dice spec such as `2d6` or `1d10z`; return each die's value in order."""
         parsed = spec if isinstance(spec, DiceSpec) else parse_spec(spec)
-        stream = self._stream(label)
+        uniform = self._stream(label).uniform
+        sides = parsed.sides
         offset = 0 if parsed.zero_based else 1
-        values = [stream.uniform(parsed.sides) + offset for _ in range(parsed.count)]
+        values = [uniform(sides) + offset for _ in range(parsed.count)]
         self.rolls.append({"label": label, "spec": parsed.record_spec, "values": values})
         return values
 

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from referee import PROTOCOL
 from referee.api import Event, GameModule, PhaseSpec
@@ -134,13 +134,20 @@ def _envelope(game: Game, state: Any, spec: PhaseSpec | None) -> dict[str, Any]:
     return envelope
 
 
-def _open_phase(game: Game, envelope: dict[str, Any], seq: int) -> str | None:
-    """Store the state, commit to the next phase's seed and announce it; return the commitment."""
+def _open_phase(game: Game, envelope: dict[str, Any], seq: int,
+                closing: Callable[[], None] = lambda: None) -> str | None:
+    """Store the state, commit to the next phase's seed and announce it; return the commitment.
+
+    `closing` stores the end of the previous phase in the same journal transaction: were it
+    committed alone, a crash before this phase's row would leave no phase open, and the game
+    would look over.
+    """
     game_dir = game.dir
     state_hash = game_dir.save_state(envelope)
     spec = game.module.phase(envelope["state"])
     if spec is None:
         with game_dir.transaction():
+            closing()
             game_dir.set_meta("state", state_hash)
             game_dir.log("game.over", {"state": state_hash})
         return None
@@ -153,6 +160,7 @@ def _open_phase(game: Game, envelope: dict[str, Any], seq: int) -> str | None:
 
     post_notices(game, phase, spec, envelope["state"])
     with game_dir.transaction():
+        closing()
         game_dir.insert_phase(seq, spec.turn, spec.name, commit, state_hash, spec.active)
         game_dir.set_meta("state", state_hash)
         game_dir.log("phase.open", {"commit": commit, "seq": seq}, spec.turn, spec.name)
@@ -352,11 +360,13 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
         from referee.letters import post_reports
 
         reports = post_reports(game, phase, record, record_bytes, events, missing, next_envelope)
-        with game.dir.transaction():
+
+        def close() -> None:
             game.dir.close_phase(phase.seq, state_after, record_path.name)
             game.dir.log("phase.adjudicated", {"record": record_path.name, "defaulted": missing, "forced": force},
                          phase.turn, phase.phase)
-        _open_phase(game, next_envelope, phase.seq + 1)
+
+        _open_phase(game, next_envelope, phase.seq + 1, close)
         return Adjudication(phase, record_path, events, len(dice.rolls), missing,
                             f"{next_spec.turn}/{next_spec.name}" if next_spec else None, reports)
 

@@ -6,12 +6,14 @@ Each letter is rendered from templates/ as text and HTML, its text signed by the
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import PROTOCOL
 from referee.api import Event, PhaseSpec
-from referee.canonical import sha256_hex
+from referee.canonical import canonical_json, sha256_hex
 from referee.files import atomic_write
 from referee.orders import ENTROPY_HEX_DIGITS
 from referee.outbox import Attachment, Letter, make_message_id, post
@@ -22,6 +24,16 @@ from referee.yamlsafe import dump
 if TYPE_CHECKING:
     from referee.engine import Game, Receipt
     from referee.journal import OpenPhase
+
+
+@lru_cache(maxsize=8)
+def _yaml_of(canonical: bytes) -> bytes:
+    return dump(json.loads(canonical)).encode("utf-8")
+
+
+def view_yaml(view: Any) -> bytes:
+    """Return a view as YAML; players often share a view, so identical ones are dumped once."""
+    return _yaml_of(canonical_json(view))
 
 
 def _domain(game: "Game") -> str:
@@ -70,8 +82,7 @@ def post_notices(game: "Game", phase: "OpenPhase", spec: PhaseSpec, state: Any) 
     """Announce an open phase to every player: its commitment and, for the active, an order form."""
     for player in game.config.players:
         name = player.name
-        view = game.module.view(state, name)
-        view_bytes = dump(view).encode("utf-8")
+        view_bytes = view_yaml(game.module.view(state, name))
         context = {
             **_common(game, name), "turn": phase.turn, "phase": phase.phase, "phase_title": spec.title,
             "commit": phase.commit, "active": spec.active, "is_active": name in spec.active, "sealed": spec.sealed,
@@ -112,7 +123,7 @@ def post_reports(game: "Game", phase: "OpenPhase", record: dict[str, Any], recor
     for player in game.config.players:
         name = player.name
         visible = [event for event in events if event.is_visible_to(name)]
-        view_bytes = dump(game.module.view(envelope["state"], name)).encode("utf-8")
+        view_bytes = view_yaml(game.module.view(envelope["state"], name))
         context = {
             **_common(game, name), "turn": phase.turn, "phase": phase.phase, "events": visible, "rolls": rolls,
             "record": record, "record_file": record_name, "record_sha256": sha256_hex(record_bytes),

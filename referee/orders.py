@@ -19,8 +19,9 @@ from referee.yamlsafe import StrictYAMLError, load_strict
 MAX_ORDER_BYTES = 256 * 1024
 REQUIRED_FIELDS = ("game", "turn", "phase", "player", "orders")
 OPTIONAL_FIELDS = ("seq", "entropy")
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-ENTROPY_PATTERN = re.compile(r"^[0-9a-fA-F]{32,256}$")
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}\Z")  # \Z: `$` would let a final line break through
+ENTROPY_PATTERN = re.compile(r"^[0-9a-fA-F]{32,256}\Z")
+MAX_NUMBER = 10**9  # turn and seq: far beyond any game, well inside the journal's 64-bit integers
 ENTROPY_HEX_DIGITS = 64
 
 
@@ -90,6 +91,8 @@ def order_file_problems(raw: bytes) -> list[Problem]:
         data = load_strict(text)
     except StrictYAMLError as exc:
         return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
+    except ValueError:  # int() refuses a number of thousands of digits, and load_strict lets that through
+        return [Problem("invalid.yaml", "file", "the file is not acceptable YAML: it holds a number with thousands of digits")]
     if not isinstance(data, dict):
         found = "empty" if data is None else "a single value or list"
         return [Problem("invalid.not-mapping", "file",
@@ -114,8 +117,9 @@ def header_problems(data: dict) -> list[Problem]:
                                     f"'{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {data[key]!r}"))
     for key, least in (("turn", 0), ("seq", 1)):
         value = data.get(key, least)
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            problems.append(Problem("invalid.type", key, f"'{key}' must be a whole number of at least {least}, got {value!r}"))
+        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_NUMBER:
+            problems.append(Problem("invalid.type", key,
+                                    f"'{key}' must be a whole number from {least} to {MAX_NUMBER:,}, got {value!r}"))
     entropy = data.get("entropy")
     if entropy is not None and not (isinstance(entropy, str) and ENTROPY_PATTERN.match(entropy)):
         problems.append(Problem("invalid.type", "entropy",

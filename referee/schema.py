@@ -183,7 +183,7 @@ def _found(value: Any) -> str:
     if isinstance(value, bool):
         return f"{'true' if value else 'false'} (a yes/no value)"
     if isinstance(value, int):
-        return f"the whole number {_found_number(value)}"
+        return f"the whole number {value}" if value.bit_length() <= 64 else _found_number(value)
     if isinstance(value, float):
         return f"the number {value!r}" if math.isfinite(value) else "a number that is not finite"
     if isinstance(value, str):
@@ -196,7 +196,7 @@ def _found(value: Any) -> str:
 
 
 def _found_number(value: int) -> str:
-    return str(value) if value.bit_length() <= 64 else "with more than 19 digits"
+    return str(value) if value.bit_length() <= 64 else "a whole number with more than 19 digits"
 
 
 def _quote(text: str) -> str:

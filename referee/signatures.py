@@ -42,6 +42,7 @@ _END = "-----END SSH SIGNATURE-----"
 _RSA_BITS = (1024, 16384)  # OpenSSH's own limits
 _SIGN_HINT = "sign with: ssh-keygen -Y sign -f KEY -n {namespace} FILE"
 _PUB_HINT = "paste the whole line of your id_ed25519.pub (it starts with ssh-ed25519)"
+_MAIL_HINT = "a mail client may change a file (line endings, spaces): send it as an attachment"
 _NEW_KEY_HINT = "make a supported key with: ssh-keygen -t ed25519"
 
 _PRIVATE_TYPES = (ed25519.Ed25519PrivateKey, ec.EllipticCurvePrivateKey, rsa.RSAPrivateKey)
@@ -413,7 +414,7 @@ def _dearmor(armored: str | bytes) -> bytes:
     except ValueError:  # binascii.Error, or non-ASCII text
         raise SignatureError(
             "the SSH signature's base64 text is damaged or cut short",
-            ("send the .sig file as an attachment, so the mail client cannot change it",),
+            (_MAIL_HINT,),
         ) from None
     if not blob:
         raise SignatureError("the armored SSH signature is empty")
@@ -479,10 +480,6 @@ def verify(data: bytes, armored: str | bytes, namespace: str) -> PublicKey:
         raise SignatureError(
             "the signature does not match the file: the file was changed after it was signed, "
             f"or the signature is for another file (signing key {sig.public_key.fingerprint})",
-            (
-                "a mail client may have changed the file (line endings, spaces, wrapping):"
-                " send it as an attachment",
-                "sign the final version of the file, and change nothing after signing",
-            ),
+            (_MAIL_HINT, "sign the final version of the file, and change nothing after signing"),
         ) from None
     return sig.public_key

@@ -116,7 +116,7 @@ class Table:
             raise GameDataError(f"{where}: modifiers must be a list of names, got {_show(modifiers)}")
         applied: list[tuple[str, int]] = []
         for name in modifiers:
-            if name not in self.modifiers:
+            if not isinstance(name, str) or name not in self.modifiers:
                 known = ", ".join(self.modifiers) or "none"
                 raise GameDataError(f"{where} has no modifier {_show(name)}; its modifiers: {known}")
             if any(name == seen for seen, _ in applied):
@@ -219,7 +219,7 @@ def parse_table(table_id: str, data: Any, source: str) -> Table:
     if "dice" not in data:
         _fail(source, f"{where}, dice", "is missing", "add dice: 2d6 (or 1d10, or 1d10z for a d10 read 0-9)")
     try:
-        dice = parse_spec(data["dice"])  # type: ignore[arg-type]
+        dice = parse_spec(data["dice"])
     except ValueError as exc:  # DiceError, or int() refusing a thousand-digit number
         _fail(source, f"{where}, dice", str(exc), "write the dice as 2d6, 1d10 or 1d10z (a d10 read 0-9)")
     modifiers = _parse_modifiers(data.get("modifiers", {}), source, where)
@@ -250,7 +250,8 @@ class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: 
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
                 )
-        return super().construct_mapping(node, deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def load_tables_file(path: str | os.PathLike[str]) -> dict[str, Table]:
@@ -314,10 +315,10 @@ def _parse_row(value: Any, source: str, where: str, columns: tuple[str, ...] | N
     else:
         if not isinstance(result, Mapping):
             _fail(source, f"{where}.result", f"must map each of {', '.join(columns)} to a result, got {_show(result)}")
-        missing = [c for c in columns if c not in result]
+        absent = [c for c in columns if c not in result]
         extra = [_show(k) for k in result if k not in columns]
-        if missing or extra:
-            parts = [f"lacks column(s) {', '.join(missing)}"] * bool(missing)
+        if absent or extra:
+            parts = [f"lacks column(s) {', '.join(absent)}"] * bool(absent)
             parts += [f"has undeclared column(s) {', '.join(extra)}"] * bool(extra)
             hint = f"give exactly the declared columns: {', '.join(columns)}"
             _fail(source, f"{where}.result", "; ".join(parts), hint, _QUOTE_HINT)

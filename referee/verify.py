@@ -8,20 +8,29 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, TypeGuard
 
 from referee import PROTOCOL, dice
 from referee.canonical import canonical_json, sha256_hex
 from referee.errors import RefereeError
-from referee.signatures import NAMESPACE_REFEREE, PublicKey, load_public_key_file, verify
+from referee.signatures import (
+    NAMESPACE_REFEREE,
+    PublicKey,
+    load_public_key_file,
+    verify,
+)
 
 RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.json$")
 STATE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX = re.compile(r"^(?:[0-9a-f]{2})+$")
-_ROLL_SPEC = re.compile(r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$")
+_ROLL_SPEC = re.compile(
+    r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$"
+)
 
 # Field name -> (accepted types, description). bool is refused separately where int is wanted.
 _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -82,15 +91,35 @@ def _refuse_constant(name: str) -> Any:
 
 def _load_json(data: bytes) -> Any:
     """Return the parsed JSON value of `data`; raises ValueError on anything but strict JSON."""
-    return json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+    return json.loads(
+        data.decode("utf-8"),
+        object_pairs_hook=_no_duplicates,
+        parse_constant=_refuse_constant,
+    )
 
 
-def _is_int(value: Any) -> bool:
+def _one_line(text: str) -> str:
+    """Return `text` with line breaks, control characters and lone surrogates escaped.
+
+    Problem lines quote untrusted text; escaping keeps each on one printable line.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_signature(
-    record_bytes: bytes, signature: str | bytes | None, referee_key: PublicKey | None, name: str
+    record_bytes: bytes,
+    signature: str | bytes | None,
+    referee_key: PublicKey | None,
+    name: str,
 ) -> list[str]:
     if signature is None:
         return [f"{name}: no signature ({name}.sig is missing)"]
@@ -110,29 +139,39 @@ def _check_signature(
 def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     problems: list[str] = []
     for key in sorted(set(record) - set(_FIELDS)):
-        problems.append(f"{name}: unknown field {key!r} (protocol section 5 fixes the record's fields)")
+        problems.append(
+            f"{name}: unknown field {key!r} (a {PROTOCOL} record has a fixed set of fields)"
+        )
     for key, (types, wanted) in _FIELDS.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
             continue
         value = record[key]
         if not isinstance(value, types) or isinstance(value, bool):
-            problems.append(f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}")
+            problems.append(
+                f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}"
+            )
     if "protocol" in record and record["protocol"] != PROTOCOL:
-        problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {PROTOCOL!r}")
+        problems.append(
+            f"{name}: protocol is {record['protocol']!r}, this verifier knows {PROTOCOL!r}"
+        )
     if _is_int(record.get("turn")) and record["turn"] < 0:
         problems.append(f"{name}: turn {record['turn']} is negative")
     for key in ("commit", "server_seed", "state_before", "state_after", "next_commit"):
         value = record.get(key)
         if isinstance(value, str) and not _HEX64.match(value):
-            problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
+            problems.append(
+                f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits"
+            )
     beacon = record.get("beacon")
     if isinstance(beacon, str) and not _HEX.match(beacon):
         problems.append(f"{name}: beacon {beacon[:70]!r} is not lower-case hex")
     return problems
 
 
-def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | None, list[str]]:
+def _check_orders(
+    record: dict[str, Any], name: str
+) -> tuple[dict[str, str] | None, list[str]]:
     """Return the player -> sha256 map for the transcript (None if unusable) and the problems."""
     orders = record.get("orders")
     if not isinstance(orders, list):
@@ -140,17 +179,28 @@ def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | N
     problems: list[str] = []
     by_player: dict[str, str] = {}
     players: list[str] = []
-    for index, entry in enumerate(orders):  # every problem in this loop makes the map unusable
+    # Every problem found in this loop makes the map unusable for the transcript.
+    for index, entry in enumerate(orders):
         where = f"{name}: orders[{index}]"
         if not isinstance(entry, dict) or set(entry) != {"player", "sha256"}:
-            problems.append(f"{where} must be an object with exactly 'player' and 'sha256'")
+            problems.append(
+                f"{where} must be an object with exactly 'player' and 'sha256'"
+            )
             continue
         player, digest = entry["player"], entry["sha256"]
-        if not isinstance(player, str) or not player or any(ch.isspace() for ch in player):
-            problems.append(f"{where}: player {json.dumps(player)} must be a non-empty text without spaces")
+        if (
+            not isinstance(player, str)
+            or not player
+            or any(ch.isspace() for ch in player)
+        ):
+            problems.append(
+                f"{where}: player {json.dumps(player)} must be a non-empty text without spaces"
+            )
             continue
         if not isinstance(digest, str) or not _HEX64.match(digest):
-            problems.append(f"{where}: sha256 of {player!r} is not 64 lower-case hex digits")
+            problems.append(
+                f"{where}: sha256 of {player!r} is not 64 lower-case hex digits"
+            )
             continue
         if player in by_player:
             problems.append(f"{name}: player {player!r} has more than one order entry")
@@ -161,31 +211,50 @@ def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | N
     # Unsorted entries are a fault of the record, but the transcript sorts them anyway, so the
     # rolls can still be checked.
     if players != sorted(players):
-        problems.append(f"{name}: orders are not sorted by player ({', '.join(players)})")
+        problems.append(
+            f"{name}: orders are not sorted by player ({', '.join(players)})"
+        )
     return (by_player if usable else None), problems
 
 
-def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str) -> tuple[bytes | None, list[str]]:
+def _phase_key(
+    record: dict[str, Any], orders: dict[str, str] | None, name: str
+) -> tuple[bytes | None, list[str]]:
     seed_hex, commit = record.get("server_seed"), record.get("commit")
-    if not (isinstance(seed_hex, str) and _HEX64.match(seed_hex) and isinstance(commit, str)):
+    if not (
+        isinstance(seed_hex, str) and _HEX64.match(seed_hex) and isinstance(commit, str)
+    ):
         return None, []
     seed = bytes.fromhex(seed_hex)
     if dice.commitment(seed) != commit:
-        return None, [f"{name}: server_seed does not hash to commit {commit[:16]}...: the seed is not the committed one"]
-    if orders is None or not _is_int(record.get("turn")):
+        return None, [
+            f"{name}: server_seed does not hash to commit {commit[:16]}...: the seed is not the committed one"
+        ]
+    game, turn, phase, beacon = (
+        record.get(k) for k in ("game", "turn", "phase", "beacon")
+    )
+    # A field of the wrong type has been reported already; no key can be derived without it.
+    if orders is None or not (
+        isinstance(game, str) and _is_int(turn) and isinstance(phase, str)
+    ):
         return None, []
-    beacon = record.get("beacon")
     try:
         text = dice.transcript(
-            record.get("game"), record.get("turn"), record.get("phase"), commit, orders,  # type: ignore[arg-type]
+            game,
+            turn,
+            phase,
+            commit,
+            orders,
             beacon if isinstance(beacon, str) else None,
         )
-    except (dice.DiceError, TypeError, ValueError) as error:
+    except ValueError as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
         return None, [f"{name}: cannot build the rolls transcript: {error}"]
     return dice.phase_key(seed, text), []
 
 
-def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[int, list[str]]:
+def _check_rolls(
+    record: dict[str, Any], key: bytes | None, name: str
+) -> tuple[int, list[str]]:
     """Return how many rolls were re-derived and the problems found."""
     rolls = record.get("rolls")
     if not isinstance(rolls, list):
@@ -196,7 +265,9 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
     for index, roll in enumerate(rolls):
         where = f"{name}: rolls[{index}]"
         if not isinstance(roll, dict) or set(roll) != {"label", "spec", "values"}:
-            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'values'")
+            problems.append(
+                f"{where} must be an object with exactly 'label', 'spec' and 'values'"
+            )
             continue
         label, spec, values = roll["label"], roll["spec"], roll["values"]
         if not isinstance(label, str):
@@ -204,31 +275,43 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
             continue
         try:
             dice.check_label(label)
-        except dice.DiceError as error:
+        except (
+            ValueError
+        ) as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
             problems.append(f"{where}: {error}")
             continue
         if label in seen:
             problems.append(f"{name}: label {label!r} is used by more than one roll")
             continue
         seen.add(label)
-        head = f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
+        head = (
+            f"{name}: roll {label!r} ({spec})"
+            if isinstance(spec, str)
+            else f"{name}: roll {label!r}"
+        )
         match = _ROLL_SPEC.match(spec) if isinstance(spec, str) else None
         if match is None:
             problems.append(f"{head}: spec is not kdN, uniform(N) or shuffle(N)")
             continue
-        if not isinstance(values, list) or not values or not all(_is_int(v) for v in values):
+        if (
+            not isinstance(values, list)
+            or not values
+            or not all(_is_int(v) for v in values)
+        ):
             problems.append(f"{head}: values must be a non-empty list of whole numbers")
             continue
         # The count is checked before deriving so a tampered spec like 10**9d6 cannot stall us.
         wanted = match["count"] or match["size"]
         if wanted is not None and int(wanted) != len(values):
-            problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
+            problems.append(
+                f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}"
+            )
             continue
         if key is None:
             continue
         try:
             expected = dice.derive(key, label, spec, len(values))
-        except dice.DiceError as error:
+        except ValueError as error:
             problems.append(f"{head}: {error}")
             continue
         derived += 1
@@ -238,7 +321,10 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
 
 
 def verify_record(
-    record_bytes: bytes, signature: str | bytes | None, referee_key: PublicKey | None, name: str
+    record_bytes: bytes,
+    signature: str | bytes | None,
+    referee_key: PublicKey | None,
+    name: str,
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Return the parsed record (None when it is not a JSON object) and every problem in it.
 
@@ -246,11 +332,14 @@ def verify_record(
     checks that the signature is valid but not who made it; the caller reports the missing key.
     """
     record, problems, _ = _verify_record(record_bytes, signature, referee_key, name)
-    return record, problems
+    return record, [_one_line(line) for line in problems]
 
 
 def _verify_record(
-    record_bytes: bytes, signature: str | bytes | None, referee_key: PublicKey | None, name: str
+    record_bytes: bytes,
+    signature: str | bytes | None,
+    referee_key: PublicKey | None,
+    name: str,
 ) -> tuple[dict[str, Any] | None, list[str], int]:
     """Return verify_record's answer plus how many rolls were re-derived."""
     problems = _check_signature(record_bytes, signature, referee_key, name)
@@ -278,15 +367,21 @@ def _name_problems(path: Path, record: dict[str, Any] | None) -> list[str]:
     match = RECORD_NAME.match(path.name)
     if match is None:
         return [f"{path.name}: file name is not NNNN-t<turn>-<phase>.json"]
-    if record is not None and (record.get("turn") != int(match["turn"]) or record.get("phase") != match["phase"]):
-        return [
-            f"{path.name}: the name says turn {int(match['turn'])} phase {match['phase']!r}, "
+    if record is not None and (
+        record.get("turn") != int(match["turn"])
+        or record.get("phase") != match["phase"]
+    ):
+        said = f"the name says turn {int(match['turn'])} phase {match['phase']!r}"
+        found = (
             f"the record says turn {record.get('turn')!r} phase {record.get('phase')!r}"
-        ]
+        )
+        return [f"{path.name}: {said}, {found}"]
     return []
 
 
-def _check_chain(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -> list[str]:
+def _check_chain(
+    entries: list[tuple[str, int | None, dict[str, Any] | None]],
+) -> list[str]:
     """Return the problems in the chain of (name, sequence number, record), in file-name order.
 
     A record that could not be read (None) still counts for the sequence numbers, but the
@@ -297,20 +392,26 @@ def _check_chain(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -
     for name, seq, _ in entries:
         if seq is not None:
             if seq != expected_seq:
-                problems.append(f"{name}: sequence number {seq}, expected {expected_seq} (a record is missing or misnumbered)")
+                problems.append(
+                    f"{name}: sequence number {seq}, expected {expected_seq} (a record is missing or misnumbered)"
+                )
             expected_seq = seq + 1
-    for (name_a, _, a), (name_b, _, b) in zip(entries, entries[1:]):
+    for (name_a, _, a), (name_b, _, b) in pairwise(entries):
         if a is None or b is None:
             continue
         if a.get("game") != b.get("game"):
-            problems.append(f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}")
+            problems.append(
+                f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}"
+            )
         if a.get("state_after") != b.get("state_before"):
             problems.append(
                 f"{name_b}: state_before {str(b.get('state_before'))[:16]}... is not {name_a}'s "
                 f"state_after {str(a.get('state_after'))[:16]}...: the chain is broken (a record dropped or reordered?)"
             )
         if a.get("next_commit") is None and "next_commit" in a:
-            problems.append(f"{name_b}: follows {name_a}, which ended the game (next_commit is null)")
+            problems.append(
+                f"{name_b}: follows {name_a}, which ended the game (next_commit is null)"
+            )
         elif a.get("next_commit") != b.get("commit"):
             problems.append(
                 f"{name_b}: commit {str(b.get('commit'))[:16]}... is not {name_a}'s "
@@ -319,7 +420,9 @@ def _check_chain(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -
     return problems
 
 
-def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> VerifyReport:
+def verify_records(
+    paths: Sequence[Path], referee_key: PublicKey | None
+) -> VerifyReport:
     """Return the report on the record files at `paths` (each with its `.sig`) and their chain."""
     report = VerifyReport()
     entries: list[tuple[str, int | None, dict[str, Any] | None]] = []
@@ -328,7 +431,9 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         try:
             record_bytes = path.read_bytes()
         except OSError as error:
-            report.problems.append(f"{path.name}: cannot read the record: {error.strerror or error}")
+            report.problems.append(
+                f"{path.name}: cannot read the record: {error.strerror or error}"
+            )
             entries.append((path.name, _sequence(path), None))
             continue
         sig_path = path.with_name(path.name + ".sig")
@@ -337,9 +442,13 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         except FileNotFoundError:
             signature = None
         except OSError as error:
-            report.problems.append(f"{sig_path.name}: cannot read the signature: {error.strerror or error}")
+            report.problems.append(
+                f"{sig_path.name}: cannot read the signature: {error.strerror or error}"
+            )
             signature = b""
-        record, problems, derived = _verify_record(record_bytes, signature, referee_key, path.name)
+        record, problems, derived = _verify_record(
+            record_bytes, signature, referee_key, path.name
+        )
         report.problems += problems
         report.rolls += derived
         if record is not None and isinstance(record.get("orders"), list):
@@ -347,6 +456,7 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         report.problems += _name_problems(path, record)
         entries.append((path.name, _sequence(path), record))
     report.problems += _check_chain(entries)
+    report.problems = [_one_line(line) for line in report.problems]
     return report
 
 
@@ -364,7 +474,9 @@ def _check_states(states_dir: Path) -> list[str]:
             continue
         digest = sha256_hex(data)
         if digest != path.name[:-5]:
-            problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
+            problems.append(
+                f"{shown}: content hashes to {digest}, not to its name: the file was changed"
+            )
             continue
         try:
             canonical = canonical_json(_load_json(data))
@@ -384,23 +496,26 @@ def verify_game_dir(game_dir: Path) -> VerifyReport:
     referee_key: PublicKey | None = None
     if not key_path.is_file():
         problems.append(
-            f"{key_path}: missing; the referee's public key (one OpenSSH public key line) should be there, "
-            "so signatures were checked but not who made them"
+            f"{key_path}: missing: the referee's public key (one OpenSSH public key line) belongs here; "
+            "without it the signatures are checked, but not who made them"
         )
     else:
         try:
             referee_key = load_public_key_file(key_path)
         except RefereeError as error:
-            problems.append(f"{key_path}: {error.message}")
+            problems.append(error.message)  # it names the file already
     records_dir = game_dir / "records"
     paths = sorted(records_dir.glob("*.json")) if records_dir.is_dir() else []
     if paths:
         report = verify_records(paths, referee_key)
     else:
         report = VerifyReport()
-        problems.append(f"no records found in {records_dir}: nothing has been adjudicated yet")
+        problems.append(
+            f"no records found in {records_dir}: nothing has been adjudicated yet"
+        )
     report.problems[:0] = problems
     states_dir = game_dir / "states"
     if states_dir.is_dir():
         report.problems += _check_states(states_dir)
+    report.problems = [_one_line(line) for line in report.problems]
     return report

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so the script runs from a checkout without installing
 
-from referee import dice  # noqa: E402
+from referee import dice
 
 OUT = ROOT / "tests" / "vectors" / "protocol"
 
@@ -30,26 +30,81 @@ PUBLISHED_PHASE_KEY = "249ea47f93d1bf1a37fffffdf82ac6856e733946534d308ba731fe214
 
 # (file slug, label, record spec, count, values published in section 7 or None, comment)
 DRAWS: list[tuple[str, str, str, int, list[int] | None, str]] = [
-    ("draw-1d6", "tempo/eugene", "1d6", 1, [3], "protocol section 7: one six-sided die"),
-    ("draw-2d6", "combat/X-vs-M/attacker", "2d6", 2, [6, 2], "protocol section 7: two dice from one stream"),
-    ("draw-uniform-10-three-times", "events/random", "uniform(10)", 3, [3, 8, 8],
-     "protocol section 7: three uniform(10) draws from one stream, as 3d10z is recorded"),
-    ("draw-shuffle-10", "deck/shuffle", "shuffle(10)", 10, [8, 1, 7, 9, 3, 6, 0, 4, 2, 5],
-     "protocol section 7: Fisher-Yates shuffle of 0..9; the values are the permutation"),
-    ("draw-uniform-rejection", "bias/check", f"uniform({2**63 + 1})", 2,
-     [6452239896803130661, 1104623587392653090],
-     "protocol section 7: uniform(2^63 + 1) twice; the stream's second integer is rejected"),
-    ("draw-5d10", "demo/d10", "5d10", 5, None, "five d10 read 1-10; compare the next vector"),
-    ("draw-5d10-read-from-0", "demo/d10", "uniform(10)", 5, None,
-     "the same stream read 0-9 (5d10z): every value is one less than in the previous vector"),
+    (
+        "draw-1d6",
+        "tempo/eugene",
+        "1d6",
+        1,
+        [3],
+        "protocol section 7: one six-sided die",
+    ),
+    (
+        "draw-2d6",
+        "combat/X-vs-M/attacker",
+        "2d6",
+        2,
+        [6, 2],
+        "protocol section 7: two dice from one stream",
+    ),
+    (
+        "draw-uniform-10-three-times",
+        "events/random",
+        "uniform(10)",
+        3,
+        [3, 8, 8],
+        "protocol section 7: three uniform(10) draws from one stream, as 3d10z is recorded",
+    ),
+    (
+        "draw-shuffle-10",
+        "deck/shuffle",
+        "shuffle(10)",
+        10,
+        [8, 1, 7, 9, 3, 6, 0, 4, 2, 5],
+        "protocol section 7: Fisher-Yates shuffle of 0..9; the values are the permutation",
+    ),
+    (
+        "draw-uniform-rejection",
+        "bias/check",
+        f"uniform({2**63 + 1})",
+        2,
+        [6452239896803130661, 1104623587392653090],
+        "protocol section 7: uniform(2^63 + 1) twice; the stream's second integer is rejected",
+    ),
+    (
+        "draw-5d10",
+        "demo/d10",
+        "5d10",
+        5,
+        None,
+        "five d10 read 1-10; compare the next vector",
+    ),
+    (
+        "draw-5d10-read-from-0",
+        "demo/d10",
+        "uniform(10)",
+        5,
+        None,
+        "the same stream read 0-9 (5d10z): every value is one less than in the previous vector",
+    ),
 ]
 
 # (file slug, expect, label, spec, comment): draws that must be refused.
 REFUSED_DRAWS: list[tuple[str, str, str, str, str]] = [
-    ("label-with-nul", "bad label", "events/\x00random", "1d6",
-     "a NUL inside a label would make label || 0x00 || i ambiguous"),
+    (
+        "label-with-nul",
+        "bad label",
+        "events/\x00random",
+        "1d6",
+        "a NUL inside a label would make label || 0x00 || i ambiguous",
+    ),
     ("spec-zero-dice", "bad spec", "tempo/eugene", "0d6", "zero dice is not a roll"),
-    ("spec-one-face", "bad spec", "tempo/eugene", "d1", "a die needs at least two faces"),
+    (
+        "spec-one-face",
+        "bad spec",
+        "tempo/eugene",
+        "d1",
+        "a die needs at least two faces",
+    ),
 ]
 
 
@@ -63,35 +118,64 @@ def _transcript_vector() -> str:
     text = dice.transcript(GAME, TURN, PHASE, commit, ORDERS)
     key = dice.phase_key(SEED, text).hex()
     if (commit, key) != (PUBLISHED_COMMIT, PUBLISHED_PHASE_KEY):
-        raise SystemExit(f"the implementation gives commit {commit}, phase key {key}: not protocol section 7's")
-    headers = [("expect", "success"), ("comment", "protocol section 7: commitment, transcript and phase key"),
-               ("server_seed", SEED.hex()), ("game", GAME), ("turn", str(TURN)), ("phase", PHASE)]
+        raise SystemExit(
+            f"the implementation gives commit {commit}, phase key {key}: not protocol section 7's"
+        )
+    headers = [
+        ("expect", "success"),
+        ("comment", "protocol section 7: commitment, transcript and phase key"),
+        ("server_seed", SEED.hex()),
+        ("game", GAME),
+        ("turn", str(TURN)),
+        ("phase", PHASE),
+    ]
     headers += [("order", f"{player} {ORDERS[player]}") for player in sorted(ORDERS)]
     headers += [("commit", commit), ("phase_key", key)]
     return vector(headers, text.decode("utf-8"))
 
 
 def _bad_transcript_vector() -> str:
-    headers = [("expect", "bad transcript"),
-               ("comment", "a space in a transcript field would let two different inputs give one transcript"),
-               ("server_seed", SEED.hex()), ("game", "blenheim 1704"), ("turn", str(TURN)), ("phase", PHASE)]
+    headers = [
+        ("expect", "bad transcript"),
+        (
+            "comment",
+            "a space in a transcript field would let two different inputs give one transcript",
+        ),
+        ("server_seed", SEED.hex()),
+        ("game", "blenheim 1704"),
+        ("turn", str(TURN)),
+        ("phase", PHASE),
+    ]
     headers += [("order", f"{player} {ORDERS[player]}") for player in sorted(ORDERS)]
     return vector(headers)
 
 
-def _draw_vector(label: str, spec: str, count: int, published: list[int] | None, comment: str) -> str:
+def _draw_vector(
+    label: str, spec: str, count: int, published: list[int] | None, comment: str
+) -> str:
     values = dice.derive(bytes.fromhex(PUBLISHED_PHASE_KEY), label, spec, count)
     if published is not None and values != published:
-        raise SystemExit(f"{label} {spec}: the implementation gives {values}, protocol section 7 says {published}")
-    headers = [("expect", "success"), ("comment", comment), ("phase_key", PUBLISHED_PHASE_KEY),
-               ("label", label), ("spec", spec)]
+        raise SystemExit(
+            f"{label} {spec}: the implementation gives {values}, protocol section 7 says {published}"
+        )
+    headers = [
+        ("expect", "success"),
+        ("comment", comment),
+        ("phase_key", PUBLISHED_PHASE_KEY),
+        ("label", label),
+        ("spec", spec),
+    ]
     if spec.startswith("uniform("):
         headers.append(("count", str(count)))
     return vector(headers, "".join(f"{v}\n" for v in values))
 
 
 def _refused_vector(expect: str, label: str, spec: str, comment: str) -> str:
-    headers = [("expect", expect), ("comment", comment), ("phase_key", PUBLISHED_PHASE_KEY)]
+    headers = [
+        ("expect", expect),
+        ("comment", comment),
+        ("phase_key", PUBLISHED_PHASE_KEY),
+    ]
     if label.isprintable():
         headers.append(("label", label))
     else:
@@ -103,23 +187,39 @@ def _refused_vector(expect: str, label: str, spec: str, comment: str) -> str:
 def all_vectors() -> dict[str, str]:
     """Return every vector as file name -> text, numbered in a fixed order."""
     texts = [("commit-phase-key", _transcript_vector())]
-    texts += [(slug, _draw_vector(label, spec, count, published, comment))
-              for slug, label, spec, count, published, comment in DRAWS]
-    texts += [(slug, _refused_vector(expect, label, spec, comment))
-              for slug, expect, label, spec, comment in REFUSED_DRAWS]
+    texts += [
+        (slug, _draw_vector(label, spec, count, published, comment))
+        for slug, label, spec, count, published, comment in DRAWS
+    ]
+    texts += [
+        (slug, _refused_vector(expect, label, spec, comment))
+        for slug, expect, label, spec, comment in REFUSED_DRAWS
+    ]
     texts.append(("transcript-space-in-game", _bad_transcript_vector()))
-    return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
+    return {
+        f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the vector files; return the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is stale")
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if a file is stale"
+    )
     args = parser.parse_args(argv)
     vectors = all_vectors()
-    stale = [name for name, text in vectors.items()
-             if not (OUT / name).is_file() or (OUT / name).read_text(encoding="utf-8") != text]
-    extra = sorted(p.name for p in OUT.glob("*.txt") if p.name not in vectors) if OUT.is_dir() else []
+    stale = [
+        name
+        for name, text in vectors.items()
+        if not (OUT / name).is_file()
+        or (OUT / name).read_text(encoding="utf-8") != text
+    ]
+    extra = (
+        sorted(p.name for p in OUT.glob("*.txt") if p.name not in vectors)
+        if OUT.is_dir()
+        else []
+    )
     if args.check:
         for name in stale:
             print(f"gen_vectors: {OUT / name} is missing or out of date")

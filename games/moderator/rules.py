@@ -145,7 +145,7 @@ def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], d
         for request in order.get("rolls") or []:
             event = _roll(player, request, tables, dice)
             events.append(event)
-            rolled.append(dict(event.data))
+            rolled.append(_summary(event.data))
         if order.get("declaration") is not None:
             declarations[player] = order["declaration"]
             events.append(Event("declaration.revealed", f"{player} declared: {_short(order['declaration'])}",
@@ -177,6 +177,14 @@ def _roll(player: str, request: Mapping[str, Any], tables: Tables, dice: Dice) -
         data["lookup"] = lookup
         text += f"; {lookup['title']}: {lookup['result']}"
     return Event("roll", text, data)
+
+
+def _summary(roll: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the little a state keeps of a roll: the report and the record hold the rest."""
+    summary = {"label": roll["label"], "values": roll["values"]}
+    if "lookup" in roll:
+        summary["result"] = roll["lookup"]["result"]
+    return summary
 
 
 def _short(value: Any) -> str:

@@ -22,6 +22,7 @@ from referee.errors import KeyFileError, RefereeError, SignatureError
 from referee.signatures import (
     NAMESPACE_ORDERS,
     NAMESPACE_REFEREE,
+    PrivateKey,
     PublicKey,
     Signature,
     generate_keypair,
@@ -75,13 +76,12 @@ def ssh_verify(
 
 @pytest.fixture(scope="module")
 def keydir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Keys made once by ssh-keygen (RSA keygen is slow): NAME, NAME.pub, and `locked` with -N secret."""
+    """Keys made once by ssh-keygen (RSA keygen is slow): NAME and NAME.pub for each kind."""
     if SSH_KEYGEN is None:
         pytest.skip("ssh-keygen (OpenSSH) is not installed; interop cannot be checked")
     d = tmp_path_factory.mktemp("keys")
     for name, args in KINDS.items():
         keygen("-q", *args, "-N", "", "-C", f"{name} test key", "-f", str(d / name))
-    keygen("-q", "-t", "ed25519", "-N", "secret", "-f", str(d / "locked"))
     return d
 
 
@@ -132,8 +132,11 @@ def signed_data(namespace: str, hash_alg: str, data: bytes) -> bytes:
 @functools.cache
 def valid_signatures() -> tuple[tuple[bytes, str], ...]:
     """One valid (data, armored) per key type, made in-process (no ssh-keygen inside hypothesis)."""
-    keys = [ed25519.Ed25519PrivateKey.generate(), ec.generate_private_key(ec.SECP256R1()),
-            rsa.generate_private_key(public_exponent=65537, key_size=2048)]  # fmt: skip
+    keys: list[PrivateKey] = [
+        ed25519.Ed25519PrivateKey.generate(),
+        ec.generate_private_key(ec.SECP256R1()),
+        rsa.generate_private_key(public_exponent=65537, key_size=2048),
+    ]
     return tuple((DATA, sign(DATA, k, NAMESPACE_ORDERS)) for k in keys)
 
 
@@ -169,6 +172,19 @@ def test_sign_verifies_with_ssh_keygen(keydir: Path, tmp_path: Path, kind: str) 
     assert result.returncode == 0, result.stderr
     assert b"Good" in result.stdout
     assert verify(DATA, armored, NAMESPACE_REFEREE) == public
+
+
+@needs_ssh_keygen
+def test_ssh_keygen_sha256_signature_verifies(keydir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "orders.yaml"
+    target.write_bytes(DATA)
+    key = str(keydir / "ed25519")
+    keygen(
+        "-q", "-Y", "sign", "-O", "hashalg=sha256", "-f", key, "-n", NAMESPACE_ORDERS, str(target)
+    )
+    armored = (tmp_path / "orders.yaml.sig").read_text()
+    assert parse_signature(armored).hash_algorithm == "sha256"
+    assert verify(DATA, armored, NAMESPACE_ORDERS) == load_public_key_file(f"{key}.pub")
 
 
 @needs_ssh_keygen
@@ -213,6 +229,24 @@ def test_rsa_sha256_signature_accepted_and_sha1_refused(keydir: Path, tmp_path: 
         )
 
 
+@needs_ssh_keygen
+def test_reserved_field_is_ignored_like_ssh_keygen(keydir: Path, tmp_path: Path) -> None:
+    # PROTOCOL.sshsig: the reserved field is ignored; what is signed always has it empty.
+    private = load_private_key(keydir / "ed25519")
+    sig = parse_signature(sign(DATA, private, NAMESPACE_ORDERS))
+    blob = sig.public_key.blob
+    armored = armor(
+        sshsig(
+            blob, NAMESPACE_ORDERS, "sha512", sig.signature_type, sig.signature, reserved=b"future"
+        )
+    )
+    assert (
+        ssh_verify(public_key_of(private), DATA, armored, tmp_path, NAMESPACE_ORDERS).returncode
+        == 0
+    )
+    assert verify(DATA, armored, NAMESPACE_ORDERS) == public_key_of(private)
+
+
 # --- keys ----------------------------------------------------------------------------------------
 
 
@@ -242,18 +276,42 @@ def test_generate_keypair_creates_no_folders(tmp_path: Path) -> None:
 
 
 @needs_ssh_keygen
-def test_passphrase_protected_key(keydir: Path) -> None:
+@needs_ssh_keygen
+@pytest.mark.parametrize("kind", KINDS)
+def test_passphrase_protected_key(keydir: Path, tmp_path: Path, kind: str) -> None:
+    locked = tmp_path / f"{kind}-locked"
+    if kind == "ed25519":  # a key made with -N, as a player would
+        keygen("-q", "-t", "ed25519", "-N", "secret", "-f", str(locked))
+    else:  # the same key with a passphrase added: saves a slow RSA keygen
+        shutil.copy(keydir / kind, locked)
+        shutil.copy(keydir / f"{kind}.pub", f"{locked}.pub")
+        keygen("-q", "-p", "-P", "", "-N", "secret", "-f", str(locked))
     with pytest.raises(KeyFileError, match="passphrase") as missing:
-        load_private_key(keydir / "locked")
+        load_private_key(locked)
     assert any("REFEREE_KEY_PASSPHRASE" in hint for hint in missing.value.hints)
-    key = load_private_key(keydir / "locked", passphrase=b"secret")
-    assert public_key_of(key) == load_public_key_file(keydir / "locked.pub")
+    key = load_private_key(locked, passphrase=b"secret")
+    assert public_key_of(key) == load_public_key_file(f"{locked}.pub")
     with pytest.raises(KeyFileError, match="wrong passphrase"):
-        load_private_key(keydir / "locked", passphrase=b"guess")
-    # A passphrase offered for an unencrypted key is ignored (REFEREE_KEY_PASSPHRASE may be set anyway).
-    assert public_key_of(load_private_key(keydir / "ed25519", b"secret")) == load_public_key_file(
-        keydir / "ed25519.pub"
-    )
+        load_private_key(locked, passphrase=b"guess")
+
+
+@needs_ssh_keygen
+def test_passphrase_for_unencrypted_key_is_ignored(keydir: Path) -> None:
+    # REFEREE_KEY_PASSPHRASE may be set for every key; an unencrypted one still loads.
+    key = load_private_key(keydir / "ed25519", b"secret")
+    assert public_key_of(key) == load_public_key_file(keydir / "ed25519.pub")
+
+
+@needs_ssh_keygen
+@pytest.mark.parametrize("kind", ["ecdsa", "rsa"])
+@pytest.mark.parametrize("passphrase", ["", "secret"])
+def test_pem_format_keys_load(keydir: Path, tmp_path: Path, kind: str, passphrase: str) -> None:
+    pem = tmp_path / kind
+    shutil.copy(keydir / kind, pem)
+    keygen("-q", "-p", "-m", "PEM", "-P", "", "-N", passphrase, "-f", str(pem))
+    assert pem.read_text().startswith(("-----BEGIN RSA", "-----BEGIN EC"))
+    key = load_private_key(pem, passphrase.encode() or None)
+    assert public_key_of(key) == load_public_key_file(keydir / f"{kind}.pub")
 
 
 def test_load_private_key_refusals(tmp_path: Path) -> None:

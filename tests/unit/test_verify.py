@@ -25,7 +25,11 @@ from referee.verify import VerifyReport, verify_game_dir, verify_record, verify_
 
 GAME = "test-game"
 # (turn, phase, players): three adjudicated phases in sequence.
-PHASES = [(1, "bid", ("alice", "bob")), (2, "round", ("alice", "bob")), (2, "supply", ("bob",))]
+PHASES = [
+    (1, "bid", ("alice", "bob")),
+    (2, "round", ("alice", "bob")),
+    (2, "supply", ("bob",)),
+]
 ROUND = "0002-t2-round.json"
 
 
@@ -45,7 +49,9 @@ def _write_state(game_dir: Path, state: dict[str, Any]) -> str:
     return digest
 
 
-def _make_record(n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str) -> dict[str, Any]:
+def _make_record(
+    n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str
+) -> dict[str, Any]:
     seed = _seed(n)
     commit = dice.commitment(seed)
     orders = {p: sha256_hex(f"orders of {p} in {phase}".encode()) for p in players}
@@ -90,7 +96,9 @@ def game(tmp_path: Path) -> tuple[Path, Path]:
     return game_dir, key_path
 
 
-def _write_record(game_dir: Path, key_path: Path | None, name: str, record: dict[str, Any]) -> Path:
+def _write_record(
+    game_dir: Path, key_path: Path | None, name: str, record: dict[str, Any]
+) -> Path:
     """Write a record; sign it with `key_path`, or leave the old signature when None."""
     path = game_dir / "records" / name
     path.write_bytes(pretty_json(record))
@@ -119,7 +127,10 @@ def test_a_good_game_directory_verifies(game: tuple[Path, Path]) -> None:
     assert report.problems == []
     assert report.ok
     assert (report.records, report.rolls, report.orders) == (3, 4 + 4 + 3, 5)
-    assert report.summary() == "3 record(s), 11 roll(s), 5 order hash(es) checked: all good"
+    assert (
+        report.summary()
+        == "3 record(s), 11 roll(s), 5 order hash(es) checked: all good"
+    )
 
 
 def test_the_record_holds_what_the_dice_recorded(game: tuple[Path, Path]) -> None:
@@ -133,7 +144,9 @@ def test_the_record_holds_what_the_dice_recorded(game: tuple[Path, Path]) -> Non
     }
 
 
-def test_a_changed_roll_value_is_caught_even_when_re_signed(game: tuple[Path, Path]) -> None:
+def test_a_changed_roll_value_is_caught_even_when_re_signed(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, key_path = game
     record = _load(game_dir, ROUND)
     true_values = record["rolls"][0]["values"]
@@ -141,21 +154,26 @@ def test_a_changed_roll_value_is_caught_even_when_re_signed(game: tuple[Path, Pa
     _write_record(game_dir, key_path, ROUND, record)
     report = verify_game_dir(game_dir)
     assert report.problems == [
-        f"{ROUND}: roll 'roll/alice/attack' (2d6): record says {record['rolls'][0]['values']}, "
-        f"the seed gives {true_values}"
+        f"{ROUND}: roll 'roll/alice/attack' (2d6): record says {record['rolls'][0]['values']}, the seed gives {true_values}"
     ]
     assert not report.ok
 
 
-def test_a_changed_roll_value_without_re_signing_also_breaks_the_signature(game: tuple[Path, Path]) -> None:
+def test_a_changed_roll_value_without_re_signing_also_breaks_the_signature(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
     record = _load(game_dir, ROUND)
     record["rolls"][2]["values"] = [(record["rolls"][2]["values"][0] + 1) % 10]
     _write_record(game_dir, None, ROUND, record)
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 2
-    assert problems[0].startswith(f"{ROUND}: bad signature: the signature does not match the file")
-    assert problems[1].startswith(f"{ROUND}: roll 'events/weather' (uniform(10)): record says")
+    assert problems[0].startswith(
+        f"{ROUND}: bad signature: the signature does not match the file"
+    )
+    assert problems[1].startswith(
+        f"{ROUND}: roll 'events/weather' (uniform(10)): record says"
+    )
 
 
 def test_a_changed_seed_is_caught(game: tuple[Path, Path]) -> None:
@@ -168,7 +186,9 @@ def test_a_changed_seed_is_caught(game: tuple[Path, Path]) -> None:
     ]
 
 
-def test_a_changed_order_hash_breaks_every_roll_of_the_phase(game: tuple[Path, Path]) -> None:
+def test_a_changed_order_hash_breaks_every_roll_of_the_phase(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, key_path = game
     record = _load(game_dir, ROUND)
     record["orders"][1]["sha256"] = "0" * 64
@@ -176,10 +196,14 @@ def test_a_changed_order_hash_breaks_every_roll_of_the_phase(game: tuple[Path, P
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == _rolls_of(record)
     for problem, roll in zip(problems, record["rolls"]):
-        assert problem.startswith(f"{ROUND}: roll {roll['label']!r} ({roll['spec']}): record says {roll['values']}")
+        assert problem.startswith(
+            f"{ROUND}: roll {roll['label']!r} ({roll['spec']}): record says {roll['values']}"
+        )
 
 
-def test_unsorted_orders_are_reported_and_the_rolls_still_checked(game: tuple[Path, Path]) -> None:
+def test_unsorted_orders_are_reported_and_the_rolls_still_checked(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, key_path = game
     record = _load(game_dir, ROUND)
     record["orders"].reverse()
@@ -189,14 +213,24 @@ def test_unsorted_orders_are_reported_and_the_rolls_still_checked(game: tuple[Pa
     assert report.rolls == 11
 
 
-def test_a_dropped_record_breaks_the_sequence_and_the_chain(game: tuple[Path, Path]) -> None:
+def test_a_dropped_record_breaks_the_sequence_and_the_chain(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
     for suffix in ("", ".sig"):
         (game_dir / "records" / (ROUND + suffix)).unlink()
     problems = verify_game_dir(game_dir).problems
-    assert problems[0] == "0003-t2-supply.json: sequence number 3, expected 2 (a record is missing or misnumbered)"
-    assert any("0003-t2-supply.json: state_before" in p and "the chain is broken" in p for p in problems)
-    assert any("0003-t2-supply.json: commit" in p and "next_commit" in p for p in problems)
+    assert (
+        problems[0]
+        == "0003-t2-supply.json: sequence number 3, expected 2 (a record is missing or misnumbered)"
+    )
+    assert any(
+        "0003-t2-supply.json: state_before" in p and "the chain is broken" in p
+        for p in problems
+    )
+    assert any(
+        "0003-t2-supply.json: commit" in p and "next_commit" in p for p in problems
+    )
     assert len(problems) == 3
 
 
@@ -215,7 +249,9 @@ def test_reordered_records_break_the_chain(game: tuple[Path, Path]) -> None:
 def test_a_missing_signature_is_caught(game: tuple[Path, Path]) -> None:
     game_dir, _ = game
     (game_dir / "records" / (ROUND + ".sig")).unlink()
-    assert verify_game_dir(game_dir).problems == [f"{ROUND}: no signature ({ROUND}.sig is missing)"]
+    assert verify_game_dir(game_dir).problems == [
+        f"{ROUND}: no signature ({ROUND}.sig is missing)"
+    ]
 
 
 def test_a_garbled_signature_is_caught(game: tuple[Path, Path]) -> None:
@@ -223,18 +259,26 @@ def test_a_garbled_signature_is_caught(game: tuple[Path, Path]) -> None:
     (game_dir / "records" / (ROUND + ".sig")).write_text("not a signature\n")
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert problems[0].startswith(f"{ROUND}: bad signature: this is not an armored SSH signature")
+    assert problems[0].startswith(
+        f"{ROUND}: bad signature: this is not an armored SSH signature"
+    )
 
 
-def test_a_signature_in_the_orders_namespace_is_refused(game: tuple[Path, Path]) -> None:
+def test_a_signature_in_the_orders_namespace_is_refused(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, key_path = game
     _sign_file(game_dir / "records" / ROUND, key_path, NAMESPACE_ORDERS)
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert "namespace 'pbem-orders'" in problems[0] and problems[0].startswith(f"{ROUND}: bad signature")
+    assert "namespace 'pbem-orders'" in problems[0] and problems[0].startswith(
+        f"{ROUND}: bad signature"
+    )
 
 
-def test_a_record_signed_by_another_key_is_caught(game: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_record_signed_by_another_key_is_caught(
+    game: tuple[Path, Path], tmp_path: Path
+) -> None:
     game_dir, _ = game
     other = tmp_path / "keys" / "mallory"
     mallory = generate_keypair(other)
@@ -245,14 +289,16 @@ def test_a_record_signed_by_another_key_is_caught(game: tuple[Path, Path], tmp_p
     ]
 
 
-def test_a_state_file_whose_content_does_not_match_its_name_is_caught(game: tuple[Path, Path]) -> None:
+def test_a_state_file_whose_content_does_not_match_its_name_is_caught(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
-    victim = sorted((game_dir / "states").iterdir())[0]
+    victim = min((game_dir / "states").iterdir())
     victim.write_bytes(canonical_json({"turn": 1, "score": 1000}))
     problems = verify_game_dir(game_dir).problems
+    digest = sha256_hex(victim.read_bytes())
     assert problems == [
-        f"states/{victim.name}: content hashes to {sha256_hex(victim.read_bytes())}, "
-        "not to its name: the file was changed"
+        f"states/{victim.name}: content hashes to {digest}, not to its name: the file was changed"
     ]
 
 
@@ -260,7 +306,9 @@ def test_a_state_file_that_is_not_canonical_is_caught(game: tuple[Path, Path]) -
     game_dir, _ = game
     data = b'{"b": 1, "a": 2}'
     (game_dir / "states" / f"{sha256_hex(data)}.json").write_bytes(data)
-    assert verify_game_dir(game_dir).problems == [f"states/{sha256_hex(data)}.json: not canonical JSON"]
+    assert verify_game_dir(game_dir).problems == [
+        f"states/{sha256_hex(data)}.json: not canonical JSON"
+    ]
 
 
 def test_malformed_json_is_a_problem_line_not_a_crash(game: tuple[Path, Path]) -> None:
@@ -275,7 +323,9 @@ def test_malformed_json_is_a_problem_line_not_a_crash(game: tuple[Path, Path]) -
 
 def test_an_unreadable_record_path_is_a_problem_line(game: tuple[Path, Path]) -> None:
     game_dir, _ = game
-    paths = sorted((game_dir / "records").glob("*.json")) + [game_dir / "records" / "0004-t3-bid.json"]
+    paths = sorted((game_dir / "records").glob("*.json")) + [
+        game_dir / "records" / "0004-t3-bid.json"
+    ]
     referee = load_public_key_file(game_dir / "referee.pub")
     report = verify_records(paths, referee)
     assert report.records == 4
@@ -293,7 +343,9 @@ def test_a_record_after_the_end_of_the_game_is_caught(game: tuple[Path, Path]) -
     ]
 
 
-def test_a_file_name_that_disagrees_with_the_record_is_caught(game: tuple[Path, Path]) -> None:
+def test_a_file_name_that_disagrees_with_the_record_is_caught(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
     _rename(game_dir, ROUND, "0002-t2-supply.json")
     assert verify_game_dir(game_dir).problems == [
@@ -301,12 +353,26 @@ def test_a_file_name_that_disagrees_with_the_record_is_caught(game: tuple[Path, 
     ]
 
 
-def test_a_missing_referee_key_is_reported_with_where_it_belongs(game: tuple[Path, Path]) -> None:
+def test_a_missing_referee_key_is_reported_with_where_it_belongs(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
     (game_dir / "referee.pub").unlink()
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert problems[0].startswith(f"{game_dir / 'referee.pub'}: missing; the referee's public key")
+    assert problems[0].startswith(
+        f"{game_dir / 'referee.pub'}: missing: the referee's public key"
+    )
+
+
+def test_a_damaged_referee_key_is_reported(game: tuple[Path, Path]) -> None:
+    game_dir, _ = game
+    (game_dir / "referee.pub").write_text("ssh-ed25519 not-base64!\n")
+    problems = verify_game_dir(game_dir).problems
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        f"{game_dir / 'referee.pub'}: the public key is damaged"
+    )
 
 
 def test_no_records_is_a_problem_not_a_silent_success(tmp_path: Path) -> None:
@@ -314,7 +380,9 @@ def test_no_records_is_a_problem_not_a_silent_success(tmp_path: Path) -> None:
     report = verify_game_dir(tmp_path)
     assert report.records == 0
     assert not report.ok
-    assert report.problems == [f"no records found in {tmp_path / 'records'}: nothing has been adjudicated yet"]
+    assert report.problems == [
+        f"no records found in {tmp_path / 'records'}: nothing has been adjudicated yet"
+    ]
 
 
 def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -> None:
@@ -333,7 +401,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
     parsed, problems = verify_record(data, signature, referee, ROUND)
     assert parsed == record
     assert problems == [
-        f"{ROUND}: unknown field 'extra' (protocol section 5 fixes the record's fields)",
+        f"{ROUND}: unknown field 'extra' (a pbem-referee/1 record has a fixed set of fields)",
         f"{ROUND}: field 'turn' must be a whole number, not true",
         f"{ROUND}: field 'state_after' is missing",
         f"{ROUND}: protocol is 'pbem-referee/2', this verifier knows 'pbem-referee/1'",
@@ -352,11 +420,30 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         (b"\xff\xfe", "not valid JSON ("),
     ],
 )
-def test_verify_record_refuses_what_is_not_a_strict_json_object(data: bytes, expected: str) -> None:
+def test_verify_record_refuses_what_is_not_a_strict_json_object(
+    data: bytes, expected: str
+) -> None:
     parsed, problems = verify_record(data, None, None, "x.json")  # type: ignore[arg-type]
     assert parsed is None
     assert problems[0] == "x.json: no signature (x.json.sig is missing)"
     assert problems[1].startswith(f"x.json: {expected}")
+
+
+def test_text_that_is_not_unicode_is_a_problem_line(game: tuple[Path, Path]) -> None:
+    game_dir, key_path = game
+    path = game_dir / "records" / ROUND
+    # JSON can spell a lone surrogate, which no UTF-8 label or name can hold.
+    data = path.read_bytes().replace(b'"roll/alice/attack"', b'"roll/\\ud800"', 1)
+    data = data.replace(b'"alice"', b'"\\udfff"', 1)
+    path.write_bytes(data)
+    _sign_file(path, key_path)
+    problems = verify_game_dir(game_dir).problems
+    assert any(
+        p.startswith(f"{ROUND}: cannot build the rolls transcript:") for p in problems
+    )
+    assert any(p.startswith(f"{ROUND}: rolls[0]:") for p in problems)
+    assert all(p.isprintable() for p in problems)
+    assert any("\\udfff" in p for p in problems)
 
 
 def test_the_report_is_ok_only_without_problems() -> None:
@@ -364,17 +451,35 @@ def test_the_report_is_ok_only_without_problems() -> None:
     assert not VerifyReport(records=1, rolls=0, orders=0, problems=["x"]).ok
 
 
-@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
-def test_ssh_keygen_verifies_a_record_with_the_documented_command(game: tuple[Path, Path]) -> None:
+@pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen"
+)
+def test_ssh_keygen_verifies_a_record_with_the_documented_command(
+    game: tuple[Path, Path],
+) -> None:
     game_dir, _ = game
     allowed = game_dir / "allowed_signers"
     allowed.write_text(f"referee {(game_dir / 'referee.pub').read_text().strip()}\n")
     record = game_dir / "records" / ROUND
     with record.open("rb") as stdin:
         result = subprocess.run(
-            ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", "referee", "-n", "pbem-referee",
-             "-s", f"{record}.sig"],
-            stdin=stdin, capture_output=True, text=True, check=False,
+            [
+                "ssh-keygen",
+                "-Y",
+                "verify",
+                "-f",
+                str(allowed),
+                "-I",
+                "referee",
+                "-n",
+                "pbem-referee",
+                "-s",
+                f"{record}.sig",
+            ],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     assert result.returncode == 0, result.stderr
     assert 'Good "pbem-referee" signature for referee' in result.stdout
