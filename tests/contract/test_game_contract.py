@@ -1,0 +1,101 @@
+"""Every installed game keeps the contract: pure rules, imports only through referee.api,
+JSON-canonical states, views built for each role, and invariants that hold in play."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+import games
+from referee.canonical import canonical_json
+from referee.dice import Dice
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN_IN_GAMES = {"random", "time", "datetime", "os", "pathlib", "logging", "requests", "subprocess", "socket"}
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_games_import_only_referee_api_and_nothing_impure() -> None:
+    for path in (ROOT / "games").rglob("*.py"):
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            assert top not in FORBIDDEN_IN_GAMES, f"{path} imports {name}: game rules must be pure"
+            if top == "referee":
+                assert name == "referee.api", f"{path} imports {name}: games use referee.api only"
+
+
+def test_core_never_imports_a_game_by_name() -> None:
+    for path in (ROOT / "referee").rglob("*.py"):
+        for name in imports_of(path):
+            assert not name.startswith("games."), f"{path} imports {name}: the core reads games.GAMES"
+
+
+def test_no_game_opens_files() -> None:
+    for path in (ROOT / "games").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        assert "open" not in calls, f"{path} opens a file: data arrives through referee.api.load_data"
+
+
+@pytest.mark.parametrize("game", games.GAMES, ids=lambda g: g.id)
+def test_game_ids_map_to_packages(game: Any) -> None:
+    assert game.id.replace("-", "_") in {p.name for p in (ROOT / "games").iterdir() if p.is_dir()}
+
+
+def freeze(value: Any) -> Any:
+    """A deep read-only copy: a module that mutates its input fails loudly."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    if isinstance(value, MappingProxyType | dict):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("game", games.GAMES, ids=lambda g: g.id)
+def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
+    """A bounded random play: each phase's example orders or defaults, fixed dice by phase."""
+    for scenario in game.scenarios:
+        players = game.roles(scenario, {}) or ("alpha", "bravo", "charlie")
+        state = game.setup(scenario, list(players), {"rounds": 6})
+        for step in range(20):
+            spec = game.phase(state)
+            if spec is None:
+                break
+            assert game.check(state) == []
+            orders = {role: copy.deepcopy(spec.example if spec.example is not None else spec.default_orders)
+                      for role in spec.active}
+            for role, order in orders.items():
+                assert game.validate(state, role, order) == [], f"{game.id}: its own example orders are refused"
+            before = canonical_json(state)
+            new_state, events = game.resolve(freeze(state), orders, Dice(bytes([step]) * 32))
+            assert canonical_json(state) == before, "resolve changed its input"
+            state = json.loads(canonical_json(thaw(new_state)))
+            for event in events:
+                canonical_json(event.as_dict())
+            for role in (*players, None):
+                canonical_json(game.view(state, role))
+        assert game.check(state) == []
