@@ -79,7 +79,10 @@ def check_label(label: str) -> bytes:
         raise DiceError("a dice label must be a non-empty text")
     if _CONTROL.search(label):
         raise DiceError(f"dice label {label!r} holds a control character")
-    encoded = label.encode("utf-8")
+    try:
+        encoded = label.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DiceError(f"dice label {label!r} is not valid Unicode text") from None
     if len(encoded) > MAX_LABEL_BYTES:
         raise DiceError(f"dice label {label[:40]!r}... is longer than {MAX_LABEL_BYTES} bytes")
     return encoded

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RefereeError(Exception):
     """A failure the user can act on: printed as `referee: error:` plus one line per hint."""
@@ -25,7 +27,7 @@ class KeyFileError(RefereeError):
 class OrderRefusedError(RefereeError):
     """An order file was refused; `problems` lists every reason."""
 
-    def __init__(self, message: str, problems: list, hints: tuple[str, ...] | list[str] = ()) -> None:
+    def __init__(self, message: str, problems: list[Any], hints: tuple[str, ...] | list[str] = ()) -> None:
         super().__init__(message, hints)
         self.problems = problems
 

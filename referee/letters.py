@@ -124,16 +124,17 @@ def post_reports(game: "Game", phase: "OpenPhase", record: dict[str, Any], recor
         name = player.name
         visible = [event for event in events if event.is_visible_to(name)]
         view_bytes = view_yaml(game.module.view(envelope["state"], name))
+        view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
         context = {
             **_common(game, name), "turn": phase.turn, "phase": phase.phase, "events": visible, "rolls": rolls,
             "record": record, "record_file": record_name, "record_sha256": sha256_hex(record_bytes),
             "defaulted": defaulted, "over": envelope["over"], "next_turn": envelope["turn"],
-            "next_phase": envelope["phase"], "view_file": f"{name}.view.yaml", "view_sha256": sha256_hex(view_bytes),
+            "next_phase": envelope["phase"], "view_file": view_file, "view_sha256": sha256_hex(view_bytes),
         }
         paths.append(_deliver(
             game, name, phase.stem, f"{name}.report", f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
             "report", context, make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
-            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml"),
+            [Attachment(view_file, view_bytes, "text/yaml"),
              Attachment(record_name, record_bytes, "application/json"),
              Attachment(record_name + ".sig", record_sig, "application/octet-stream")]))
     return paths

@@ -6,6 +6,7 @@ from __future__ import annotations
 import email
 import hashlib
 import json
+import re
 from email import policy
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -452,3 +453,17 @@ def test_crash_in_notices_at_init_keeps_the_seed(make_game: Callable[..., TestGa
     assert game_dir.seed_for(1, "round") == seed
     assert hashlib.sha256(seed).hexdigest() == status(game.dir)["commit"]
     game_dir.close()
+
+
+# --- letters -----------------------------------------------------------------------------------
+
+
+def test_kept_view_files_match_their_letters(game: TestGame) -> None:
+    """Each notice and report names its view file and that file's SHA-256; the copy kept under
+    mail/ must be that file (a report must not overwrite the notice's view in the same folder)."""
+    play_round(game, 1)
+    letters = sorted((game.dir / "mail").glob("*/*.notice.txt")) + sorted((game.dir / "mail").glob("*/*.report.txt"))
+    assert len(letters) == 9
+    for letter in letters:
+        name, digest = re.search(r"attached as (\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", letter.read_text()).groups()  # type: ignore[union-attr]
+        assert sha256_hex((letter.parent / name).read_bytes()) == digest, letter

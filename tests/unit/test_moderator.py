@@ -1,0 +1,309 @@
+"""Tests for games.moderator.rules as pure functions: validate, resolve with fixed dice, check."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from typing import Any
+
+import pytest
+import yaml
+
+from games.moderator import GAME, rules
+from referee.canonical import canonical_json
+from referee.dice import Dice, Stream
+from referee.schema import check as check_schema_of
+
+TABLES = yaml.safe_load("""\
+schema_version: 1
+tables:
+  morale:
+    title: Morale check
+    dice: 2d6
+    modifiers: {elite: 2, shaken: -2, push-up: 20, push-down: -20}
+    clamp: [2, 12]
+    rows:
+      - {range: "2-5", result: routs}
+      - {range: "6-8", result: falls back}
+      - {range: "9+", result: holds}
+  fire:
+    title: Musketry
+    dice: 1d6
+    modifiers: {close-range: 1}
+    columns: [line, column]
+    rows:
+      - {range: "1-", result: {line: no effect, column: no effect}}
+      - {range: "2-3", result: {line: no effect, column: 1 hit}}
+      - {range: "4-5", result: {line: 1 hit, column: 2 hits}}
+      - {range: "6+", result: {line: 2 hits, column: 3 hits}}
+  events:
+    title: Random events
+    dice: 1d10z
+    rows:
+      - {range: "0-4", result: quiet}
+      - {range: "5-9", result: rain}
+""")
+MORALE_ROWS = [(2, 5, "routs"), (6, 8, "falls back"), (9, 12, "holds")]
+KEY = bytes(32)
+
+
+def new_state(rounds: int | None = 3, tables: Any = TABLES) -> dict[str, Any]:
+    return rules.setup("open", ["carol", "alice", "bob"], {"rounds": rounds, "tables": tables})
+
+
+def roll(**request: Any) -> dict[str, Any]:
+    return {"label": "r", "purpose": "a test", **request}
+
+
+def problem_codes(orders: dict[str, Any], state: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+    problems = rules.validate(state or new_state(), "alice", orders)
+    assert all(p.message for p in problems)
+    return [(p.code, p.path) for p in problems]
+
+
+# --- setup and phase ---------------------------------------------------------------------------
+
+
+def test_setup_and_phase() -> None:
+    state = new_state()
+    assert state["players"] == ["alice", "bob", "carol"] and state["round"] == 1
+    spec = rules.phase(state)
+    assert spec is not None and (spec.turn, spec.name, spec.active) == (1, "round", ("alice", "bob", "carol"))
+    assert check_schema_of(rules.EXAMPLE, spec.schema) == []
+    assert rules.phase({**state, "round": 4}) is None
+    assert rules.phase({**new_state(rounds=None), "round": 10_000}) is not None
+
+
+@pytest.mark.parametrize("rounds", [0, -1, True, "3", 2.5])
+def test_setup_refuses_bad_rounds(rounds: Any) -> None:
+    with pytest.raises(rules.GameDataError, match="rounds"):
+        new_state(rounds=rounds)
+
+
+# --- validate ----------------------------------------------------------------------------------
+
+
+def test_valid_orders_have_no_problems() -> None:
+    orders = {"rolls": [roll(label="a", dice="2d6"), roll(label="b", table="morale", modifiers=["elite", "shaken"]),
+                        roll(label="c", table="fire", column="line", dice="1d6"), roll(label="d", dice="1d10z"),
+                        roll(label="e", table="events")],
+              "declaration": {"bid": 3}, "note": "hello"}
+    assert problem_codes(orders) == []
+    assert problem_codes({}) == []
+
+
+@pytest.mark.parametrize("request_, code, path", [
+    (roll(table="nope"), "illegal.unknown-table", "orders.rolls[0].table"),
+    (roll(table="morale", modifiers=["drunk"]), "illegal.unknown-modifier", "orders.rolls[0].modifiers"),
+    (roll(table="morale", modifiers=["elite", "elite"]), "illegal.duplicate-modifier", "orders.rolls[0].modifiers"),
+    (roll(table="fire"), "illegal.column", "orders.rolls[0].column"),
+    (roll(table="fire", column="square"), "illegal.column", "orders.rolls[0].column"),
+    (roll(table="morale", column="line"), "illegal.column", "orders.rolls[0].column"),
+    (roll(dice="2d6", modifiers=["elite"]), "illegal.no-table", "orders.rolls[0]"),
+    (roll(dice="2d6", column="line"), "illegal.no-table", "orders.rolls[0]"),
+    (roll(), "invalid.missing", "orders.rolls[0].dice"),
+    (roll(dice="two dice"), "invalid.dice", "orders.rolls[0].dice"),
+    (roll(dice="0d6"), "invalid.dice", "orders.rolls[0].dice"),
+    (roll(table="morale", dice="1d6"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
+    (roll(table="events", dice="1d10"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
+])
+def test_each_problem_code(request_: dict[str, Any], code: str, path: str) -> None:
+    assert (code, path) in problem_codes({"rolls": [request_]})
+
+
+def test_duplicate_label() -> None:
+    orders = {"rolls": [roll(label="a", dice="1d6"), roll(label="b", dice="1d6"), roll(label="a", dice="2d6")]}
+    assert problem_codes(orders) == [("illegal.duplicate-label", "orders.rolls[2].label")]
+
+
+def test_no_tables_configured() -> None:
+    problems = rules.validate(new_state(tables=None), "alice", {"rolls": [roll(table="morale")]})
+    assert [p.code for p in problems] == ["illegal.unknown-table"]
+    assert "no tables" in problems[0].message
+
+
+# --- resolve with fixed dice -------------------------------------------------------------------
+
+
+def resolve(orders: dict[str, Any], state: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[Any], Dice]:
+    dice = Dice(KEY)
+    before = state or new_state()
+    new, events = rules.resolve(before, orders, dice)
+    return new, events, dice
+
+
+def lookups(events: list[Any]) -> dict[str, dict[str, Any]]:
+    return {e.data["request"]: e.data["lookup"] for e in events if e.kind == "roll" and "lookup" in e.data}
+
+
+def expected_row(total: int) -> str:
+    return next(result for low, high, result in MORALE_ROWS if low <= total <= high)
+
+
+def test_plain_rolls_match_the_streams() -> None:
+    _, events, dice = resolve({"alice": {"rolls": [roll(label="a", dice="3d6")]}, "bob": {"rolls": [roll(label="b", dice="1d20")]}})
+    assert [e.data["label"] for e in events] == ["roll/alice/a", "roll/bob/b"]
+    stream = Stream(KEY, "roll/alice/a")
+    assert events[0].data["values"] == [stream.uniform(6) + 1 for _ in range(3)]
+    assert events[0].data["total"] == sum(events[0].data["values"])
+    assert dice.rolls == [{"label": "roll/alice/a", "spec": "3d6", "values": events[0].data["values"]},
+                          {"label": "roll/bob/b", "spec": "1d20", "values": events[1].data["values"]}]
+
+
+def test_table_lookup_with_modifiers_and_clamp() -> None:
+    orders = {"alice": {"rolls": [
+        roll(label="plain", table="morale"),
+        roll(label="elite", table="morale", modifiers=["elite", "shaken"]),
+        roll(label="up", table="morale", modifiers=["push-up"]),
+        roll(label="down", table="morale", modifiers=["push-down", "shaken"]),
+    ]}}
+    found = lookups(resolve(orders)[1])
+    for name, modifiers in (("plain", 0), ("elite", 0), ("up", 20), ("down", -22)):
+        lookup = found[name]
+        assert lookup["table"] == "morale" and lookup["dice"] == "2d6" and len(lookup["values"]) == 2
+        assert lookup["natural"] == sum(lookup["values"])
+        assert lookup["modified"] == lookup["natural"] + modifiers
+        assert lookup["clamped"] == min(max(lookup["modified"], 2), 12)
+        assert lookup["result"] == expected_row(lookup["clamped"])
+    assert found["elite"]["modifiers"] == [{"name": "elite", "value": 2}, {"name": "shaken", "value": -2}]
+    assert (found["up"]["clamped"], found["up"]["result"], found["up"]["row"]) == (12, "holds", "9+")
+    assert (found["down"]["clamped"], found["down"]["result"], found["down"]["row"]) == (2, "routs", "2-5")
+
+
+def test_table_lookup_in_a_column() -> None:
+    orders = {"bob": {"rolls": [roll(label="v", table="fire", column="column", modifiers=["close-range"])]}}
+    _, events, _ = resolve(orders)
+    lookup = lookups(events)["v"]
+    total = lookup["values"][0] + 1
+    assert lookup["clamped"] == total and lookup["column"] == "column"
+    assert lookup["result"] == {2: "1 hit", 3: "1 hit", 4: "2 hits", 5: "2 hits"}.get(total, "3 hits")
+    assert lookup["result"] in events[0].text
+
+
+def test_a_d10_read_zero_to_nine() -> None:
+    requests = [roll(label=f"e{i}", dice="1d10z") for i in range(60)]
+    _, events, dice = resolve({"carol": {"rolls": requests}})
+    values = [e.data["values"][0] for e in events]
+    assert min(values) == 0 and max(values) == 9 and len(set(values)) == 10
+    assert all(r["spec"] == "uniform(10)" for r in dice.rolls)
+    assert values == [Stream(KEY, f"roll/carol/e{i}").uniform(10) for i in range(60)]
+    lookup = lookups(resolve({"carol": {"rolls": [roll(label="t", table="events")]}})[1])["t"]
+    assert lookup["dice"] == "1d10z" and 0 <= lookup["values"][0] <= 9
+    assert lookup["result"] == ("quiet" if lookup["values"][0] <= 4 else "rain")
+
+
+def test_declarations_and_notes_are_revealed() -> None:
+    orders = {"alice": {"declaration": {"plan": "hold the ridge"}, "note": "Alice waits."},
+              "bob": {"declaration": 4}, "carol": {}}
+    state, events, dice = resolve(orders)
+    kinds = [(e.kind, e.data.get("player")) for e in events]
+    assert kinds == [("declaration.revealed", "alice"), ("note", "alice"), ("declaration.revealed", "bob")]
+    assert all(e.visible_to == "all" for e in events)
+    assert "hold the ridge" in events[0].text and "Alice waits." in events[1].text
+    assert state["declarations"] == [{"round": 1, "by": {"alice": {"plan": "hold the ridge"}, "bob": 4}}]
+    assert state["notes"] == [{"round": 1, "by": {"alice": "Alice waits."}}]
+    assert state["round"] == 2 and state["last_rolls"] == [] and dice.rolls == []
+
+
+def test_a_round_with_no_orders() -> None:
+    state, events, _ = resolve({})
+    assert events == [] and state["round"] == 2 and state["declarations"] == [] and state["notes"] == []
+
+
+def test_resolve_does_not_mutate_its_input() -> None:
+    state = new_state()
+    state["declarations"] = [{"round": 0, "by": {"bob": [1, 2]}}]
+    orders = {"alice": {"rolls": [roll(label="a", table="morale", modifiers=["elite"]), roll(label="b", dice="1d10z")],
+                        "declaration": {"plan": ["x"]}, "note": "n"},
+              "bob": {"rolls": [roll(label="a", table="fire", column="line")], "declaration": [1]}}
+    state_copy, orders_copy = copy.deepcopy(state), copy.deepcopy(orders)
+    new, _, _ = resolve(orders, state)
+    assert state == state_copy and orders == orders_copy
+    canonical_json(new)  # the next state is plain JSON data
+    assert check_state(new) == []
+
+
+def check_state(state: dict[str, Any]) -> list[str]:
+    return rules.check(state)
+
+
+def test_view() -> None:
+    state, _, _ = resolve({"alice": {"note": "hi", "rolls": [roll(label="a", dice="1d6")]}})
+    view = rules.view(state, "bob")
+    assert view["you"] == "bob" and view["round"] == 2 and view["tables"] == ["events", "fire", "morale"]
+    assert view["notes"] == [{"round": 1, "by": {"alice": "hi"}}] and len(view["last_rolls"]) == 1
+    assert rules.view(state, None)["you"] is None
+    canonical_json(view)
+
+
+# --- random play -------------------------------------------------------------------------------
+
+
+def random_orders(chooser: Dice, state: dict[str, Any], player: str) -> dict[str, Any]:
+    """Return valid orders for `player`, chosen with `chooser`."""
+    n = 0
+
+    def pick(options: list[Any]) -> Any:
+        nonlocal n
+        n += 1
+        return options[chooser.uniform(len(options), label=f"{player}/{n}")]
+
+    rolls = []
+    for i in range(pick([0, 0, 1, 2, 3])):
+        kind = pick(["dice", "morale", "fire", "events"])
+        request: dict[str, Any] = {"label": f"r{i}", "purpose": f"roll {i}"}
+        if kind == "dice":
+            request["dice"] = pick(["1d6", "2d6", "3d6", "1d10z", "2d10z", "1d100"])
+        elif kind == "morale":
+            request.update(table="morale", modifiers=pick([[], ["elite"], ["shaken", "push-up"], ["push-down"]]))
+        elif kind == "fire":
+            request.update(table="fire", column=pick(["line", "column"]))
+        else:
+            request["table"] = "events"
+        rolls.append(request)
+    orders: dict[str, Any] = {"rolls": rolls}
+    if pick([True, False]):
+        orders["declaration"] = pick([1, "attack", {"bid": 2}, [1, 2], None])
+    if pick([True, False]):
+        orders["note"] = pick(["", "a note", "<b>bold</b>"])
+    return orders
+
+
+@pytest.mark.parametrize("rounds", [None, 7])
+def test_random_play_keeps_the_invariants(rounds: int | None) -> None:
+    state = new_state(rounds=rounds)
+    played = 0
+    for n in range(50):
+        spec = rules.phase(state)
+        if spec is None:
+            break
+        chooser = Dice(hashlib.sha256(f"choose {n}".encode()).digest())
+        orders = {}
+        for player in spec.active:
+            if chooser.uniform(5, label=f"{player}/absent") == 0:
+                continue  # a player who sent nothing: the default orders stand
+            orders[player] = random_orders(chooser, state, player)
+            assert check_schema_of(orders[player], spec.schema) == []
+            assert rules.validate(state, player, orders[player]) == []
+        for player in spec.active:
+            orders.setdefault(player, copy.deepcopy(spec.default_orders))
+        old, before, orders_before = state, copy.deepcopy(state), copy.deepcopy(orders)
+        state, events = rules.resolve(old, orders, Dice(hashlib.sha256(f"round {n}".encode()).digest()))
+        assert old == before and orders == orders_before  # resolve mutated nothing
+        canonical_json(state)
+        assert rules.check(state) == [], (n, state)
+        assert state["round"] == spec.turn + 1
+        played += 1
+    assert played == (rounds or 50)
+    if rounds is not None:
+        assert rules.phase(state) is None
+
+
+def test_check_finds_broken_invariants() -> None:
+    assert rules.check({**new_state(), "round": 0}) == ["round below 1"]
+    assert rules.check({**new_state(rounds=2), "round": 4}) == ["round past the last round"]
+    assert rules.check({**new_state(), "players": ["bob", "alice"]}) == ["players not sorted"]
+
+
+def test_game_module_wiring() -> None:
+    assert GAME.id == "moderator" and GAME.resolve is rules.resolve and GAME.scenarios == ("open",)
