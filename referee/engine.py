@@ -11,9 +11,10 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from referee import PROTOCOL
 from referee.api import Event, GameModule, PhaseSpec
@@ -69,6 +70,7 @@ class Receipt:
     seq: int | None
     problems: list[Problem] = field(default_factory=list)
     duplicate: bool = False
+    copy: int = 1
     letter: Path | None = None
 
 
@@ -118,17 +120,19 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
         game_dir.set_meta("game", json.dumps({"game": config.game, "module": module.id, "title": config.title,
                                               "players": names}))
         game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
-        _open_phase(game, _envelope(game, state, module.phase(state)), game_dir.next_phase_seq())
+        _open_phase(game, _envelope(game, state, module.phase(state), None), game_dir.next_phase_seq())
     from referee.status import status
 
     return status(path)
 
 
-def _envelope(game: Game, state: Any, spec: PhaseSpec | None) -> dict[str, Any]:
+def _envelope(game: Game, state: Any, spec: PhaseSpec | None, previous: str | None) -> dict[str, Any]:
+    """Wrap a module's state with what the core keeps: the phase it opens and the hash of the
+    state before it, so that the snapshots form a hash chain of their own."""
     envelope = {
         "game": game.config.game, "module": game.module.id, "module_version": game.module.version,
         "turn": spec.turn if spec else None, "phase": spec.name if spec else None,
-        "over": spec is None, "state": state,
+        "over": spec is None, "previous": previous, "state": state,
     }
     canonical_json(envelope)  # a module returning non-JSON data fails here, before anything is stored
     return envelope
@@ -179,6 +183,10 @@ def submit(path: Path, raw: bytes, signature: str | bytes | None) -> Receipt:
             _store_accepted(game, order, signature)
         elif not receipt.accepted:
             _store_refused(game, receipt, raw, signature)
+        else:
+            with game.dir.transaction():
+                game.dir.log("order.duplicate", {"sha256": receipt.sha256}, receipt.turn, receipt.phase, receipt.player)
+        receipt.copy = game.dir.times_received(receipt.sha256)
         from referee.letters import post_ack
 
         receipt.letter = post_ack(game, receipt, raw)
@@ -343,7 +351,7 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
         dice = Dice(key)
         state, events = game.module.resolve(envelope["state"], orders, dice)
         next_spec = game.module.phase(state)
-        next_envelope = _envelope(game, state, next_spec)
+        next_envelope = _envelope(game, state, next_spec, phase.state_before)
         state_after = game.dir.save_state(next_envelope)
         next_commit = commitment(game.dir.seed_for(next_spec.turn, next_spec.name)) if next_spec else None
         record = {

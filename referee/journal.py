@@ -259,6 +259,13 @@ class GameDir:
             "INSERT INTO orders (phase_seq, player, seq, sha256, file, accepted_at) VALUES (?, ?, ?, ?, ?, ?)",
             (phase_seq, player, seq, sha256, file, utc_now()))
 
+    def times_received(self, sha256: str) -> int:
+        """Return how many times a file with this SHA-256 was submitted (accepted, refused or again)."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS n FROM log WHERE kind IN ('order.accepted', 'order.refused', 'order.duplicate')"
+            " AND json_extract(data, '$.sha256') = ?", (sha256,)).fetchone()
+        return int(row["n"])
+
     def log(self, kind: str, data: dict[str, Any], turn: int | None = None, phase: str | None = None,
             player: str | None = None) -> None:
         """Append an entry to the journal's log."""

@@ -102,9 +102,11 @@ def post_ack(game: "Game", receipt: "Receipt", raw: bytes) -> Path:
     context = {**_common(game, receipt.player), "receipt": receipt, "size": len(raw),
                "open_turn": phase.turn if phase else None, "open_phase": phase.phase if phase else None}
     verdict = "accepted" if receipt.accepted else "REFUSED"
-    return _deliver(game, receipt.player, folder, f"{who}.ack-{receipt.sha256[:12]}",
+    # A file sent again gets an acknowledgement of its own: the player may have lost the first.
+    again = f"-{receipt.copy}" if receipt.copy > 1 else ""
+    return _deliver(game, receipt.player, folder, f"{who}.ack-{receipt.sha256[:12]}{again}",
                     f"[{game.config.game}] orders {verdict} ({receipt.sha256[:12]})", "ack", context,
-                    make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256), [])
+                    make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256 + again), [])
 
 
 def annotated_rolls(rolls: list[dict[str, Any]], events: list[Event]) -> list[dict[str, Any]]:

@@ -91,8 +91,6 @@ def order_file_problems(raw: bytes) -> list[Problem]:
         data = load_strict(text)
     except StrictYAMLError as exc:
         return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
-    except ValueError:  # int() refuses a number of thousands of digits, and load_strict lets that through
-        return [Problem("invalid.yaml", "file", "the file is not acceptable YAML: it holds a number with thousands of digits")]
     if not isinstance(data, dict):
         found = "empty" if data is None else "a single value or list"
         return [Problem("invalid.not-mapping", "file",
@@ -131,16 +129,24 @@ def with_entropy(raw: bytes) -> bytes:
     """Return the order file with an `entropy:` line of fresh random hex added, when it has none.
 
     The line goes just before the top-level `orders:` line so the rest of the file is
-    untouched; files with no such line get it appended.
+    untouched; files with no such line get it appended. A file where a line cannot go (one
+    written in flow style, such as JSON) is returned unchanged: entropy is optional.
     """
     data = load_strict(_decode(raw))
     if isinstance(data, dict) and data.get("entropy"):
         return raw
-    line = f"entropy: {secrets.token_hex(ENTROPY_HEX_DIGITS // 2)}\n".encode()
+    entropy = secrets.token_hex(ENTROPY_HEX_DIGITS // 2)
+    line = f"entropy: {entropy}\n".encode()
     empty = re.search(rb"^entropy\s*:[^\n]*\n?", raw, flags=re.MULTILINE)
-    if empty:
-        return raw[: empty.start()] + line + raw[empty.end():]
     match = re.search(rb"^orders\s*:", raw, flags=re.MULTILINE)
-    if match:
-        return raw[: match.start()] + line + raw[match.start():]
-    return raw + (b"" if raw.endswith(b"\n") or not raw else b"\n") + line
+    if empty:
+        filled = raw[: empty.start()] + line + raw[empty.end():]
+    elif match:
+        filled = raw[: match.start()] + line + raw[match.start():]
+    else:
+        filled = raw + (b"" if raw.endswith(b"\n") or not raw else b"\n") + line
+    try:
+        fits = isinstance(data, dict) and load_strict(_decode(filled)) == {**data, "entropy": entropy}
+    except StrictYAMLError:  # the added line broke the file
+        fits = False
+    return filled if fits else raw

@@ -485,6 +485,10 @@ def _check_states(states_dir: Path) -> list[str]:
             continue
         if canonical != data:
             problems.append(f"{shown}: not canonical JSON")
+            continue
+        previous = _load_json(data).get("previous") if data.startswith(b"{") else None
+        if isinstance(previous, str) and not (states_dir / f"{previous}.json").is_file():
+            problems.append(f"{shown}: the state it follows, states/{previous}.json, is missing: the chain is broken")
     return problems
 
 

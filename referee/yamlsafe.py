@@ -66,6 +66,8 @@ def load_strict(text: str) -> Any:
         raise StrictYAMLError(f"not valid YAML: {exc}") from None
     except RecursionError:
         raise StrictYAMLError("the YAML is nested too deeply") from None
+    except ValueError:  # int() refuses numbers of thousands of digits
+        raise StrictYAMLError("the YAML holds a number with thousands of digits") from None
     _check_plain(value, 0)
     return value
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pytest
 
 from referee.engine import Receipt, init_game, submit
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.signatures import (
+    NAMESPACE_ORDERS,
+    generate_keypair,
+    load_private_key,
+    sign,
+)
 
 GAME_ID = "test-game"
 

@@ -41,7 +41,7 @@ def referee(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     """Run `python -m referee ARGS` and return the finished process (never raises on exit codes)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
     return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=120)
+                          cwd=cwd, env=env, timeout=120, check=False)
 
 
 def run_ok(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +52,7 @@ def run_ok(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def ssh_keygen_run(ssh_keygen: str, *args: str | Path, stdin: bytes | None = None,
                    cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([ssh_keygen, *map(str, args)], input=stdin, capture_output=True, cwd=cwd, timeout=60)
+    return subprocess.run([ssh_keygen, *map(str, args)], input=stdin, capture_output=True, cwd=cwd, timeout=60, check=False)
 
 
 def ssh_verify(ssh_keygen: str, signers: Path, identity: str, namespace: str, path: Path) -> subprocess.CompletedProcess[bytes]:

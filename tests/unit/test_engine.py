@@ -7,9 +7,10 @@ import email
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from email import policy
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -255,6 +256,7 @@ GOOD = b"game: test-game\nturn: 1\nphase: round\nplayer: alice\norders:\n  note:
     (GOOD.replace(b"hi", b"h\xe9"), "invalid.encoding", ["UTF-8"]),
     (b"- game: test-game\n- turn: 1\n", "invalid.not-mapping", ["mapping"]),
     (b"", "invalid.not-mapping", ["empty"]),
+    (b"just a line of text\n", "invalid.not-mapping", ["single value"]),
     (GOOD.replace(b"note: hi", b"note: &x hi\n  declaration: *x"), "invalid.yaml", ["anchors"]),
     (GOOD + b"player: bob\n", "invalid.yaml", ["'player' appears twice"]),
     (GOOD + b"colour: blue\n", "invalid.unknown-field", ["'colour'"]),
@@ -297,6 +299,10 @@ def test_seq_rules(game: TestGame) -> None:
     assert again.accepted and again.duplicate and again.sha256 == third.sha256
     assert snapshot(game) == before
     assert "already been accepted" in again.letter.read_text()  # type: ignore[union-attr]
+    # ...but it gets an acknowledgement of its own, mailed anew: the player may have lost the first.
+    assert again.letter != third.letter and third.letter.exists()  # type: ignore[union-attr]
+    outbox = sorted((game.dir / "outbox" / "new").glob("*ack*"))
+    assert len([p for p in outbox if third.sha256[:12] in p.name]) == 2
 
     # Same seq, other content: refused.
     raw = game.order("alice", 1, "note: other\n", seq=3)
@@ -355,8 +361,8 @@ def test_force_with_no_orders_at_all(game: TestGame) -> None:
 
 @pytest.mark.parametrize("expect", ["2/round", "1/movement", "0/round"])
 def test_expect_mismatch_changes_nothing(game: TestGame, expect: str) -> None:
-    play = [accepted(game.submit(p, 1, ROLLS)) for p in game.players]
-    assert play
+    for player in game.players:
+        accepted(game.submit(player, 1, ROLLS))
     before = snapshot(game)
     with pytest.raises(StateError, match="the open phase is 1/round"):
         adjudicate(game.dir, expect=expect)
@@ -445,9 +451,8 @@ def test_crash_while_opening_the_next_phase(game: TestGame, monkeypatch: pytest.
     assert verify_game_dir(game.dir).ok
 
 
-def test_crash_in_notices_at_init_keeps_the_seed(make_game: Callable[..., TestGame], tmp_path: Path) -> None:
-    """The seed is drawn once and kept: asking for it again gives the same bytes."""
-    game = make_game(tmp_path)
+def test_a_phase_seed_is_drawn_once_and_kept(game: TestGame) -> None:
+    """Asking for a phase's seed again (as a re-run after a crash does) gives the same bytes."""
     game_dir = GameDir(game.dir)
     seed = game_dir.seed_for(1, "round")
     assert game_dir.seed_for(1, "round") == seed
@@ -467,3 +472,24 @@ def test_kept_view_files_match_their_letters(game: TestGame) -> None:
     for letter in letters:
         name, digest = re.search(r"attached as (\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", letter.read_text()).groups()  # type: ignore[union-attr]
         assert sha256_hex((letter.parent / name).read_bytes()) == digest, letter
+
+
+def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:
+    """The order file a notice offers to start from must itself be a valid order file."""
+    notice = (game.dir / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    form = notice.split("An order file to start from")[1].split("\n\n", 1)[1].split("Sign it with")[0]
+    raw = "".join(line[4:] + "\n" for line in form.splitlines() if line.strip()).encode()
+    assert raw.startswith(b"game: test-game\n")
+    accepted(submit(game.dir, raw, game.signed("alice", raw)))
+
+
+def test_state_snapshots_form_a_hash_chain(game: TestGame) -> None:
+    play_round(game, 1)
+    play_round(game, 2)
+    records = sorted((game.dir / "records").glob("*.json"))
+    second = json.loads(records[1].read_bytes())
+    after = json.loads((game.dir / "states" / f"{second['state_after']}.json").read_bytes())
+    assert after["previous"] == second["state_before"]
+    (game.dir / "states" / f"{second['state_before']}.json").unlink()
+    problems = verify_game_dir(game.dir).problems
+    assert any("chain is broken" in p and second["state_before"] in p for p in problems)

@@ -288,7 +288,7 @@ def test_random_play_keeps_the_invariants(rounds: int | None) -> None:
         for player in spec.active:
             orders.setdefault(player, copy.deepcopy(spec.default_orders))
         old, before, orders_before = state, copy.deepcopy(state), copy.deepcopy(orders)
-        state, events = rules.resolve(old, orders, Dice(hashlib.sha256(f"round {n}".encode()).digest()))
+        state, _ = rules.resolve(old, orders, Dice(hashlib.sha256(f"round {n}".encode()).digest()))
         assert old == before and orders == orders_before  # resolve mutated nothing
         canonical_json(state)
         assert rules.check(state) == [], (n, state)

@@ -227,6 +227,19 @@ def test_with_entropy_crlf_file() -> None:
     entropy_of(with_entropy(raw))
 
 
+@pytest.mark.parametrize("raw", [
+    b'{"game": "g1", "turn": 1, "phase": "round", "player": "alice", "orders": {"note": "hi"}}',
+    b"{game: g1, turn: 1, phase: round, player: alice,\n orders: {}}\n",
+    b"---\ngame: g1\nturn: 1\nphase: round\nplayer: alice\n\"orders\": {}\n...\n",
+])
+def test_with_entropy_never_breaks_a_file(raw: bytes) -> None:
+    """A file where no line can be added (JSON, flow style, an end marker) is left as it is."""
+    assert order_file_problems(raw) == []
+    filled = with_entropy(raw)
+    assert order_file_problems(filled) == []
+    assert filled == raw or parse_order_file(filled).entropy is not None
+
+
 # --- fuzz --------------------------------------------------------------------------------------
 
 
@@ -260,6 +273,9 @@ def _check_never_raises(raw: bytes) -> None:
         assert problems and exc.problems == problems
     else:
         assert problems == [] and order.raw == raw
+        filled = with_entropy(raw)  # what `referee sign` does: it must never break a good file
+        assert order_file_problems(filled) == []
+        assert filled == raw or parse_order_file(filled).entropy is not None
 
 
 @settings(max_examples=500, deadline=None)
