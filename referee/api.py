@@ -16,9 +16,10 @@ player can check it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Literal, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from referee.dice import DiceError, DiceSpec, parse_spec
 from referee.errors import GameDataError
@@ -27,8 +28,24 @@ from referee.tables import Lookup, MissingTableError, Table, Tables, parse_table
 from referee.yamlsafe import load_strict
 
 __all__ = [
-    "Dice", "DiceError", "DiceSpec", "Event", "GameDataError", "GameModule", "Label", "Lookup", "MissingTableError", "PhaseSpec", "Problem",
-    "Role", "Table", "Tables", "load_data", "parse_spec", "parse_tables", "require",
+    "Dice",
+    "DiceError",
+    "DiceSpec",
+    "Event",
+    "GameDataError",
+    "GameModule",
+    "Label",
+    "Lookup",
+    "MissingTableError",
+    "PhaseSpec",
+    "Problem",
+    "Role",
+    "Table",
+    "Tables",
+    "load_data",
+    "parse_spec",
+    "parse_tables",
+    "require",
 ]
 
 Role = str

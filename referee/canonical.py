@@ -9,9 +9,7 @@ from typing import Any
 
 def canonical_json(value: Any) -> bytes:
     """Return the canonical UTF-8 JSON of `value`: sorted keys, no spaces, no NaN."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:

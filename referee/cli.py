@@ -49,8 +49,13 @@ def keygen(keyfile: Path, comment: str) -> None:
 
 @cli.command()
 @click.argument("orderfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--key", "keyfile", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="Your OpenSSH private key (the one you registered).")
+@click.option(
+    "--key",
+    "keyfile",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Your OpenSSH private key (the one you registered).",
+)
 def sign(orderfile: Path, keyfile: Path) -> None:
     """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
 
@@ -76,8 +81,13 @@ def _passphrase() -> bytes:
 
 @cli.command()
 @GAMEDIR
-@click.option("--config", "config_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="The game configuration (YAML): module, game id, scenario, options, players.")
+@click.option(
+    "--config",
+    "config_file",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The game configuration (YAML): module, game id, scenario, options, players.",
+)
 def init(gamedir: Path, config_file: Path) -> None:
     """Create a game directory and open the first phase.
 
@@ -97,8 +107,12 @@ def init(gamedir: Path, config_file: Path) -> None:
 @cli.command()
 @GAMEDIR
 @click.argument("orderfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--sig", "sigfile", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="The detached signature (default: ORDERFILE.sig).")
+@click.option(
+    "--sig",
+    "sigfile",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The detached signature (default: ORDERFILE.sig).",
+)
 def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
     """Accept or refuse a signed order file and write the acknowledgement.
 
@@ -108,7 +122,8 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
     Example:
         referee submit blenheim orders.yaml --sig orders.yaml.sig
     """
-    from referee.engine import read_signature_file, submit as submit_order
+    from referee.engine import read_signature_file
+    from referee.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), read_signature_file(orderfile, sigfile))
     click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
@@ -132,8 +147,10 @@ def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
     from referee.engine import adjudicate as run
 
     result = run(gamedir, expect, force)
-    click.echo(f"adjudicated turn {result.phase.turn} '{result.phase.phase}': {result.rolls} roll(s), "
-               f"{len(result.events)} event(s)")
+    click.echo(
+        f"adjudicated turn {result.phase.turn} '{result.phase.phase}': {result.rolls} roll(s), "
+        f"{len(result.events)} event(s)"
+    )
     if result.defaulted:
         click.echo(f"default orders used for: {', '.join(result.defaulted)}")
     click.echo(f"record: {result.record}")
@@ -151,7 +168,8 @@ def status(gamedir: Path, as_json: bool) -> None:
     Example:
         referee status blenheim --json
     """
-    from referee.status import status as read_status, status_text
+    from referee.status import status as read_status
+    from referee.status import status_text
 
     info = read_status(gamedir)
     click.echo(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)

@@ -57,8 +57,12 @@ class GameConfig:
     def as_data(self) -> dict[str, Any]:
         """Return the configuration as plain data with keys and tables inline (what the game directory keeps)."""
         return {
-            "game": self.game, "module": self.module, "title": self.title, "scenario": self.scenario,
-            "options": self.options, "tables": self.tables,
+            "game": self.game,
+            "module": self.module,
+            "title": self.title,
+            "scenario": self.scenario,
+            "options": self.options,
+            "tables": self.tables,
             "referee": {"email": self.referee_email, "name": self.referee_name},
             "players": [{"name": p.name, "email": p.email, "key": p.key.line()} for p in self.players],
         }
@@ -85,7 +89,9 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
         raise ConfigError(f"{source}: the configuration must be a YAML mapping (game:, module:, players: ...)")
     unknown = sorted(set(data) - set(TOP_LEVEL))
     if unknown:
-        raise ConfigError(f"{source}: unknown field(s) {', '.join(unknown)}", hints=(f"known fields: {', '.join(TOP_LEVEL)}",))
+        raise ConfigError(
+            f"{source}: unknown field(s) {', '.join(unknown)}", hints=(f"known fields: {', '.join(TOP_LEVEL)}",)
+        )
     game = _name(data, "game", source)
     module = _name(data, "module", source)
     options = data.get("options") or {}
@@ -102,15 +108,24 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
     if scenario is not None and not isinstance(scenario, str):
         raise ConfigError(f"{source}: 'scenario' must be a name")
     return GameConfig(
-        game=game, module=module, title=str(data.get("title") or game), scenario=scenario, options=options,
-        tables=_tables(data.get("tables"), base, source), referee_email=referee_email,
-        referee_name=str(referee.get("name", "Referee")), players=players)
+        game=game,
+        module=module,
+        title=str(data.get("title") or game),
+        scenario=scenario,
+        options=options,
+        tables=_tables(data.get("tables"), base, source),
+        referee_email=referee_email,
+        referee_name=str(referee.get("name", "Referee")),
+        players=players,
+    )
 
 
 def _name(data: dict, key: str, source: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not NAME_PATTERN.match(value):
-        raise ConfigError(f"{source}: '{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {value!r}")
+        raise ConfigError(
+            f"{source}: '{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {value!r}"
+        )
     return value
 
 
@@ -140,8 +155,10 @@ def _players(entries: Any, base: Path, source: str) -> tuple[Player, ...]:
         if any(p.name == name for p in players):
             raise ConfigError(f"{where}: the name '{name}' is used twice")
         if any(p.key == key for p in players):
-            raise ConfigError(f"{where} ({name}): the same key is registered for two players",
-                              hints=("each player signs with a key of their own",))
+            raise ConfigError(
+                f"{where} ({name}): the same key is registered for two players",
+                hints=("each player signs with a key of their own",),
+            )
         players.append(Player(name, email, key))
     return tuple(players)
 

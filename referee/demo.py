@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from referee.errors import RefereeError
 from referee.files import atomic_write
+from referee.yamlsafe import dump, load_strict
 
 PLAYERS = ("alice", "bob", "carol")
 MARKER = ".referee-demo"
@@ -34,27 +35,39 @@ tables:
       - {range: "4-5", result: {line: 1 hit, column: 2 hits}}
       - {range: "6+", result: {line: 2 hits, column: 3 hits}}
 """
-ORDERS = {
-    1: {
-        "alice": "rolls:\n  - {label: weather, dice: 1d6, purpose: weather at dawn}\n"
-                 "declaration: {plan: hold the ridge, reserve: 2nd brigade}\n",
-        "bob": "rolls:\n  - {label: guards-morale, table: morale, modifiers: [elite], purpose: Guards charged by cuirassiers}\n"
-               "  - {label: volley, table: fire, column: line, modifiers: [close-range], purpose: volley at 50 paces}\n",
-        "carol": "rolls:\n  - {label: events, dice: 1d10z, purpose: random event (d10 read 0-9)}\n"
-                 "note: Carol's light cavalry screens the left.\n",
-    },
-    2: {
-        "alice": "rolls:\n  - {label: assault, dice: 2d6, purpose: assault on the village}\n"
-                 "  - {label: village-morale, table: morale, modifiers: [veteran, flanked], purpose: defenders of the village}\n",
-        "bob": "declaration: {bid: 4}\n",
-        "carol": "declaration: {bid: 3}\nrolls:\n  - {label: scouting, dice: 3d6, purpose: scouting the woods}\n",
-    },
-    3: {
-        "alice": "rolls:\n  - {label: pursuit, dice: 1d6, purpose: pursuit by the hussars}\n",
-        "bob": "rolls:\n  - {label: rally, table: morale, modifiers: [shaken], purpose: rallying the second line}\n",
-        "carol": "note: Carol withdraws in good order.\n",
-    },
-}
+# The players' orders, turn by turn: roll requests (some read on the tables), sealed declarations, notes.
+ORDERS = """\
+- alice:
+    rolls:
+      - {label: weather, dice: 1d6, purpose: weather at dawn}
+    declaration: {plan: hold the ridge, reserve: 2nd brigade}
+  bob:
+    rolls:
+      - {label: guards-morale, table: morale, modifiers: [elite], purpose: Guards charged by cuirassiers}
+      - {label: volley, table: fire, column: line, modifiers: [close-range], purpose: volley at 50 paces}
+  carol:
+    rolls:
+      - {label: events, dice: 1d10z, purpose: random event (d10 read 0-9)}
+    note: Carol's light cavalry screens the left.
+- alice:
+    rolls:
+      - {label: assault, dice: 2d6, purpose: assault on the village}
+      - {label: village-morale, table: morale, modifiers: [veteran, flanked], purpose: defenders of the village}
+  bob:
+    declaration: {bid: 4}
+  carol:
+    declaration: {bid: 3}
+    rolls:
+      - {label: scouting, dice: 3d6, purpose: scouting the woods}
+- alice:
+    rolls:
+      - {label: pursuit, dice: 1d6, purpose: pursuit by the hussars}
+  bob:
+    rolls:
+      - {label: rally, table: morale, modifiers: [shaken], purpose: rallying the second line}
+  carol:
+    note: Carol withdraws in good order.
+"""
 
 
 def run_demo(directory: Path, say: Callable[[str], None]) -> None:
@@ -71,21 +84,26 @@ def run_demo(directory: Path, say: Callable[[str], None]) -> None:
         generate_keypair(keys / player, comment=f"{player}@example.org")
     atomic_write(directory / "tables.yaml", TABLES.encode())
     players = "".join(f"  - {{name: {p}, email: {p}@example.org, key_file: players/{p}.pub}}\n" for p in PLAYERS)
-    atomic_write(directory / "game.yaml", (
-        "game: demo-skirmish\nmodule: moderator\ntitle: Demo skirmish\noptions: {rounds: 3}\ntables: tables.yaml\n"
-        f"referee: {{email: referee@example.org, name: Demo Referee}}\nplayers:\n{players}").encode())
+    atomic_write(
+        directory / "game.yaml",
+        (
+            "game: demo-skirmish\nmodule: moderator\ntitle: Demo skirmish\noptions: {rounds: 3}\ntables: tables.yaml\n"
+            f"referee: {{email: referee@example.org, name: Demo Referee}}\nplayers:\n{players}"
+        ).encode(),
+    )
     game = directory / "game"
     init_game(game, directory / "game.yaml")
     say(f"created game demo-skirmish in {game} for {', '.join(PLAYERS)}")
     first_orders: Path | None = None
-    for turn, orders in ORDERS.items():
+    for turn, orders in enumerate(load_strict(ORDERS), start=1):
         for player, body in orders.items():
             path = keys / f"{player}-t{turn}.yaml"
-            atomic_write(path, (f"game: demo-skirmish\nturn: {turn}\nphase: round\nplayer: {player}\norders:\n"
-                                + "".join(f"  {line}\n" for line in body.splitlines())).encode())
+            header = {"game": "demo-skirmish", "turn": turn, "phase": "round", "player": player}
+            atomic_write(path, dump({**header, "orders": body}).encode())
             signature = sign_order_file(path, keys / player, lambda: b"")
             receipt = submit(game, path.read_bytes(), signature.read_bytes())
-            say(f"  turn {turn}: {player}'s orders {'accepted' if receipt.accepted else 'REFUSED'} ({receipt.sha256[:12]})")
+            verdict = "accepted" if receipt.accepted else "REFUSED"
+            say(f"  turn {turn}: {player}'s orders {verdict} ({receipt.sha256[:12]})")
             first_orders = first_orders or path
         if turn == 2 and first_orders is not None:
             replay = submit(game, first_orders.read_bytes(), Path(str(first_orders) + ".sig").read_bytes())
@@ -105,8 +123,10 @@ def _fresh(directory: Path) -> Path:
     """Return `directory`, emptied if it holds an earlier demo, refused if it holds anything else."""
     if directory.exists() and any(directory.iterdir()):
         if not (directory / MARKER).exists():
-            raise RefereeError(f"{directory} exists and is not an earlier demo; nothing was touched",
-                               hints=("give another directory: referee demo DIR",))
+            raise RefereeError(
+                f"{directory} exists and is not an earlier demo; nothing was touched",
+                hints=("give another directory: referee demo DIR",),
+            )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / MARKER).write_text("made by referee demo; removed by the next one\n")

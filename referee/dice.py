@@ -12,9 +12,10 @@ import hashlib
 import hmac
 import re
 import struct
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 TRANSCRIPT_HEADER = "pbem-referee-rolls/1"
 SEED_BYTES = 32
@@ -137,7 +138,9 @@ def _limit(n: int) -> int:
 
 
 _SPEC = re.compile(r"^(?P<count>[1-9][0-9]*)?d(?P<sides>[1-9][0-9]*)(?P<zero>z)?$")
-_RECORD_SPEC = re.compile(r"^(?:(?P<count>[1-9][0-9]*)d(?P<sides>[1-9][0-9]*)|uniform\((?P<n>[1-9][0-9]*)\)|shuffle\((?P<size>[0-9]+)\))$")
+_RECORD_SPEC = re.compile(
+    r"^(?:(?P<count>[1-9][0-9]*)d(?P<sides>[1-9][0-9]*)|uniform\((?P<n>[1-9][0-9]*)\)|shuffle\((?P<size>[0-9]+)\))$"
+)
 
 
 @dataclass(frozen=True)
@@ -245,4 +248,3 @@ class Dice:
         order = self._stream(label).shuffle(range(len(items)))
         self.rolls.append({"label": label, "spec": f"shuffle({len(items)})", "values": order})
         return [items[i] for i in order]
-

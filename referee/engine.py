@@ -40,7 +40,7 @@ class Game:
     module: GameModule
 
     @classmethod
-    def open(cls, path: Path) -> "Game":
+    def open(cls, path: Path) -> Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
         data = load_strict(game_dir.config.read_text(encoding="utf-8"))
@@ -96,18 +96,24 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
     module = find_game(config.module)
     scenario = config.scenario or module.scenarios[0]
     if scenario not in module.scenarios:
-        raise ConfigError(f"game module '{module.id}' has no scenario '{scenario}'",
-                          hints=(f"scenarios: {', '.join(module.scenarios)}",))
+        raise ConfigError(
+            f"game module '{module.id}' has no scenario '{scenario}'",
+            hints=(f"scenarios: {', '.join(module.scenarios)}",),
+        )
     names = [player.name for player in config.players]
     roles = module.roles(scenario, config.module_options())
     if roles is not None and sorted(roles) != sorted(names):
-        raise ConfigError(f"scenario '{scenario}' of {module.id} is played by {', '.join(roles)}; "
-                          f"the configuration names {', '.join(names)}",
-                          hints=("give each role exactly one player, named after the role",))
+        raise ConfigError(
+            f"scenario '{scenario}' of {module.id} is played by {', '.join(roles)}; "
+            f"the configuration names {', '.join(names)}",
+            hints=("give each role exactly one player, named after the role",),
+        )
     path = Path(path)
     if path.exists() and any(path.iterdir()):
-        raise StateError(f"{path} already exists and is not empty",
-                         hints=("choose a new directory, or remove this one if it is a failed attempt",))
+        raise StateError(
+            f"{path} already exists and is not empty",
+            hints=("choose a new directory, or remove this one if it is a failed attempt",),
+        )
     state = module.setup(scenario, names, config.module_options())
     config = GameConfig(**{**config.__dict__, "scenario": scenario})
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -117,8 +123,9 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
     game = Game(game_dir, config, module)
     atomic_write(game_dir.config, config_yaml(config))
     with game_dir.lock():
-        game_dir.set_meta("game", json.dumps({"game": config.game, "module": module.id, "title": config.title,
-                                              "players": names}))
+        game_dir.set_meta(
+            "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
+        )
         game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         _open_phase(game, _envelope(game, state, module.phase(state), None), game_dir.next_phase_seq())
     from referee.status import status
@@ -130,16 +137,22 @@ def _envelope(game: Game, state: Any, spec: PhaseSpec | None, previous: str | No
     """Wrap a module's state with what the core keeps: the phase it opens and the hash of the
     state before it, so that the snapshots form a hash chain of their own."""
     envelope = {
-        "game": game.config.game, "module": game.module.id, "module_version": game.module.version,
-        "turn": spec.turn if spec else None, "phase": spec.name if spec else None,
-        "over": spec is None, "previous": previous, "state": state,
+        "game": game.config.game,
+        "module": game.module.id,
+        "module_version": game.module.version,
+        "turn": spec.turn if spec else None,
+        "phase": spec.name if spec else None,
+        "over": spec is None,
+        "previous": previous,
+        "state": state,
     }
     canonical_json(envelope)  # a module returning non-JSON data fails here, before anything is stored
     return envelope
 
 
-def _open_phase(game: Game, envelope: dict[str, Any], seq: int,
-                closing: Callable[[], None] = lambda: None) -> str | None:
+def _open_phase(
+    game: Game, envelope: dict[str, Any], seq: int, closing: Callable[[], None] = lambda: None
+) -> str | None:
     """Store the state, commit to the next phase's seed and announce it; return the commitment.
 
     `closing` stores the end of the previous phase in the same journal transaction: were it
@@ -156,8 +169,10 @@ def _open_phase(game: Game, envelope: dict[str, Any], seq: int,
             game_dir.log("game.over", {"state": state_hash})
         return None
     if any(p.turn == spec.turn and p.phase == spec.name for p in game_dir.phases()):
-        raise StateError(f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
-                         "this is a bug in the game module")
+        raise StateError(
+            f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
+            "this is a bug in the game module"
+        )
     commit = commitment(game_dir.seed_for(spec.turn, spec.name))
     phase = OpenPhase(seq, spec.turn, spec.name, commit, state_hash, "", spec.active, None, None, None)
     from referee.letters import post_notices
@@ -210,16 +225,30 @@ def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Rec
     order = parse_order_file(raw)
     receipt.turn, receipt.phase, receipt.seq = order.turn, order.phase, order.seq
     if order.game != game.config.game:
-        problems.append(Problem("refused.game", "game",
-                                f"this file is for game '{order.game}', but it was sent to game '{game.config.game}'"))
+        problems.append(
+            Problem(
+                "refused.game",
+                "game",
+                f"this file is for game '{order.game}', but it was sent to game '{game.config.game}'",
+            )
+        )
     if signer is not None and order.player != signer:
-        problems.append(Problem("refused.key-other-player", "player",
-                                f"the file says player '{order.player}', but it is signed with the key registered to '{signer}'"))
+        problems.append(
+            Problem(
+                "refused.key-other-player",
+                "player",
+                f"the file says player '{order.player}', but it is signed with the key registered to '{signer}'",
+            )
+        )
     elif game.config.player(order.player) is None:
-        problems.append(Problem("refused.player", "player", f"there is no player '{order.player}' in game '{game.config.game}'"))
+        problems.append(
+            Problem("refused.player", "player", f"there is no player '{order.player}' in game '{game.config.game}'")
+        )
     phase = game.dir.open_phase()
     if phase is None:
-        problems.append(Problem("refused.game-over", "turn", f"game '{game.config.game}' is over: it takes no more orders"))
+        problems.append(
+            Problem("refused.game-over", "turn", f"game '{game.config.game}' is over: it takes no more orders")
+        )
         return receipt, None
     if (order.turn, order.phase) != (phase.turn, phase.phase):
         problems.append(_wrong_phase(game, order, phase))
@@ -229,9 +258,14 @@ def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Rec
     spec = game.module.phase(envelope["state"])
     assert spec is not None
     if order.player not in spec.active:
-        problems.append(Problem("refused.not-active", "player",
-                                f"player '{order.player}' gives no orders in turn {phase.turn} '{phase.phase}'"
-                                f" (awaited: {', '.join(spec.active) or 'nobody'})"))
+        problems.append(
+            Problem(
+                "refused.not-active",
+                "player",
+                f"player '{order.player}' gives no orders in turn {phase.turn} '{phase.phase}'"
+                f" (awaited: {', '.join(spec.active) or 'nobody'})",
+            )
+        )
         return receipt, None
     problems += check(order.orders, spec.schema) or game.module.validate(envelope["state"], order.player, order.orders)
     problems += _seq_problems(game, phase, order)
@@ -245,9 +279,14 @@ def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Rec
 def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: list[Problem]) -> str | None:
     """Return the registered player who signed `raw`, adding a problem when there is none."""
     if signature is None or not (signature.strip() if isinstance(signature, (str, bytes)) else True):
-        problems.append(Problem("refused.signature", "signature",
-                                "no signature came with the order file: sign it with "
-                                "`ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-orders FILE` and send FILE.sig too"))
+        problems.append(
+            Problem(
+                "refused.signature",
+                "signature",
+                "no signature came with the order file: sign it with "
+                "`ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-orders FILE` and send FILE.sig too",
+            )
+        )
         return None
     try:
         key: PublicKey = verify(raw, signature, NAMESPACE_ORDERS)
@@ -256,9 +295,14 @@ def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: lis
         return None
     player = game.config.player_by_key(key)
     if player is None:
-        problems.append(Problem("refused.key-unknown", "signature",
-                                f"the file is signed with key {key.fingerprint}, which is not registered in game "
-                                f"'{game.config.game}': sign with the key you registered, or ask the referee to register this one"))
+        problems.append(
+            Problem(
+                "refused.key-unknown",
+                "signature",
+                f"the file is signed with key {key.fingerprint}, which is not registered in game "
+                f"'{game.config.game}': sign with the key you registered, or ask the referee to register this one",
+            )
+        )
         return None
     return player.name
 
@@ -267,11 +311,15 @@ def _wrong_phase(game: Game, order: OrderFile, phase: OpenPhase) -> Problem:
     closed = any(p.turn == order.turn and p.phase == order.phase for p in game.dir.phases())
     now = f"the open phase is turn {phase.turn} '{phase.phase}'"
     if closed:
-        return Problem("refused.stale", "turn",
-                       f"this file is for turn {order.turn} '{order.phase}', which is closed ({now}): "
-                       "a late or replayed file; write new orders for the open phase")
-    return Problem("refused.not-open", "phase",
-                   f"this file is for turn {order.turn} '{order.phase}', which is not open ({now})")
+        return Problem(
+            "refused.stale",
+            "turn",
+            f"this file is for turn {order.turn} '{order.phase}', which is closed ({now}): "
+            "a late or replayed file; write new orders for the open phase",
+        )
+    return Problem(
+        "refused.not-open", "phase", f"this file is for turn {order.turn} '{order.phase}', which is not open ({now})"
+    )
 
 
 def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Problem]:
@@ -279,14 +327,24 @@ def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Proble
     if same is not None:
         if same.sha256 == order.sha256:
             return [Problem("duplicate", "seq", "this exact file was already accepted")]
-        return [Problem("refused.seq-used", "seq",
-                        f"seq {order.seq} was already accepted with another file (SHA-256 {same.sha256[:16]}...): "
-                        "to replace your orders, send the new file with a higher seq")]
+        return [
+            Problem(
+                "refused.seq-used",
+                "seq",
+                f"seq {order.seq} was already accepted with another file (SHA-256 {same.sha256[:16]}...): "
+                "to replace your orders, send the new file with a higher seq",
+            )
+        ]
     standing = game.dir.standing_orders(phase.seq).get(order.player)
     if standing is not None and standing.seq > order.seq:
-        return [Problem("refused.seq-superseded", "seq",
-                        f"your orders with seq {standing.seq} already stand, so seq {order.seq} would not count: "
-                        f"send it again with seq {standing.seq + 1}")]
+        return [
+            Problem(
+                "refused.seq-superseded",
+                "seq",
+                f"your orders with seq {standing.seq} already stand, so seq {order.seq} would not count: "
+                f"send it again with seq {standing.seq + 1}",
+            )
+        ]
     return []
 
 
@@ -299,19 +357,31 @@ def _store_accepted(game: Game, order: OrderFile | None, signature: str | bytes 
     atomic_write(game.dir.orders / (name + ".sig"), signature if isinstance(signature, bytes) else signature.encode())
     with game.dir.transaction():
         game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name)
-        game.dir.log("order.accepted", {"sha256": order.sha256, "seq": order.seq, "file": name},
-                     phase.turn, phase.phase, order.player)
+        game.dir.log(
+            "order.accepted",
+            {"sha256": order.sha256, "seq": order.seq, "file": name},
+            phase.turn,
+            phase.phase,
+            order.player,
+        )
 
 
 def _store_refused(game: Game, receipt: Receipt, raw: bytes, signature: str | bytes | None) -> None:
     """Keep a refused file for the record (nothing is ever lost); it changes nothing in the game."""
     atomic_write(game.dir.refused / f"{receipt.sha256}.order", raw)
     if signature:
-        atomic_write(game.dir.refused / f"{receipt.sha256}.order.sig",
-                     signature if isinstance(signature, bytes) else signature.encode())
+        atomic_write(
+            game.dir.refused / f"{receipt.sha256}.order.sig",
+            signature if isinstance(signature, bytes) else signature.encode(),
+        )
     with game.dir.transaction():
-        game.dir.log("order.refused", {"sha256": receipt.sha256, "problems": [p.__dict__ for p in receipt.problems]},
-                     receipt.turn, receipt.phase, receipt.player)
+        game.dir.log(
+            "order.refused",
+            {"sha256": receipt.sha256, "problems": [p.__dict__ for p in receipt.problems]},
+            receipt.turn,
+            receipt.phase,
+            receipt.player,
+        )
 
 
 # -- adjudicate ---------------------------------------------------------------------------
@@ -333,16 +403,20 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
         if phase is None:
             raise StateError(f"game '{game.config.game}' is over: there is nothing to adjudicate")
         if expect is not None and parse_expect(expect) != (phase.turn, phase.phase):
-            raise StateError(f"the open phase is {phase.ident}, not {expect}: nothing was done",
-                             hints=("the game has moved on since you looked; check `referee status`",))
+            raise StateError(
+                f"the open phase is {phase.ident}, not {expect}: nothing was done",
+                hints=("the game has moved on since you looked; check `referee status`",),
+            )
         envelope = game.envelope(phase.state_before)
         spec = game.module.phase(envelope["state"])
         assert spec is not None
         standing = {p: o for p, o in game.dir.standing_orders(phase.seq).items() if p in spec.active}
         missing = [p for p in spec.active if p not in standing]
         if missing and not force:
-            raise StateError(f"waiting for orders from {', '.join(missing)} (turn {phase.turn} '{phase.phase}')",
-                             hints=("to adjudicate now with the game's default orders for them, add --force",))
+            raise StateError(
+                f"waiting for orders from {', '.join(missing)} (turn {phase.turn} '{phase.phase}')",
+                hints=("to adjudicate now with the game's default orders for them, add --force",),
+            )
         orders = {p: parse_order_file((game.dir.orders / o.file).read_bytes()).orders for p, o in standing.items()}
         orders.update({p: copy.deepcopy(spec.default_orders) for p in missing})
         seed = game.dir.seed_for(phase.turn, phase.phase)
@@ -355,10 +429,17 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
         state_after = game.dir.save_state(next_envelope)
         next_commit = commitment(game.dir.seed_for(next_spec.turn, next_spec.name)) if next_spec else None
         record = {
-            "protocol": PROTOCOL, "game": game.config.game, "turn": phase.turn, "phase": phase.phase,
-            "commit": phase.commit, "server_seed": seed.hex(), "beacon": None,
+            "protocol": PROTOCOL,
+            "game": game.config.game,
+            "turn": phase.turn,
+            "phase": phase.phase,
+            "commit": phase.commit,
+            "server_seed": seed.hex(),
+            "beacon": None,
             "orders": [{"player": p, "sha256": hashes[p]} for p in sorted(hashes)],
-            "rolls": dice.rolls, "state_before": phase.state_before, "state_after": state_after,
+            "rolls": dice.rolls,
+            "state_before": phase.state_before,
+            "state_after": state_after,
             "next_commit": next_commit,
         }
         record_path = game.dir.records / f"{phase.stem}.json"
@@ -371,12 +452,23 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
 
         def close() -> None:
             game.dir.close_phase(phase.seq, state_after, record_path.name)
-            game.dir.log("phase.adjudicated", {"record": record_path.name, "defaulted": missing, "forced": force},
-                         phase.turn, phase.phase)
+            game.dir.log(
+                "phase.adjudicated",
+                {"record": record_path.name, "defaulted": missing, "forced": force},
+                phase.turn,
+                phase.phase,
+            )
 
         _open_phase(game, next_envelope, phase.seq + 1, close)
-        return Adjudication(phase, record_path, events, len(dice.rolls), missing,
-                            f"{next_spec.turn}/{next_spec.name}" if next_spec else None, reports)
+        return Adjudication(
+            phase,
+            record_path,
+            events,
+            len(dice.rolls),
+            missing,
+            f"{next_spec.turn}/{next_spec.name}" if next_spec else None,
+            reports,
+        )
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -391,4 +483,3 @@ def read_signature_file(order_path: Path, sig_path: Path | None) -> bytes | None
         return candidate.read_bytes()
     except OSError as exc:
         raise RefereeError(f"cannot read the signature {candidate}: {exc.strerror}") from None
-

@@ -12,11 +12,12 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from referee.canonical import canonical_json, sha256_hex
 from referee.errors import LockedError, StateError
@@ -45,7 +46,7 @@ LOCK_WAIT_SECONDS = 10.0
 
 def utc_now() -> str:
     """Return the current UTC time as ISO 8601 text with seconds."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,13 @@ class GameDir:
         """Return whether this directory holds a game."""
         return self.journal_path.exists()
 
-    def require(self) -> "GameDir":
+    def require(self) -> GameDir:
         """Return self, or raise StateError when the directory holds no game."""
         if not self.exists():
-            raise StateError(f"{self.path} is not a game directory (no journal.sqlite)",
-                             hints=("create a game with: referee init GAMEDIR --config game.yaml",))
+            raise StateError(
+                f"{self.path} is not a game directory (no journal.sqlite)",
+                hints=("create a game with: referee init GAMEDIR --config game.yaml",),
+            )
         return self
 
     @property
@@ -148,9 +151,8 @@ class GameDir:
     def lock(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
         """Hold the game's lock: one referee process at a time works on a game."""
         self.path.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path / ".lock", "a+")
         deadline = time.monotonic() + wait
-        try:
+        with open(self.path / ".lock", "a+") as handle:
             while True:
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -159,11 +161,10 @@ class GameDir:
                     if time.monotonic() >= deadline:
                         raise LockedError(
                             f"another referee process is working on {self.path}",
-                            hints=("wait for it to finish and try again",)) from None
+                            hints=("wait for it to finish and try again",),
+                        ) from None
                     time.sleep(0.05)
             yield
-        finally:
-            handle.close()
 
     # -- meta -------------------------------------------------------------------------
 
@@ -209,8 +210,10 @@ class GameDir:
         Drawn once and kept: a crash between writing a notice and committing the phase
         must not let a second run publish a different commitment.
         """
-        self.db.execute("INSERT OR IGNORE INTO seeds (turn, phase, server_seed) VALUES (?, ?, ?)",
-                        (turn, phase, os.urandom(32).hex()))
+        self.db.execute(
+            "INSERT OR IGNORE INTO seeds (turn, phase, server_seed) VALUES (?, ?, ?)",
+            (turn, phase, os.urandom(32).hex()),
+        )
         row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
         return bytes.fromhex(row["server_seed"])
 
@@ -228,52 +231,79 @@ class GameDir:
         row = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM phases").fetchone()
         return int(row["n"])
 
-    def insert_phase(self, seq: int, turn: int, phase: str, commit: str, state_before: str,
-                     active: tuple[str, ...]) -> None:
+    def insert_phase(
+        self, seq: int, turn: int, phase: str, commit: str, state_before: str, active: tuple[str, ...]
+    ) -> None:
         """Record that a phase is open, and who must send orders in it."""
         self.db.execute(
             "INSERT INTO phases (seq, turn, phase, commit_hex, state_before, active, opened_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (seq, turn, phase, commit, state_before, json.dumps(list(active)), utc_now()))
+            (seq, turn, phase, commit, state_before, json.dumps(list(active)), utc_now()),
+        )
 
     def close_phase(self, seq: int, state_after: str, record: str) -> None:
         """Record that a phase was adjudicated."""
-        self.db.execute("UPDATE phases SET adjudicated_at = ?, state_after = ?, record = ? WHERE seq = ?",
-                        (utc_now(), state_after, record, seq))
+        self.db.execute(
+            "UPDATE phases SET adjudicated_at = ?, state_after = ?, record = ? WHERE seq = ?",
+            (utc_now(), state_after, record, seq),
+        )
 
     def standing_orders(self, phase_seq: int) -> dict[str, AcceptedOrder]:
         """Return, per player, the accepted order with the highest seq in the phase."""
         rows = self.db.execute(
-            "SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? ORDER BY player, seq", (phase_seq,))
+            "SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? ORDER BY player, seq", (phase_seq,)
+        )
         return {row["player"]: AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"]) for row in rows}
 
     def find_order(self, phase_seq: int, player: str, seq: int) -> AcceptedOrder | None:
         """Return the accepted order with this seq, if any."""
-        row = self.db.execute("SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? AND player = ? AND seq = ?",
-                              (phase_seq, player, seq)).fetchone()
+        row = self.db.execute(
+            "SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? AND player = ? AND seq = ?",
+            (phase_seq, player, seq),
+        ).fetchone()
         return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"]) if row else None
 
     def insert_order(self, phase_seq: int, player: str, seq: int, sha256: str, file: str) -> None:
         """Record an accepted order file."""
         self.db.execute(
             "INSERT INTO orders (phase_seq, player, seq, sha256, file, accepted_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (phase_seq, player, seq, sha256, file, utc_now()))
+            (phase_seq, player, seq, sha256, file, utc_now()),
+        )
 
     def times_received(self, sha256: str) -> int:
         """Return how many times a file with this SHA-256 was submitted (accepted, refused or again)."""
         row = self.db.execute(
             "SELECT COUNT(*) AS n FROM log WHERE kind IN ('order.accepted', 'order.refused', 'order.duplicate')"
-            " AND json_extract(data, '$.sha256') = ?", (sha256,)).fetchone()
+            " AND json_extract(data, '$.sha256') = ?",
+            (sha256,),
+        ).fetchone()
         return int(row["n"])
 
-    def log(self, kind: str, data: dict[str, Any], turn: int | None = None, phase: str | None = None,
-            player: str | None = None) -> None:
+    def log(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        turn: int | None = None,
+        phase: str | None = None,
+        player: str | None = None,
+    ) -> None:
         """Append an entry to the journal's log."""
-        self.db.execute("INSERT INTO log (at, kind, turn, phase, player, data) VALUES (?, ?, ?, ?, ?, ?)",
-                        (utc_now(), kind, turn, phase, player, json.dumps(data, sort_keys=True)))
+        self.db.execute(
+            "INSERT INTO log (at, kind, turn, phase, player, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (utc_now(), kind, turn, phase, player, json.dumps(data, sort_keys=True)),
+        )
 
 
 def _phase(row: sqlite3.Row) -> OpenPhase:
-    return OpenPhase(row["seq"], row["turn"], row["phase"], row["commit_hex"], row["state_before"],
-                     row["opened_at"], tuple(json.loads(row["active"])), row["adjudicated_at"],
-                     row["state_after"], row["record"])
+    return OpenPhase(
+        row["seq"],
+        row["turn"],
+        row["phase"],
+        row["commit_hex"],
+        row["state_before"],
+        row["opened_at"],
+        tuple(json.loads(row["active"])),
+        row["adjudicated_at"],
+        row["state_after"],
+        row["record"],
+    )

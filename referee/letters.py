@@ -36,13 +36,22 @@ def view_yaml(view: Any) -> bytes:
     return _yaml_of(canonical_json(view))
 
 
-def _domain(game: "Game") -> str:
+def _domain(game: Game) -> str:
     return game.config.referee_email.rpartition("@")[2]
 
 
-def _deliver(game: "Game", player: str | None, folder: str, name: str, subject: str, kind: str,
-             context: dict[str, Any], message_id: str, attachments: list[Attachment],
-             in_reply_to: str | None = None) -> Path:
+def _deliver(
+    game: Game,
+    player: str | None,
+    folder: str,
+    name: str,
+    subject: str,
+    kind: str,
+    context: dict[str, Any],
+    message_id: str,
+    attachments: list[Attachment],
+    in_reply_to: str | None = None,
+) -> Path:
     """Render, sign, keep and post one letter; return the path of its signed text."""
     text, html = render(kind, context)
     text_bytes = text.encode("utf-8")
@@ -57,56 +66,101 @@ def _deliver(game: "Game", player: str | None, folder: str, name: str, subject: 
     recipient = game.config.player(player) if player else None
     if recipient is not None:
         letter = Letter(
-            to=recipient.email, subject=subject, text=text, html=html, message_id=message_id,
-            in_reply_to=in_reply_to, auto_submitted="auto-replied" if kind == "ack" else "auto-generated",
-            attachments=[Attachment(f"{name}.txt", text_bytes, "text/plain"),
-                         Attachment(f"{name}.txt.sig", signature, "application/octet-stream"), *attachments])
+            to=recipient.email,
+            subject=subject,
+            text=text,
+            html=html,
+            message_id=message_id,
+            in_reply_to=in_reply_to,
+            auto_submitted="auto-replied" if kind == "ack" else "auto-generated",
+            attachments=[
+                Attachment(f"{name}.txt", text_bytes, "text/plain"),
+                Attachment(f"{name}.txt.sig", signature, "application/octet-stream"),
+                *attachments,
+            ],
+        )
         post(game.dir.outbox, letter, game.config.referee_email, game.config.referee_name)
     return text_path
 
 
-def _common(game: "Game", player: str | None) -> dict[str, Any]:
+def _common(game: Game, player: str | None) -> dict[str, Any]:
     key_line = game.dir.public_key.read_text(encoding="utf-8").strip()
-    return {"game": game.config.game, "title": game.config.title, "player": player, "protocol": PROTOCOL,
-            "referee_key": key_line, "referee_email": game.config.referee_email}
+    return {
+        "game": game.config.game,
+        "title": game.config.title,
+        "player": player,
+        "protocol": PROTOCOL,
+        "referee_key": key_line,
+        "referee_email": game.config.referee_email,
+    }
 
 
-def order_template(game: "Game", phase: "OpenPhase", spec: PhaseSpec, player: str) -> str:
+def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -> str:
     """Return a ready-to-fill order file for `player` in this phase."""
     header = {"game": game.config.game, "turn": phase.turn, "phase": phase.phase, "player": player, "seq": 1}
     orders = spec.example if spec.example is not None else spec.default_orders
     return dump(header) + dump({"orders": orders})
 
 
-def post_notices(game: "Game", phase: "OpenPhase", spec: PhaseSpec, state: Any) -> None:
+def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> None:
     """Announce an open phase to every player: its commitment and, for the active, an order form."""
     for player in game.config.players:
         name = player.name
         view_bytes = view_yaml(game.module.view(state, name))
         context = {
-            **_common(game, name), "turn": phase.turn, "phase": phase.phase, "phase_title": spec.title,
-            "commit": phase.commit, "active": spec.active, "is_active": name in spec.active, "sealed": spec.sealed,
-            "schema_lines": describe(spec.schema), "template": order_template(game, phase, spec, name),
-            "entropy_digits": ENTROPY_HEX_DIGITS, "view_file": f"{name}.view.yaml", "view_sha256": sha256_hex(view_bytes),
+            **_common(game, name),
+            "turn": phase.turn,
+            "phase": phase.phase,
+            "phase_title": spec.title,
+            "commit": phase.commit,
+            "active": spec.active,
+            "is_active": name in spec.active,
+            "sealed": spec.sealed,
+            "schema_lines": describe(spec.schema),
+            "template": order_template(game, phase, spec, name),
+            "entropy_digits": ENTROPY_HEX_DIGITS,
+            "view_file": f"{name}.view.yaml",
+            "view_sha256": sha256_hex(view_bytes),
         }
-        _deliver(game, name, phase.stem, f"{name}.notice", f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
-                 "notice", context, make_message_id(_domain(game), game.config.game, phase.stem, "notice", name),
-                 [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")])
+        _deliver(
+            game,
+            name,
+            phase.stem,
+            f"{name}.notice",
+            f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
+            "notice",
+            context,
+            make_message_id(_domain(game), game.config.game, phase.stem, "notice", name),
+            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")],
+        )
 
 
-def post_ack(game: "Game", receipt: "Receipt", raw: bytes) -> Path:
+def post_ack(game: Game, receipt: Receipt, raw: bytes) -> Path:
     """Write the acknowledgement of a submitted order file (accepted or refused, every reason)."""
     phase = game.dir.open_phase()
     folder = phase.stem if phase else "closed"
     who = receipt.player or "unknown"
-    context = {**_common(game, receipt.player), "receipt": receipt, "size": len(raw),
-               "open_turn": phase.turn if phase else None, "open_phase": phase.phase if phase else None}
+    context = {
+        **_common(game, receipt.player),
+        "receipt": receipt,
+        "size": len(raw),
+        "open_turn": phase.turn if phase else None,
+        "open_phase": phase.phase if phase else None,
+    }
     verdict = "accepted" if receipt.accepted else "REFUSED"
     # A file sent again gets an acknowledgement of its own: the player may have lost the first.
     again = f"-{receipt.copy}" if receipt.copy > 1 else ""
-    return _deliver(game, receipt.player, folder, f"{who}.ack-{receipt.sha256[:12]}{again}",
-                    f"[{game.config.game}] orders {verdict} ({receipt.sha256[:12]})", "ack", context,
-                    make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256 + again), [])
+    return _deliver(
+        game,
+        receipt.player,
+        folder,
+        f"{who}.ack-{receipt.sha256[:12]}{again}",
+        f"[{game.config.game}] orders {verdict} ({receipt.sha256[:12]})",
+        "ack",
+        context,
+        make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256 + again),
+        [],
+    )
 
 
 def annotated_rolls(rolls: list[dict[str, Any]], events: list[Event]) -> list[dict[str, Any]]:
@@ -115,8 +169,15 @@ def annotated_rolls(rolls: list[dict[str, Any]], events: list[Event]) -> list[di
     return [{**roll, "note": notes.get(roll["label"], {})} for roll in rolls]
 
 
-def post_reports(game: "Game", phase: "OpenPhase", record: dict[str, Any], record_bytes: bytes,
-                 events: list[Event], defaulted: list[str], envelope: dict[str, Any]) -> list[Path]:
+def post_reports(
+    game: Game,
+    phase: OpenPhase,
+    record: dict[str, Any],
+    record_bytes: bytes,
+    events: list[Event],
+    defaulted: list[str],
+    envelope: dict[str, Any],
+) -> list[Path]:
     """Write each player's report of an adjudicated phase, with the signed public record attached."""
     record_name = f"{phase.stem}.json"
     record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
@@ -128,15 +189,36 @@ def post_reports(game: "Game", phase: "OpenPhase", record: dict[str, Any], recor
         view_bytes = view_yaml(game.module.view(envelope["state"], name))
         view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
         context = {
-            **_common(game, name), "turn": phase.turn, "phase": phase.phase, "events": visible, "rolls": rolls,
-            "record": record, "record_file": record_name, "record_sha256": sha256_hex(record_bytes),
-            "defaulted": defaulted, "over": envelope["over"], "next_turn": envelope["turn"],
-            "next_phase": envelope["phase"], "view_file": view_file, "view_sha256": sha256_hex(view_bytes),
+            **_common(game, name),
+            "turn": phase.turn,
+            "phase": phase.phase,
+            "events": visible,
+            "rolls": rolls,
+            "record": record,
+            "record_file": record_name,
+            "record_sha256": sha256_hex(record_bytes),
+            "defaulted": defaulted,
+            "over": envelope["over"],
+            "next_turn": envelope["turn"],
+            "next_phase": envelope["phase"],
+            "view_file": view_file,
+            "view_sha256": sha256_hex(view_bytes),
         }
-        paths.append(_deliver(
-            game, name, phase.stem, f"{name}.report", f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
-            "report", context, make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
-            [Attachment(view_file, view_bytes, "text/yaml"),
-             Attachment(record_name, record_bytes, "application/json"),
-             Attachment(record_name + ".sig", record_sig, "application/octet-stream")]))
+        paths.append(
+            _deliver(
+                game,
+                name,
+                phase.stem,
+                f"{name}.report",
+                f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
+                "report",
+                context,
+                make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
+                [
+                    Attachment(view_file, view_bytes, "text/yaml"),
+                    Attachment(record_name, record_bytes, "application/json"),
+                    Attachment(record_name + ".sig", record_sig, "application/octet-stream"),
+                ],
+            )
+        )
     return paths

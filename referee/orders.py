@@ -80,48 +80,80 @@ def _decode(raw: bytes) -> str:
 def order_file_problems(raw: bytes) -> list[Problem]:
     """Return every problem with the file's bytes, YAML and header fields (empty: well formed)."""
     if len(raw) > MAX_ORDER_BYTES:
-        return [Problem("invalid.size", "file",
-                        f"the file is {len(raw):,} bytes; order files may be at most {MAX_ORDER_BYTES:,} bytes (256 KiB)")]
+        return [
+            Problem(
+                "invalid.size",
+                "file",
+                f"the file is {len(raw):,} bytes; order files may be at most {MAX_ORDER_BYTES:,} bytes (256 KiB)",
+            )
+        ]
     try:
         text = _decode(raw)
     except UnicodeDecodeError as exc:
-        return [Problem("invalid.encoding", "file",
-                        f"the file is not UTF-8 text (byte {exc.start} is not valid UTF-8); save it as UTF-8")]
+        return [
+            Problem(
+                "invalid.encoding",
+                "file",
+                f"the file is not UTF-8 text (byte {exc.start} is not valid UTF-8); save it as UTF-8",
+            )
+        ]
     try:
         data = load_strict(text)
     except StrictYAMLError as exc:
         return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
     if not isinstance(data, dict):
         found = "empty" if data is None else "a single value or list"
-        return [Problem("invalid.not-mapping", "file",
-                        f"the file must be a YAML mapping of header fields (game:, turn:, ...), but it is {found}")]
+        return [
+            Problem(
+                "invalid.not-mapping",
+                "file",
+                f"the file must be a YAML mapping of header fields (game:, turn:, ...), but it is {found}",
+            )
+        ]
     return header_problems(data)
 
 
 def header_problems(data: dict) -> list[Problem]:
     """Return the problems with the header fields of an order file's mapping."""
     problems = [
-        Problem("invalid.unknown-field", key,
-                f"unknown header field '{key}'; the header has only {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}"
-                " (put the game's orders under 'orders:')")
+        Problem(
+            "invalid.unknown-field",
+            key,
+            f"unknown header field '{key}'; the header has only {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}"
+            " (put the game's orders under 'orders:')",
+        )
         for key in data
         if key not in REQUIRED_FIELDS + OPTIONAL_FIELDS
     ]
-    problems += [Problem("invalid.missing", key, f"the header field '{key}' is missing")
-                 for key in REQUIRED_FIELDS if key not in data]
+    problems += [
+        Problem("invalid.missing", key, f"the header field '{key}' is missing")
+        for key in REQUIRED_FIELDS
+        if key not in data
+    ]
     for key in ("game", "phase", "player"):
         if key in data and not (isinstance(data[key], str) and NAME_PATTERN.match(data[key])):
-            problems.append(Problem("invalid.type", key,
-                                    f"'{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {data[key]!r}"))
+            problems.append(
+                Problem(
+                    "invalid.type",
+                    key,
+                    f"'{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {data[key]!r}",
+                )
+            )
     for key, least in (("turn", 0), ("seq", 1)):
         value = data.get(key, least)
         if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_NUMBER:
-            problems.append(Problem("invalid.type", key,
-                                    f"'{key}' must be a whole number from {least} to {MAX_NUMBER:,}, got {value!r}"))
+            problems.append(
+                Problem(
+                    "invalid.type", key, f"'{key}' must be a whole number from {least} to {MAX_NUMBER:,}, got {value!r}"
+                )
+            )
     entropy = data.get("entropy")
     if entropy is not None and not (isinstance(entropy, str) and ENTROPY_PATTERN.match(entropy)):
-        problems.append(Problem("invalid.type", "entropy",
-                                "'entropy' must be 32 to 256 hex digits (`referee sign` fills it in for you)"))
+        problems.append(
+            Problem(
+                "invalid.type", "entropy", "'entropy' must be 32 to 256 hex digits (`referee sign` fills it in for you)"
+            )
+        )
     return problems
 
 
@@ -140,9 +172,9 @@ def with_entropy(raw: bytes) -> bytes:
     empty = re.search(rb"^entropy\s*:[^\n]*\n?", raw, flags=re.MULTILINE)
     match = re.search(rb"^orders\s*:", raw, flags=re.MULTILINE)
     if empty:
-        filled = raw[: empty.start()] + line + raw[empty.end():]
+        filled = raw[: empty.start()] + line + raw[empty.end() :]
     elif match:
-        filled = raw[: match.start()] + line + raw[match.start():]
+        filled = raw[: match.start()] + line + raw[match.start() :]
     else:
         filled = raw + (b"" if raw.endswith(b"\n") or not raw else b"\n") + line
     try:

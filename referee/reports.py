@@ -16,13 +16,14 @@ from referee.errors import RefereeError
 
 def template_dir() -> Path:
     """Return the templates folder: beside the package in a checkout, under the prefix when installed."""
-    candidates = [Path(__file__).resolve().parent.parent / "templates",
-                  Path(sys.prefix) / "share" / "pbem-referee" / "templates"]
+    candidates = [
+        Path(__file__).resolve().parent.parent / "templates",
+        Path(sys.prefix) / "share" / "pbem-referee" / "templates",
+    ]
     for candidate in candidates:
         if (candidate / "report.txt.j2").exists():
             return candidate
-    raise RefereeError("the report templates are not installed",
-                       hints=("reinstall the project: pip install .",))
+    raise RefereeError("the report templates are not installed", hints=("reinstall the project: pip install .",))
 
 
 @lru_cache(maxsize=1)

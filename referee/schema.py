@@ -12,8 +12,9 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, NoReturn
+from typing import Any, NoReturn
 
 from referee.errors import GameDataError
 
@@ -96,7 +97,9 @@ def _check(value: Any, node: Mapping[str, Any], path: str, out: list[Problem]) -
     elif kind == "int":
         low, high = node.get("min"), node.get("max")
         if (low is not None and value < low) or (high is not None and value > high):
-            _add(out, "invalid.range", path, f"is {_found_number(value)}; it must be a whole number {_bounds(low, high)}")
+            _add(
+                out, "invalid.range", path, f"is {_found_number(value)}; it must be a whole number {_bounds(low, high)}"
+            )
 
 
 def _check_map(value: Mapping[Any, Any], node: Mapping[str, Any], path: str, out: list[Problem]) -> None:
@@ -255,7 +258,13 @@ def _shape(node: Mapping[str, Any]) -> str:
         text = "mapping (key: value lines)"
     elif kind == "list":
         low, high = node.get("min", 0), node.get("max", DEFAULT_MAX_ITEMS)
-        text = f"list of up to {high}" if low == 0 else f"list of exactly {low}" if low == high else f"list of {low} to {high}"
+        text = (
+            f"list of up to {high}"
+            if low == 0
+            else f"list of exactly {low}"
+            if low == high
+            else f"list of {low} to {high}"
+        )
     elif kind == "str" and node.get("enum") is not None:
         text = f"one of: {_list(node['enum'])}"
     elif kind == "str":
@@ -318,7 +327,9 @@ def _check_node(node: Any, where: str, ancestors: set[int]) -> None:
             except (re.error, TypeError) as exc:
                 _schema_fail(f"{where}.pattern", f"is not a regular expression: {exc}")
         enum = node.get("enum")
-        if enum is not None and (not isinstance(enum, (list, tuple)) or not enum or not all(isinstance(e, str) for e in enum)):
+        if enum is not None and (
+            not isinstance(enum, (list, tuple)) or not enum or not all(isinstance(e, str) for e in enum)
+        ):
             _schema_fail(f"{where}.enum", "must be a non-empty list of texts")
         if enum is not None and len(set(enum)) != len(enum):
             _schema_fail(f"{where}.enum", "names a value twice")

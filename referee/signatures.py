@@ -253,9 +253,7 @@ def public_key_of(private_key: PrivateKey) -> PublicKey:
     if not isinstance(private_key, _PRIVATE_TYPES):
         name = type(private_key).__name__
         raise KeyFileError(f"unsupported private key type {name}", (_NEW_KEY_HINT,))
-    line = private_key.public_key().public_bytes(
-        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
-    )
+    line = private_key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
     return parse_public_key(line.decode("ascii"))
 
 
@@ -404,8 +402,7 @@ def _dearmor(armored: str | bytes) -> bytes:
     lines = [s for s in lines if s]
     if len(lines) < 2 or lines[0] != _BEGIN or lines[-1] != _END:
         raise SignatureError(
-            f"this is not an armored SSH signature: it must start with {_BEGIN} "
-            f"and end with {_END}",
+            f"this is not an armored SSH signature: it must start with {_BEGIN} and end with {_END}",
             ("send the .sig file exactly as ssh-keygen wrote it",),
         )
     body = "".join(lines[1:-1])
@@ -459,8 +456,7 @@ def verify(data: bytes, armored: str | bytes, namespace: str) -> PublicKey:
     sig = parse_signature(armored)
     if sig.namespace != namespace:
         raise SignatureError(
-            f"the signature was made for namespace {_show(sig.namespace)}, "
-            f"but {_show(namespace)} is expected here",
+            f"the signature was made for namespace {_show(sig.namespace)}, but {_show(namespace)} is expected here",
             (_SIGN_HINT.format(namespace=namespace),),
         )
     _, key = _decode_key_blob(sig.public_key.blob)  # parse_signature has validated it

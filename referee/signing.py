@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from referee.errors import KeyFileError, OrderRefusedError
 from referee.files import atomic_write
@@ -19,8 +19,9 @@ def sign_order_file(order_path: Path, key_path: Path, ask_passphrase: Callable[[
     raw = order_path.read_bytes()
     problems = order_file_problems(raw)
     if problems:
-        raise OrderRefusedError(f"{order_path} is not a valid order file; nothing was signed",
-                                [f"{p.path}: {p.message}" for p in problems])
+        raise OrderRefusedError(
+            f"{order_path} is not a valid order file; nothing was signed", [f"{p.path}: {p.message}" for p in problems]
+        )
     try:
         key = load_private_key(key_path)
     except KeyFileError as exc:

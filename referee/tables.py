@@ -11,9 +11,10 @@ import difflib
 import math
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping, NoReturn, Sequence
+from typing import Any, NoReturn
 
 import yaml
 
@@ -140,8 +141,17 @@ class Table:
                 )
             result = row.result[column]
         return Lookup(
-            self.id, self.title, self.dice.text, tuple(values), natural, tuple(applied),
-            modified, clamped, row.label, column, result,
+            self.id,
+            self.title,
+            self.dice.text,
+            tuple(values),
+            natural,
+            tuple(applied),
+            modified,
+            clamped,
+            row.label,
+            column,
+            result,
         )
 
 
@@ -197,8 +207,12 @@ def parse_tables(data: Any, source: str) -> dict[str, Table]:
     _refuse_unknown(data, _FILE_KEYS, source, "the file")
     version = data.get("schema_version")
     if not _is_int(version) or version != SCHEMA_VERSION:
-        _fail(source, "schema_version", f"must be {SCHEMA_VERSION}, got {_show(version)}",
-              f"add schema_version: {SCHEMA_VERSION} at the top (it is the only version this referee reads)")
+        _fail(
+            source,
+            "schema_version",
+            f"must be {SCHEMA_VERSION}, got {_show(version)}",
+            f"add schema_version: {SCHEMA_VERSION} at the top (it is the only version this referee reads)",
+        )
     tables = data.get("tables")
     if not isinstance(tables, Mapping):
         _fail(source, "tables", f"must be a mapping of table id to table, got {_show(tables)}")
@@ -215,7 +229,12 @@ def parse_table(table_id: str, data: Any, source: str) -> Table:
     _refuse_unknown(data, _TABLE_KEYS, source, where)
     title = data.get("title")
     if not isinstance(title, str) or not title.strip():
-        _fail(source, f"{where}, title", f"must be a non-empty text, got {_show(title)}", "add title: <its name in the rulebook>")
+        _fail(
+            source,
+            f"{where}, title",
+            f"must be a non-empty text, got {_show(title)}",
+            "add title: <its name in the rulebook>",
+        )
     if "dice" not in data:
         _fail(source, f"{where}, dice", "is missing", "add dice: 2d6 (or 1d10, or 1d10z for a d10 read 0-9)")
     try:
@@ -377,7 +396,9 @@ def _check_rows(table: Table, source: str, where: str) -> None:
             shared = _span(max(low_before, low_after), min(high_before, high_after))
             message = f"rows {before.label} and {after.label} overlap (totals {shared})"
             _fail(source, key, message, "give each total to exactly one row")
-        _fail(source, key, f"row {after.label} comes after row {before.label}", "list rows in increasing order of total")
+        _fail(
+            source, key, f"row {after.label} comes after row {before.label}", "list rows in increasing order of total"
+        )
     low, high = table.reachable
     gaps: list[str] = []
     needed: float = low
@@ -393,7 +414,8 @@ def _check_rows(table: Table, source: str, where: str) -> None:
         gaps.append(_span(needed, high))
     if gaps:
         _fail(
-            source, key,
+            source,
+            key,
             f"no row for total(s) {', '.join(gaps)}; {table.dice.text}"
             f"{' with its modifiers' if table.modifiers else ''}{' after clamp' if table.clamp else ''}"
             f" can make any total from {low} to {high}",

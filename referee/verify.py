@@ -28,9 +28,7 @@ RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.j
 STATE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX = re.compile(r"^(?:[0-9a-f]{2})+$")
-_ROLL_SPEC = re.compile(
-    r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$"
-)
+_ROLL_SPEC = re.compile(r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$")
 
 # Field name -> (accepted types, description). bool is refused separately where int is wanted.
 _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -105,10 +103,7 @@ def _one_line(text: str) -> str:
     """
     if text.isprintable():
         return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
@@ -130,48 +125,36 @@ def _check_signature(
     except ValueError as error:  # a malformed armor the signature module did not wrap
         return [f"{name}: bad signature: {error}"]
     if referee_key is not None and signer != referee_key:
-        return [
-            f"{name}: signed by {signer.fingerprint}, which is not the referee key {referee_key.fingerprint}"
-        ]
+        return [f"{name}: signed by {signer.fingerprint}, which is not the referee key {referee_key.fingerprint}"]
     return []
 
 
 def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     problems: list[str] = []
     for key in sorted(set(record) - set(_FIELDS)):
-        problems.append(
-            f"{name}: unknown field {key!r} (a {PROTOCOL} record has a fixed set of fields)"
-        )
+        problems.append(f"{name}: unknown field {key!r} (a {PROTOCOL} record has a fixed set of fields)")
     for key, (types, wanted) in _FIELDS.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
             continue
         value = record[key]
         if not isinstance(value, types) or isinstance(value, bool):
-            problems.append(
-                f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}"
-            )
+            problems.append(f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}")
     if "protocol" in record and record["protocol"] != PROTOCOL:
-        problems.append(
-            f"{name}: protocol is {record['protocol']!r}, this verifier knows {PROTOCOL!r}"
-        )
+        problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {PROTOCOL!r}")
     if _is_int(record.get("turn")) and record["turn"] < 0:
         problems.append(f"{name}: turn {record['turn']} is negative")
     for key in ("commit", "server_seed", "state_before", "state_after", "next_commit"):
         value = record.get(key)
         if isinstance(value, str) and not _HEX64.match(value):
-            problems.append(
-                f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits"
-            )
+            problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
     beacon = record.get("beacon")
     if isinstance(beacon, str) and not _HEX.match(beacon):
         problems.append(f"{name}: beacon {beacon[:70]!r} is not lower-case hex")
     return problems
 
 
-def _check_orders(
-    record: dict[str, Any], name: str
-) -> tuple[dict[str, str] | None, list[str]]:
+def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | None, list[str]]:
     """Return the player -> sha256 map for the transcript (None if unusable) and the problems."""
     orders = record.get("orders")
     if not isinstance(orders, list):
@@ -183,24 +166,14 @@ def _check_orders(
     for index, entry in enumerate(orders):
         where = f"{name}: orders[{index}]"
         if not isinstance(entry, dict) or set(entry) != {"player", "sha256"}:
-            problems.append(
-                f"{where} must be an object with exactly 'player' and 'sha256'"
-            )
+            problems.append(f"{where} must be an object with exactly 'player' and 'sha256'")
             continue
         player, digest = entry["player"], entry["sha256"]
-        if (
-            not isinstance(player, str)
-            or not player
-            or any(ch.isspace() for ch in player)
-        ):
-            problems.append(
-                f"{where}: player {json.dumps(player)} must be a non-empty text without spaces"
-            )
+        if not isinstance(player, str) or not player or any(ch.isspace() for ch in player):
+            problems.append(f"{where}: player {json.dumps(player)} must be a non-empty text without spaces")
             continue
         if not isinstance(digest, str) or not _HEX64.match(digest):
-            problems.append(
-                f"{where}: sha256 of {player!r} is not 64 lower-case hex digits"
-            )
+            problems.append(f"{where}: sha256 of {player!r} is not 64 lower-case hex digits")
             continue
         if player in by_player:
             problems.append(f"{name}: player {player!r} has more than one order entry")
@@ -211,32 +184,22 @@ def _check_orders(
     # Unsorted entries are a fault of the record, but the transcript sorts them anyway, so the
     # rolls can still be checked.
     if players != sorted(players):
-        problems.append(
-            f"{name}: orders are not sorted by player ({', '.join(players)})"
-        )
+        problems.append(f"{name}: orders are not sorted by player ({', '.join(players)})")
     return (by_player if usable else None), problems
 
 
-def _phase_key(
-    record: dict[str, Any], orders: dict[str, str] | None, name: str
-) -> tuple[bytes | None, list[str]]:
+def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str) -> tuple[bytes | None, list[str]]:
     seed_hex, commit = record.get("server_seed"), record.get("commit")
-    if not (
-        isinstance(seed_hex, str) and _HEX64.match(seed_hex) and isinstance(commit, str)
-    ):
+    if not (isinstance(seed_hex, str) and _HEX64.match(seed_hex) and isinstance(commit, str)):
         return None, []
     seed = bytes.fromhex(seed_hex)
     if dice.commitment(seed) != commit:
         return None, [
             f"{name}: server_seed does not hash to commit {commit[:16]}...: the seed is not the committed one"
         ]
-    game, turn, phase, beacon = (
-        record.get(k) for k in ("game", "turn", "phase", "beacon")
-    )
+    game, turn, phase, beacon = (record.get(k) for k in ("game", "turn", "phase", "beacon"))
     # A field of the wrong type has been reported already; no key can be derived without it.
-    if orders is None or not (
-        isinstance(game, str) and _is_int(turn) and isinstance(phase, str)
-    ):
+    if orders is None or not (isinstance(game, str) and _is_int(turn) and isinstance(phase, str)):
         return None, []
     try:
         text = dice.transcript(
@@ -252,9 +215,7 @@ def _phase_key(
     return dice.phase_key(seed, text), []
 
 
-def _check_rolls(
-    record: dict[str, Any], key: bytes | None, name: str
-) -> tuple[int, list[str]]:
+def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[int, list[str]]:
     """Return how many rolls were re-derived and the problems found."""
     rolls = record.get("rolls")
     if not isinstance(rolls, list):
@@ -265,9 +226,7 @@ def _check_rolls(
     for index, roll in enumerate(rolls):
         where = f"{name}: rolls[{index}]"
         if not isinstance(roll, dict) or set(roll) != {"label", "spec", "values"}:
-            problems.append(
-                f"{where} must be an object with exactly 'label', 'spec' and 'values'"
-            )
+            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'values'")
             continue
         label, spec, values = roll["label"], roll["spec"], roll["values"]
         if not isinstance(label, str):
@@ -275,37 +234,25 @@ def _check_rolls(
             continue
         try:
             dice.check_label(label)
-        except (
-            ValueError
-        ) as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
+        except ValueError as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
             problems.append(f"{where}: {error}")
             continue
         if label in seen:
             problems.append(f"{name}: label {label!r} is used by more than one roll")
             continue
         seen.add(label)
-        head = (
-            f"{name}: roll {label!r} ({spec})"
-            if isinstance(spec, str)
-            else f"{name}: roll {label!r}"
-        )
+        head = f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
         match = _ROLL_SPEC.match(spec) if isinstance(spec, str) else None
         if match is None:
             problems.append(f"{head}: spec is not kdN, uniform(N) or shuffle(N)")
             continue
-        if (
-            not isinstance(values, list)
-            or not values
-            or not all(_is_int(v) for v in values)
-        ):
+        if not isinstance(values, list) or not values or not all(_is_int(v) for v in values):
             problems.append(f"{head}: values must be a non-empty list of whole numbers")
             continue
         # The count is checked before deriving so a tampered spec like 10**9d6 cannot stall us.
         wanted = match["count"] or match["size"]
         if wanted is not None and int(wanted) != len(values):
-            problems.append(
-                f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}"
-            )
+            problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
             continue
         if key is None:
             continue
@@ -367,14 +314,9 @@ def _name_problems(path: Path, record: dict[str, Any] | None) -> list[str]:
     match = RECORD_NAME.match(path.name)
     if match is None:
         return [f"{path.name}: file name is not NNNN-t<turn>-<phase>.json"]
-    if record is not None and (
-        record.get("turn") != int(match["turn"])
-        or record.get("phase") != match["phase"]
-    ):
+    if record is not None and (record.get("turn") != int(match["turn"]) or record.get("phase") != match["phase"]):
         said = f"the name says turn {int(match['turn'])} phase {match['phase']!r}"
-        found = (
-            f"the record says turn {record.get('turn')!r} phase {record.get('phase')!r}"
-        )
+        found = f"the record says turn {record.get('turn')!r} phase {record.get('phase')!r}"
         return [f"{path.name}: {said}, {found}"]
     return []
 
@@ -400,18 +342,14 @@ def _check_chain(
         if a is None or b is None:
             continue
         if a.get("game") != b.get("game"):
-            problems.append(
-                f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}"
-            )
+            problems.append(f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}")
         if a.get("state_after") != b.get("state_before"):
             problems.append(
                 f"{name_b}: state_before {str(b.get('state_before'))[:16]}... is not {name_a}'s "
                 f"state_after {str(a.get('state_after'))[:16]}...: the chain is broken (a record dropped or reordered?)"
             )
         if a.get("next_commit") is None and "next_commit" in a:
-            problems.append(
-                f"{name_b}: follows {name_a}, which ended the game (next_commit is null)"
-            )
+            problems.append(f"{name_b}: follows {name_a}, which ended the game (next_commit is null)")
         elif a.get("next_commit") != b.get("commit"):
             problems.append(
                 f"{name_b}: commit {str(b.get('commit'))[:16]}... is not {name_a}'s "
@@ -420,9 +358,7 @@ def _check_chain(
     return problems
 
 
-def verify_records(
-    paths: Sequence[Path], referee_key: PublicKey | None
-) -> VerifyReport:
+def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> VerifyReport:
     """Return the report on the record files at `paths` (each with its `.sig`) and their chain."""
     report = VerifyReport()
     entries: list[tuple[str, int | None, dict[str, Any] | None]] = []
@@ -431,9 +367,7 @@ def verify_records(
         try:
             record_bytes = path.read_bytes()
         except OSError as error:
-            report.problems.append(
-                f"{path.name}: cannot read the record: {error.strerror or error}"
-            )
+            report.problems.append(f"{path.name}: cannot read the record: {error.strerror or error}")
             entries.append((path.name, _sequence(path), None))
             continue
         sig_path = path.with_name(path.name + ".sig")
@@ -442,13 +376,9 @@ def verify_records(
         except FileNotFoundError:
             signature = None
         except OSError as error:
-            report.problems.append(
-                f"{sig_path.name}: cannot read the signature: {error.strerror or error}"
-            )
+            report.problems.append(f"{sig_path.name}: cannot read the signature: {error.strerror or error}")
             signature = b""
-        record, problems, derived = _verify_record(
-            record_bytes, signature, referee_key, path.name
-        )
+        record, problems, derived = _verify_record(record_bytes, signature, referee_key, path.name)
         report.problems += problems
         report.rolls += derived
         if record is not None and isinstance(record.get("orders"), list):
@@ -474,9 +404,7 @@ def _check_states(states_dir: Path) -> list[str]:
             continue
         digest = sha256_hex(data)
         if digest != path.name[:-5]:
-            problems.append(
-                f"{shown}: content hashes to {digest}, not to its name: the file was changed"
-            )
+            problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
             continue
         try:
             canonical = canonical_json(_load_json(data))
@@ -514,9 +442,7 @@ def verify_game_dir(game_dir: Path) -> VerifyReport:
         report = verify_records(paths, referee_key)
     else:
         report = VerifyReport()
-        problems.append(
-            f"no records found in {records_dir}: nothing has been adjudicated yet"
-        )
+        problems.append(f"no records found in {records_dir}: nothing has been adjudicated yet")
     report.problems[:0] = problems
     states_dir = game_dir / "states"
     if states_dir.is_dir():

@@ -37,13 +37,19 @@ _StrictLoader.yaml_implicit_resolvers = {
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
 
+
 def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
     raise StrictYAMLError(f"line {node.start_mark.line + 1}: the YAML tag {node.tag} is not allowed here")
 
 
 _StrictLoader.add_constructor(None, _refuse_tag)  # type: ignore[arg-type]
-for _tag in ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
-             "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:timestamp"):
+for _tag in (
+    "tag:yaml.org,2002:binary",
+    "tag:yaml.org,2002:set",
+    "tag:yaml.org,2002:omap",
+    "tag:yaml.org,2002:pairs",
+    "tag:yaml.org,2002:timestamp",
+):
     _StrictLoader.add_constructor(_tag, _refuse_tag)
 
 
@@ -88,4 +94,3 @@ def _check_plain(value: Any, depth: int) -> None:
 def dump(value: Any) -> str:
     """Return `value` as block-style YAML with keys in the order given (libyaml when present)."""
     return yaml.dump(value, Dumper=_BaseDumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
-

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so the script runs from a checkout without installing
 
-from referee import dice
+from referee import dice  # noqa: E402 (after the path set-up above)
 
 OUT = ROOT / "tests" / "vectors" / "protocol"
 
@@ -118,9 +118,7 @@ def _transcript_vector() -> str:
     text = dice.transcript(GAME, TURN, PHASE, commit, ORDERS)
     key = dice.phase_key(SEED, text).hex()
     if (commit, key) != (PUBLISHED_COMMIT, PUBLISHED_PHASE_KEY):
-        raise SystemExit(
-            f"the implementation gives commit {commit}, phase key {key}: not protocol section 7's"
-        )
+        raise SystemExit(f"the implementation gives commit {commit}, phase key {key}: not protocol section 7's")
     headers = [
         ("expect", "success"),
         ("comment", "protocol section 7: commitment, transcript and phase key"),
@@ -150,14 +148,10 @@ def _bad_transcript_vector() -> str:
     return vector(headers)
 
 
-def _draw_vector(
-    label: str, spec: str, count: int, published: list[int] | None, comment: str
-) -> str:
+def _draw_vector(label: str, spec: str, count: int, published: list[int] | None, comment: str) -> str:
     values = dice.derive(bytes.fromhex(PUBLISHED_PHASE_KEY), label, spec, count)
     if published is not None and values != published:
-        raise SystemExit(
-            f"{label} {spec}: the implementation gives {values}, protocol section 7 says {published}"
-        )
+        raise SystemExit(f"{label} {spec}: the implementation gives {values}, protocol section 7 says {published}")
     headers = [
         ("expect", "success"),
         ("comment", comment),
@@ -192,34 +186,24 @@ def all_vectors() -> dict[str, str]:
         for slug, label, spec, count, published, comment in DRAWS
     ]
     texts += [
-        (slug, _refused_vector(expect, label, spec, comment))
-        for slug, expect, label, spec, comment in REFUSED_DRAWS
+        (slug, _refused_vector(expect, label, spec, comment)) for slug, expect, label, spec, comment in REFUSED_DRAWS
     ]
     texts.append(("transcript-space-in-game", _bad_transcript_vector()))
-    return {
-        f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)
-    }
+    return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the vector files; return the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--check", action="store_true", help="change nothing; exit 1 if a file is stale"
-    )
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is stale")
     args = parser.parse_args(argv)
     vectors = all_vectors()
     stale = [
         name
         for name, text in vectors.items()
-        if not (OUT / name).is_file()
-        or (OUT / name).read_text(encoding="utf-8") != text
+        if not (OUT / name).is_file() or (OUT / name).read_text(encoding="utf-8") != text
     ]
-    extra = (
-        sorted(p.name for p in OUT.glob("*.txt") if p.name not in vectors)
-        if OUT.is_dir()
-        else []
-    )
+    extra = sorted(p.name for p in OUT.glob("*.txt") if p.name not in vectors) if OUT.is_dir() else []
     if args.check:
         for name in stale:
             print(f"gen_vectors: {OUT / name} is missing or out of date")

@@ -70,8 +70,9 @@ class TestGame:
     game: str = GAME_ID
     players: tuple[str, ...] = field(default=())
 
-    def order(self, player: str, turn: int, orders: str, seq: int | None = None, game: str | None = None,
-              phase: str = "round") -> bytes:
+    def order(
+        self, player: str, turn: int, orders: str, seq: int | None = None, game: str | None = None, phase: str = "round"
+    ) -> bytes:
         """Return an order file's bytes: the header, then `orders` (YAML text) under `orders:`."""
         head = f"game: {game or self.game}\nturn: {turn}\nphase: {phase}\nplayer: {player}\n"
         head += f"seq: {seq}\n" if seq is not None else ""
@@ -95,17 +96,26 @@ MakeGame = Callable[..., TestGame]
 def make_game() -> MakeGame:
     """Return a factory: make_game(tmp_path, players=..., rounds=None, tables=TABLES) -> TestGame."""
 
-    def make(tmp_path: Path, players: Sequence[str] = ("alice", "bob", "carol"), rounds: int | None = None,
-             tables: str | None = TABLES) -> TestGame:
+    def make(
+        tmp_path: Path,
+        players: Sequence[str] = ("alice", "bob", "carol"),
+        rounds: int | None = None,
+        tables: str | None = TABLES,
+    ) -> TestGame:
         setup = tmp_path / "setup"
         (setup / "keys").mkdir(parents=True)
         keys = {}
         for player in players:
             keys[player] = setup / "keys" / player
             generate_keypair(keys[player], comment=f"{player}@example.org")
-        lines = [f"game: {GAME_ID}", "module: moderator", "title: Test game",
-                 f"options: {{rounds: {rounds}}}" if rounds is not None else "options: {}",
-                 "referee: {email: referee@example.org, name: Test Referee}", "players:"]
+        lines = [
+            f"game: {GAME_ID}",
+            "module: moderator",
+            "title: Test game",
+            f"options: {{rounds: {rounds}}}" if rounds is not None else "options: {}",
+            "referee: {email: referee@example.org, name: Test Referee}",
+            "players:",
+        ]
         lines += [f"  - {{name: {p}, email: {p}@example.org, key_file: keys/{p}.pub}}" for p in players]
         if tables is not None:
             (setup / "tables.yaml").write_text(tables, encoding="utf-8")

@@ -40,8 +40,15 @@ SCRIPT_NOTE = '<script>alert("gotcha")</script> & more'
 def referee(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run `python -m referee ARGS` and return the finished process (never raises on exit codes)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
-    return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def run_ok(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -50,15 +57,32 @@ def run_ok(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def ssh_keygen_run(ssh_keygen: str, *args: str | Path, stdin: bytes | None = None,
-                   cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([ssh_keygen, *map(str, args)], input=stdin, capture_output=True, cwd=cwd, timeout=60, check=False)
+def ssh_keygen_run(
+    ssh_keygen: str, *args: str | Path, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [ssh_keygen, *map(str, args)], input=stdin, capture_output=True, cwd=cwd, timeout=60, check=False
+    )
 
 
-def ssh_verify(ssh_keygen: str, signers: Path, identity: str, namespace: str, path: Path) -> subprocess.CompletedProcess[bytes]:
+def ssh_verify(
+    ssh_keygen: str, signers: Path, identity: str, namespace: str, path: Path
+) -> subprocess.CompletedProcess[bytes]:
     """Check `path` against `path.sig` with `ssh-keygen -Y verify`, as a player would."""
-    return ssh_keygen_run(ssh_keygen, "-Y", "verify", "-f", signers, "-I", identity, "-n", namespace,
-                          "-s", f"{path}.sig", stdin=path.read_bytes())
+    return ssh_keygen_run(
+        ssh_keygen,
+        "-Y",
+        "verify",
+        "-f",
+        signers,
+        "-I",
+        identity,
+        "-n",
+        namespace,
+        "-s",
+        f"{path}.sig",
+        stdin=path.read_bytes(),
+    )
 
 
 def order_text(player: str, turn: int, orders: str) -> str:
@@ -89,20 +113,30 @@ def played(tmp_path_factory: pytest.TempPathFactory, ssh_keygen: str) -> Played:
     """Set up a game (keys from ssh-keygen and `referee keygen`), submit orders and adjudicate round 1."""
     root = tmp_path_factory.mktemp("cli")
     keys = {name: root / name for name in ("alice", "bob", "carol")}
-    assert ssh_keygen_run(ssh_keygen, "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", keys["alice"]).returncode == 0
-    assert ssh_keygen_run(ssh_keygen, "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-C", "bob", "-f", keys["bob"]).returncode == 0
+    assert (
+        ssh_keygen_run(ssh_keygen, "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", keys["alice"]).returncode == 0
+    )
+    assert (
+        ssh_keygen_run(
+            ssh_keygen, "-q", "-t", "ecdsa", "-b", "256", "-N", "", "-C", "bob", "-f", keys["bob"]
+        ).returncode
+        == 0
+    )
     game = Played(root, root / "game", keys)
     game.runs["keygen"] = referee("keygen", keys["carol"], "--comment", "carol@example.org")
     (root / "tables.yaml").write_text(TABLES)
     players = "".join(f"  - {{name: {p}, email: {p}@example.org, key_file: {p}.pub}}\n" for p in keys)
     (root / "game.yaml").write_text(
         "game: cli-game\nmodule: moderator\ntitle: CLI game\ntables: tables.yaml\n"
-        f"referee: {{email: referee@example.org, name: CLI Referee}}\nplayers:\n{players}")
+        f"referee: {{email: referee@example.org, name: CLI Referee}}\nplayers:\n{players}"
+    )
     run_ok("init", game.game, "--config", root / "game.yaml")
 
     # alice: signed by ssh-keygen itself (ed25519).
     alice = root / "alice-t1.yaml"
-    alice.write_text(order_text("alice", 1, "rolls:\n  - {label: charge, table: morale, modifiers: [elite], purpose: the charge}"))
+    alice.write_text(
+        order_text("alice", 1, "rolls:\n  - {label: charge, table: morale, modifiers: [elite], purpose: the charge}")
+    )
     assert ssh_keygen_run(ssh_keygen, "-Y", "sign", "-f", keys["alice"], "-n", "pbem-orders", alice).returncode == 0
     game.files["alice"] = alice
     game.runs["submit-alice"] = referee("submit", game.game, alice)
@@ -118,14 +152,18 @@ def played(tmp_path_factory: pytest.TempPathFactory, ssh_keygen: str) -> Played:
 
     # bob: signed by ssh-keygen with an ECDSA P-256 key.
     bob = root / "bob-t1.yaml"
-    bob.write_text(order_text("bob", 1, "declaration: {bid: 3}\nrolls:\n  - {label: scout, dice: 1d10z, purpose: scouting}"))
+    bob.write_text(
+        order_text("bob", 1, "declaration: {bid: 3}\nrolls:\n  - {label: scout, dice: 1d10z, purpose: scouting}")
+    )
     assert ssh_keygen_run(ssh_keygen, "-Y", "sign", "-f", keys["bob"], "-n", "pbem-orders", bob).returncode == 0
     game.files["bob"] = bob
     game.runs["submit-bob"] = referee("submit", game.game, bob, "--sig", f"{bob}.sig")
 
     # carol: `referee sign` with the key `referee keygen` made; her note tries to inject HTML.
     carol = root / "carol-t1.yaml"
-    carol.write_text(order_text("carol", 1, f"note: '{SCRIPT_NOTE}'\nrolls:\n  - {{label: volley, dice: 2d6, purpose: volley}}"))
+    carol.write_text(
+        order_text("carol", 1, f"note: '{SCRIPT_NOTE}'\nrolls:\n  - {{label: volley, dice: 2d6, purpose: volley}}")
+    )
     game.files["carol-unsigned"] = root / "carol-unsigned.yaml"
     shutil.copy(carol, game.files["carol-unsigned"])
     game.runs["sign-carol"] = referee("sign", carol, "--key", keys["carol"])
@@ -227,7 +265,11 @@ def test_status_json(played: Played) -> None:
 
 def test_status_text(played: Played) -> None:
     result = run_ok("status", played.game)
-    assert "cli-game" in result.stdout and "turn 2 'round'" in result.stdout and "awaited   alice, bob, carol" in result.stdout
+    assert (
+        "cli-game" in result.stdout
+        and "turn 2 'round'" in result.stdout
+        and "awaited   alice, bob, carol" in result.stdout
+    )
 
 
 # --- adjudication, records and reports ---------------------------------------------------------
@@ -240,7 +282,8 @@ def test_adjudicate(played: Played) -> None:
     record = json.loads((played.game / "records" / "0001-t1-round.json").read_text())
     assert [o["player"] for o in record["orders"]] == ["alice", "bob", "carol"]
     assert {o["player"]: o["sha256"] for o in record["orders"]} == {
-        p: sha256_of(played.files[p]) for p in ("alice", "bob", "carol")}
+        p: sha256_of(played.files[p]) for p in ("alice", "bob", "carol")
+    }
     assert [r["label"] for r in record["rolls"]] == ["roll/alice/charge", "roll/bob/scout", "roll/carol/volley"]
 
 
@@ -249,8 +292,9 @@ def test_adjudicate_expect_mismatch(played: Played) -> None:
     assert result.returncode == 1 and "referee: error:" in result.stderr and "2/round" in result.stderr
 
 
-@pytest.mark.parametrize("name", ["records/0001-t1-round.json", "mail/0001-t1-round/alice.report.txt",
-                                  "mail/0002-t2-round/bob.notice.txt"])
+@pytest.mark.parametrize(
+    "name", ["records/0001-t1-round.json", "mail/0001-t1-round/alice.report.txt", "mail/0002-t2-round/bob.notice.txt"]
+)
 def test_referee_signatures_verify_with_ssh_keygen(played: Played, ssh_keygen: str, name: str) -> None:
     result = ssh_verify(ssh_keygen, played.referee_signers, "referee", "pbem-referee", played.game / name)
     assert result.returncode == 0, result.stderr
@@ -328,8 +372,13 @@ def test_report_mails_carry_view_record_and_signatures(played: Played, ssh_keyge
     for address, message in reports.items():
         player = address.partition("@")[0]
         files = attachments(message)
-        assert set(files) == {f"{player}.report.txt", f"{player}.report.txt.sig", f"{player}.view-after.yaml",
-                              "0001-t1-round.json", "0001-t1-round.json.sig"}
+        assert set(files) == {
+            f"{player}.report.txt",
+            f"{player}.report.txt.sig",
+            f"{player}.view-after.yaml",
+            "0001-t1-round.json",
+            "0001-t1-round.json.sig",
+        }
         assert files["0001-t1-round.json"] == record
         assert b"you: " + player.encode() in files[f"{player}.view-after.yaml"]
         assert message["Auto-Submitted"] == "auto-generated"

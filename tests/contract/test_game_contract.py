@@ -49,7 +49,9 @@ def test_core_never_imports_a_game_by_name() -> None:
 def test_no_game_opens_files() -> None:
     for path in (ROOT / "games").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        calls = {
+            node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
         assert "open" not in calls, f"{path} opens a file: data arrives through referee.api.load_data"
 
 
@@ -86,8 +88,10 @@ def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
             if spec is None:
                 break
             assert game.check(state) == []
-            orders = {role: copy.deepcopy(spec.example if spec.example is not None else spec.default_orders)
-                      for role in spec.active}
+            orders = {
+                role: copy.deepcopy(spec.example if spec.example is not None else spec.default_orders)
+                for role in spec.active
+            }
             for role, order in orders.items():
                 assert game.validate(state, role, order) == [], f"{game.id}: its own example orders are refused"
             before = canonical_json(state)

@@ -37,9 +37,7 @@ def read_vector(path: Path) -> tuple[list[tuple[str, str]], str]:
         key, colon, value = line.partition(": ")
         assert colon, f"{path.name}: header line {line!r} is not 'key: value'"
         headers.append((key, value))
-    assert headers[0][0] == "expect", (
-        f"{path.name}: the first header line must be expect:"
-    )
+    assert headers[0][0] == "expect", f"{path.name}: the first header line must be expect:"
     return headers, body
 
 
@@ -71,9 +69,7 @@ def _label_of(headers: list[tuple[str, str]]) -> str:
     return _one(headers, "label")
 
 
-def _check_transcript_vector(
-    expect: str, headers: list[tuple[str, str]], body: str
-) -> None:
+def _check_transcript_vector(expect: str, headers: list[tuple[str, str]], body: str) -> None:
     if expect == "bad transcript":
         with pytest.raises(dice.DiceError):
             _transcript_of(headers)
@@ -143,9 +139,7 @@ def test_the_committed_vectors_are_what_the_generator_writes() -> None:
 
 def _key() -> bytes:
     orders = ORDERS
-    text = dice.transcript(
-        "blenheim-1704", 3, "tempo-bid", dice.commitment(SEED), orders
-    )
+    text = dice.transcript("blenheim-1704", 3, "tempo-bid", dice.commitment(SEED), orders)
     return dice.phase_key(SEED, text)
 
 
@@ -161,9 +155,7 @@ def test_a_label_cannot_be_used_twice_in_one_phase() -> None:
 
 def test_dice_read_from_zero_are_recorded_as_uniform() -> None:
     rolls = dice.Dice(_key())
-    assert rolls.roll("1d10z", label="events/one") == dice.derive(
-        _key(), "events/one", "uniform(10)"
-    )
+    assert rolls.roll("1d10z", label="events/one") == dice.derive(_key(), "events/one", "uniform(10)")
     three = rolls.roll("3d10z", label="events/random")
     assert three == [3, 8, 8]  # protocol section 7's "uniform(10), three times"
     assert rolls.rolls[1] == {
@@ -171,9 +163,7 @@ def test_dice_read_from_zero_are_recorded_as_uniform() -> None:
         "spec": "uniform(10)",
         "values": [3, 8, 8],
     }
-    assert (
-        rolls.rolls[0]["spec"] == "uniform(10)" and len(rolls.rolls[0]["values"]) == 1
-    )
+    assert rolls.rolls[0]["spec"] == "uniform(10)" and len(rolls.rolls[0]["values"]) == 1
 
 
 def test_dice_read_from_one_and_from_zero_share_the_stream() -> None:
@@ -200,9 +190,7 @@ def test_a_shuffle_records_the_permutation_of_indices() -> None:
     items = [f"card-{i}" for i in range(10)]
     shuffled = rolls.shuffle(items, label="deck/shuffle")
     permutation = [8, 1, 7, 9, 3, 6, 0, 4, 2, 5]
-    assert rolls.rolls == [
-        {"label": "deck/shuffle", "spec": "shuffle(10)", "values": permutation}
-    ]
+    assert rolls.rolls == [{"label": "deck/shuffle", "spec": "shuffle(10)", "values": permutation}]
     assert shuffled == [items[i] for i in permutation]
     assert items == [f"card-{i}" for i in range(10)]  # the input is not touched
 
@@ -222,9 +210,7 @@ def test_a_shuffle_records_the_permutation_of_indices() -> None:
         ("d2", 1, 2, False, "1d2"),
     ],
 )
-def test_parse_spec_forms(
-    text: str, count: int, sides: int, zero: bool, record_spec: str
-) -> None:
+def test_parse_spec_forms(text: str, count: int, sides: int, zero: bool, record_spec: str) -> None:
     spec = dice.parse_spec(text)
     assert (spec.count, spec.sides, spec.zero_based) == (count, sides, zero)
     assert spec.record_spec == record_spec
@@ -273,9 +259,7 @@ def test_parse_spec_refuses_what_is_not_text(value: Any) -> None:
         dice.parse_spec(value)
 
 
-@pytest.mark.parametrize(
-    "spec", ["0d6", "d6", "uniform(0)", "shuffle(-1)", "2d6z", f"uniform({2**64 + 1})"]
-)
+@pytest.mark.parametrize("spec", ["0d6", "d6", "uniform(0)", "shuffle(-1)", "2d6z", f"uniform({2**64 + 1})"])
 def test_derive_refuses_what_a_record_cannot_hold(spec: str) -> None:
     with pytest.raises(dice.DiceError):
         dice.derive(_key(), "x", spec)
@@ -333,9 +317,7 @@ def test_a_beacon_adds_its_line() -> None:
     assert text.endswith(b"commit c\nbeacon abcd\n")
 
 
-@pytest.mark.parametrize(
-    "label", ["", "a\x00b", "a\nb", "tab\there", "del\x7f", "x" * 201, "é" * 101]
-)
+@pytest.mark.parametrize("label", ["", "a\x00b", "a\nb", "tab\there", "del\x7f", "x" * 201, "é" * 101])
 def test_check_label_refuses(label: str) -> None:
     with pytest.raises(dice.DiceError):
         dice.check_label(label)
@@ -353,9 +335,7 @@ def test_check_label_accepts_the_longest_label() -> None:
 @given(
     n=st.integers(min_value=1, max_value=2**64),
     key=st.binary(min_size=32, max_size=32),
-    label=st.text(
-        st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=50
-    ),
+    label=st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=50),
 )
 def test_uniform_stays_in_range(n: int, key: bytes, label: str) -> None:
     stream = dice.Stream(key, label)
@@ -364,9 +344,7 @@ def test_uniform_stays_in_range(n: int, key: bytes, label: str) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(
-    size=st.integers(min_value=0, max_value=60), key=st.binary(min_size=32, max_size=32)
-)
+@given(size=st.integers(min_value=0, max_value=60), key=st.binary(min_size=32, max_size=32))
 def test_shuffle_is_a_permutation(size: int, key: bytes) -> None:
     assert sorted(dice.derive(key, "deck", f"shuffle({size})")) == list(range(size))
 
@@ -408,9 +386,7 @@ def _section7_record() -> dict[str, Any]:
     }
 
 
-def _run_doc_script(
-    tmp_path: Path, record: dict[str, Any]
-) -> subprocess.CompletedProcess[str]:
+def _run_doc_script(tmp_path: Path, record: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "check_record.py"
     script.write_text(_doc_script(), encoding="utf-8")
     path = tmp_path / "0001-t3-tempo-bid.json"
@@ -441,10 +417,7 @@ def test_the_doc_script_reports_a_tampered_roll(tmp_path: Path) -> None:
     record["rolls"][1]["values"] = [6, 6]
     result = _run_doc_script(tmp_path, record)
     assert result.returncode == 1
-    assert (
-        result.stdout.strip()
-        == "roll 'combat/X-vs-M/attacker' (2d6): record says [6, 6], the seed gives [6, 2]"
-    )
+    assert result.stdout.strip() == "roll 'combat/X-vs-M/attacker' (2d6): record says [6, 6], the seed gives [6, 2]"
 
 
 def test_the_doc_script_reports_a_changed_order_hash_and_seed(tmp_path: Path) -> None:
@@ -452,9 +425,7 @@ def test_the_doc_script_reports_a_changed_order_hash_and_seed(tmp_path: Path) ->
     record["orders"][0]["sha256"] = "c" * 64
     result = _run_doc_script(tmp_path, record)
     assert result.returncode == 1
-    assert (
-        len(result.stdout.strip().splitlines()) >= 4
-    )  # the phase key moved, so nearly every roll differs
+    assert len(result.stdout.strip().splitlines()) >= 4  # the phase key moved, so nearly every roll differs
     record = _section7_record()
     record["server_seed"] = "00" * 32
     result = _run_doc_script(tmp_path, record)

@@ -36,8 +36,12 @@ def snapshot(game: TestGame) -> tuple[list[tuple[Any, ...]], str, dict[str, Any]
     """Return what a refusal must not change: the orders table, the state hash, the status, the phases."""
     game_dir = GameDir(game.dir)
     try:
-        rows = [tuple(row) for row in game_dir.db.execute(
-            "SELECT phase_seq, player, seq, sha256, file, accepted_at FROM orders ORDER BY id")]
+        rows = [
+            tuple(row)
+            for row in game_dir.db.execute(
+                "SELECT phase_seq, player, seq, sha256, file, accepted_at FROM orders ORDER BY id"
+            )
+        ]
         phases = [json.dumps(p.__dict__, sort_keys=True) for p in game_dir.phases()]
         return rows, game_dir.current_state_hash(), status(game.dir), phases
     finally:
@@ -159,8 +163,13 @@ def test_bad_signature(game: TestGame) -> None:
 
 def test_garbled_signature(game: TestGame) -> None:
     raw = game.order("alice", 1, ROLLS)
-    refused(game, raw, "-----BEGIN SSH SIGNATURE-----\nnot base64!\n-----END SSH SIGNATURE-----\n",
-            "refused.signature", "base64")
+    refused(
+        game,
+        raw,
+        "-----BEGIN SSH SIGNATURE-----\nnot base64!\n-----END SSH SIGNATURE-----\n",
+        "refused.signature",
+        "base64",
+    )
 
 
 @pytest.mark.parametrize("signature", [None, "", b"  \n"])
@@ -217,31 +226,63 @@ def test_wrong_phase_name(game: TestGame) -> None:
     refused(game, raw, game.signed("alice", raw), "refused.not-open", "'movement'", "turn 1 'round'")
 
 
-@pytest.mark.parametrize("orders, code, path, words", [
-    ("rolls:\n  - {label: Bad Label, dice: 2d6, purpose: x}\n", "invalid.pattern", "orders.rolls[0].label", ["Bad Label"]),
-    ("rolls:\n  - {label: a, dice: 2d6}\n", "invalid.missing", "orders.rolls[0].purpose", ["missing"]),
-    ("rolls: 3\n", "invalid.type", "orders.rolls", ["a list"]),
-    ("rols: []\n", "invalid.unknown-field", "orders.rols", ["did you mean rolls"]),
-    ("note: 12\n", "invalid.type", "orders.note", ["quotes"]),
-])
+@pytest.mark.parametrize(
+    "orders, code, path, words",
+    [
+        (
+            "rolls:\n  - {label: Bad Label, dice: 2d6, purpose: x}\n",
+            "invalid.pattern",
+            "orders.rolls[0].label",
+            ["Bad Label"],
+        ),
+        ("rolls:\n  - {label: a, dice: 2d6}\n", "invalid.missing", "orders.rolls[0].purpose", ["missing"]),
+        ("rolls: 3\n", "invalid.type", "orders.rolls", ["a list"]),
+        ("rols: []\n", "invalid.unknown-field", "orders.rols", ["did you mean rolls"]),
+        ("note: 12\n", "invalid.type", "orders.note", ["quotes"]),
+    ],
+)
 def test_schema_errors_name_the_field(game: TestGame, orders: str, code: str, path: str, words: list[str]) -> None:
     raw = game.order("alice", 1, orders)
     receipt = refused(game, raw, game.signed("alice", raw), code, *words)
     assert any(p.code == code and p.path == path for p in receipt.problems), receipt.problems
 
 
-@pytest.mark.parametrize("orders, code, path, words", [
-    ("rolls:\n  - {label: a, table: nope, purpose: x}\n", "illegal.unknown-table", "orders.rolls[0].table",
-     ["'nope'", "fire, morale"]),
-    ("rolls:\n  - {label: a, table: morale, modifiers: [drunk], purpose: x}\n", "illegal.unknown-modifier",
-     "orders.rolls[0].modifiers", ["'drunk'", "elite"]),
-    ("rolls:\n  - {label: a, dice: 1d6, purpose: x}\n  - {label: a, dice: 1d6, purpose: y}\n",
-     "illegal.duplicate-label", "orders.rolls[1].label", ["'a'"]),
-    ("rolls:\n  - {label: a, table: morale, dice: 1d6, purpose: x}\n", "illegal.dice-mismatch",
-     "orders.rolls[0].dice", ["2d6", "1d6"]),
-    ("rolls:\n  - {label: a, table: fire, purpose: x}\n", "illegal.column", "orders.rolls[0].column", ["line, column"]),
-    ("rolls:\n  - {label: a, dice: 2d, purpose: x}\n", "invalid.dice", "orders.rolls[0].dice", ["2d6"]),
-])
+@pytest.mark.parametrize(
+    "orders, code, path, words",
+    [
+        (
+            "rolls:\n  - {label: a, table: nope, purpose: x}\n",
+            "illegal.unknown-table",
+            "orders.rolls[0].table",
+            ["'nope'", "fire, morale"],
+        ),
+        (
+            "rolls:\n  - {label: a, table: morale, modifiers: [drunk], purpose: x}\n",
+            "illegal.unknown-modifier",
+            "orders.rolls[0].modifiers",
+            ["'drunk'", "elite"],
+        ),
+        (
+            "rolls:\n  - {label: a, dice: 1d6, purpose: x}\n  - {label: a, dice: 1d6, purpose: y}\n",
+            "illegal.duplicate-label",
+            "orders.rolls[1].label",
+            ["'a'"],
+        ),
+        (
+            "rolls:\n  - {label: a, table: morale, dice: 1d6, purpose: x}\n",
+            "illegal.dice-mismatch",
+            "orders.rolls[0].dice",
+            ["2d6", "1d6"],
+        ),
+        (
+            "rolls:\n  - {label: a, table: fire, purpose: x}\n",
+            "illegal.column",
+            "orders.rolls[0].column",
+            ["line, column"],
+        ),
+        ("rolls:\n  - {label: a, dice: 2d, purpose: x}\n", "invalid.dice", "orders.rolls[0].dice", ["2d6"]),
+    ],
+)
 def test_module_validation_errors(game: TestGame, orders: str, code: str, path: str, words: list[str]) -> None:
     raw = game.order("alice", 1, orders)
     receipt = refused(game, raw, game.signed("alice", raw), code, *words)
@@ -251,18 +292,21 @@ def test_module_validation_errors(game: TestGame, orders: str, code: str, path: 
 GOOD = b"game: test-game\nturn: 1\nphase: round\nplayer: alice\norders:\n  note: hi\n"
 
 
-@pytest.mark.parametrize("raw, code, words", [
-    (GOOD + b"#" * (256 * 1024), "invalid.size", ["256 KiB"]),
-    (GOOD.replace(b"hi", b"h\xe9"), "invalid.encoding", ["UTF-8"]),
-    (b"- game: test-game\n- turn: 1\n", "invalid.not-mapping", ["mapping"]),
-    (b"", "invalid.not-mapping", ["empty"]),
-    (b"just a line of text\n", "invalid.not-mapping", ["single value"]),
-    (GOOD.replace(b"note: hi", b"note: &x hi\n  declaration: *x"), "invalid.yaml", ["anchors"]),
-    (GOOD + b"player: bob\n", "invalid.yaml", ["'player' appears twice"]),
-    (GOOD + b"colour: blue\n", "invalid.unknown-field", ["'colour'"]),
-    (GOOD + b"seq: 99999999999999999999999\n", "invalid.type", ["'seq'"]),
-    (GOOD.replace(b"turn: 1", b"turn: '1'"), "invalid.type", ["'turn'"]),
-])
+@pytest.mark.parametrize(
+    "raw, code, words",
+    [
+        (GOOD + b"#" * (256 * 1024), "invalid.size", ["256 KiB"]),
+        (GOOD.replace(b"hi", b"h\xe9"), "invalid.encoding", ["UTF-8"]),
+        (b"- game: test-game\n- turn: 1\n", "invalid.not-mapping", ["mapping"]),
+        (b"", "invalid.not-mapping", ["empty"]),
+        (b"just a line of text\n", "invalid.not-mapping", ["single value"]),
+        (GOOD.replace(b"note: hi", b"note: &x hi\n  declaration: *x"), "invalid.yaml", ["anchors"]),
+        (GOOD + b"player: bob\n", "invalid.yaml", ["'player' appears twice"]),
+        (GOOD + b"colour: blue\n", "invalid.unknown-field", ["'colour'"]),
+        (GOOD + b"seq: 99999999999999999999999\n", "invalid.type", ["'seq'"]),
+        (GOOD.replace(b"turn: 1", b"turn: '1'"), "invalid.type", ["'turn'"]),
+    ],
+)
 def test_malformed_files(game: TestGame, raw: bytes, code: str, words: list[str]) -> None:
     refused(game, raw, game.signed("alice", raw), code, *words)
 
@@ -426,8 +470,9 @@ def test_crash_before_the_journal_commits(game: TestGame, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("owner, name", [(referee.letters, "post_notices"), (GameDir, "insert_phase")])
-def test_crash_while_opening_the_next_phase(game: TestGame, monkeypatch: pytest.MonkeyPatch, owner: Any,
-                                            name: str) -> None:
+def test_crash_while_opening_the_next_phase(
+    game: TestGame, monkeypatch: pytest.MonkeyPatch, owner: Any, name: str
+) -> None:
     """A crash after the next phase's seed is drawn but before its row is stored: the re-run
     publishes the same commitment, the one the record already names."""
     _ready(game)

@@ -84,29 +84,39 @@ def test_setup_refuses_bad_rounds(rounds: Any) -> None:
 
 
 def test_valid_orders_have_no_problems() -> None:
-    orders = {"rolls": [roll(label="a", dice="2d6"), roll(label="b", table="morale", modifiers=["elite", "shaken"]),
-                        roll(label="c", table="fire", column="line", dice="1d6"), roll(label="d", dice="1d10z"),
-                        roll(label="e", table="events")],
-              "declaration": {"bid": 3}, "note": "hello"}
+    orders = {
+        "rolls": [
+            roll(label="a", dice="2d6"),
+            roll(label="b", table="morale", modifiers=["elite", "shaken"]),
+            roll(label="c", table="fire", column="line", dice="1d6"),
+            roll(label="d", dice="1d10z"),
+            roll(label="e", table="events"),
+        ],
+        "declaration": {"bid": 3},
+        "note": "hello",
+    }
     assert problem_codes(orders) == []
     assert problem_codes({}) == []
 
 
-@pytest.mark.parametrize("request_, code, path", [
-    (roll(table="nope"), "illegal.unknown-table", "orders.rolls[0].table"),
-    (roll(table="morale", modifiers=["drunk"]), "illegal.unknown-modifier", "orders.rolls[0].modifiers"),
-    (roll(table="morale", modifiers=["elite", "elite"]), "illegal.duplicate-modifier", "orders.rolls[0].modifiers"),
-    (roll(table="fire"), "illegal.column", "orders.rolls[0].column"),
-    (roll(table="fire", column="square"), "illegal.column", "orders.rolls[0].column"),
-    (roll(table="morale", column="line"), "illegal.column", "orders.rolls[0].column"),
-    (roll(dice="2d6", modifiers=["elite"]), "illegal.no-table", "orders.rolls[0]"),
-    (roll(dice="2d6", column="line"), "illegal.no-table", "orders.rolls[0]"),
-    (roll(), "invalid.missing", "orders.rolls[0].dice"),
-    (roll(dice="two dice"), "invalid.dice", "orders.rolls[0].dice"),
-    (roll(dice="0d6"), "invalid.dice", "orders.rolls[0].dice"),
-    (roll(table="morale", dice="1d6"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
-    (roll(table="events", dice="1d10"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
-])
+@pytest.mark.parametrize(
+    "request_, code, path",
+    [
+        (roll(table="nope"), "illegal.unknown-table", "orders.rolls[0].table"),
+        (roll(table="morale", modifiers=["drunk"]), "illegal.unknown-modifier", "orders.rolls[0].modifiers"),
+        (roll(table="morale", modifiers=["elite", "elite"]), "illegal.duplicate-modifier", "orders.rolls[0].modifiers"),
+        (roll(table="fire"), "illegal.column", "orders.rolls[0].column"),
+        (roll(table="fire", column="square"), "illegal.column", "orders.rolls[0].column"),
+        (roll(table="morale", column="line"), "illegal.column", "orders.rolls[0].column"),
+        (roll(dice="2d6", modifiers=["elite"]), "illegal.no-table", "orders.rolls[0]"),
+        (roll(dice="2d6", column="line"), "illegal.no-table", "orders.rolls[0]"),
+        (roll(), "invalid.missing", "orders.rolls[0].dice"),
+        (roll(dice="two dice"), "invalid.dice", "orders.rolls[0].dice"),
+        (roll(dice="0d6"), "invalid.dice", "orders.rolls[0].dice"),
+        (roll(table="morale", dice="1d6"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
+        (roll(table="events", dice="1d10"), "illegal.dice-mismatch", "orders.rolls[0].dice"),
+    ],
+)
 def test_each_problem_code(request_: dict[str, Any], code: str, path: str) -> None:
     assert (code, path) in problem_codes({"rolls": [request_]})
 
@@ -141,22 +151,30 @@ def expected_row(total: int) -> str:
 
 
 def test_plain_rolls_match_the_streams() -> None:
-    _, events, dice = resolve({"alice": {"rolls": [roll(label="a", dice="3d6")]}, "bob": {"rolls": [roll(label="b", dice="1d20")]}})
+    _, events, dice = resolve(
+        {"alice": {"rolls": [roll(label="a", dice="3d6")]}, "bob": {"rolls": [roll(label="b", dice="1d20")]}}
+    )
     assert [e.data["label"] for e in events] == ["roll/alice/a", "roll/bob/b"]
     stream = Stream(KEY, "roll/alice/a")
     assert events[0].data["values"] == [stream.uniform(6) + 1 for _ in range(3)]
     assert events[0].data["total"] == sum(events[0].data["values"])
-    assert dice.rolls == [{"label": "roll/alice/a", "spec": "3d6", "values": events[0].data["values"]},
-                          {"label": "roll/bob/b", "spec": "1d20", "values": events[1].data["values"]}]
+    assert dice.rolls == [
+        {"label": "roll/alice/a", "spec": "3d6", "values": events[0].data["values"]},
+        {"label": "roll/bob/b", "spec": "1d20", "values": events[1].data["values"]},
+    ]
 
 
 def test_table_lookup_with_modifiers_and_clamp() -> None:
-    orders = {"alice": {"rolls": [
-        roll(label="plain", table="morale"),
-        roll(label="elite", table="morale", modifiers=["elite", "shaken"]),
-        roll(label="up", table="morale", modifiers=["push-up"]),
-        roll(label="down", table="morale", modifiers=["push-down", "shaken"]),
-    ]}}
+    orders = {
+        "alice": {
+            "rolls": [
+                roll(label="plain", table="morale"),
+                roll(label="elite", table="morale", modifiers=["elite", "shaken"]),
+                roll(label="up", table="morale", modifiers=["push-up"]),
+                roll(label="down", table="morale", modifiers=["push-down", "shaken"]),
+            ]
+        }
+    }
     found = lookups(resolve(orders)[1])
     for name, modifiers in (("plain", 0), ("elite", 0), ("up", 20), ("down", -22)):
         lookup = found[name]
@@ -193,8 +211,11 @@ def test_a_d10_read_zero_to_nine() -> None:
 
 
 def test_declarations_and_notes_are_revealed() -> None:
-    orders = {"alice": {"declaration": {"plan": "hold the ridge"}, "note": "Alice waits."},
-              "bob": {"declaration": 4}, "carol": {}}
+    orders = {
+        "alice": {"declaration": {"plan": "hold the ridge"}, "note": "Alice waits."},
+        "bob": {"declaration": 4},
+        "carol": {},
+    }
     state, events, dice = resolve(orders)
     kinds = [(e.kind, e.data.get("player")) for e in events]
     assert kinds == [("declaration.revealed", "alice"), ("note", "alice"), ("declaration.revealed", "bob")]
@@ -213,9 +234,14 @@ def test_a_round_with_no_orders() -> None:
 def test_resolve_does_not_mutate_its_input() -> None:
     state = new_state()
     state["declarations"] = [{"round": 0, "by": {"bob": [1, 2]}}]
-    orders = {"alice": {"rolls": [roll(label="a", table="morale", modifiers=["elite"]), roll(label="b", dice="1d10z")],
-                        "declaration": {"plan": ["x"]}, "note": "n"},
-              "bob": {"rolls": [roll(label="a", table="fire", column="line")], "declaration": [1]}}
+    orders = {
+        "alice": {
+            "rolls": [roll(label="a", table="morale", modifiers=["elite"]), roll(label="b", dice="1d10z")],
+            "declaration": {"plan": ["x"]},
+            "note": "n",
+        },
+        "bob": {"rolls": [roll(label="a", table="fire", column="line")], "declaration": [1]},
+    }
     state_copy, orders_copy = copy.deepcopy(state), copy.deepcopy(orders)
     new, _, _ = resolve(orders, state)
     assert state == state_copy and orders == orders_copy

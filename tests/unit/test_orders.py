@@ -39,7 +39,14 @@ def only(raw: bytes) -> Problem:
 
 def test_good_file_parses_with_defaults() -> None:
     order = parse_order_file(GOOD)
-    assert (order.game, order.turn, order.phase, order.player, order.seq, order.entropy) == ("g1", 1, "round", "alice", 1, None)
+    assert (order.game, order.turn, order.phase, order.player, order.seq, order.entropy) == (
+        "g1",
+        1,
+        "round",
+        "alice",
+        1,
+        None,
+    )
     assert order.orders == {"note": "hi"}
     assert order.raw == GOOD
     assert re.fullmatch(r"[0-9a-f]{64}", order.sha256)
@@ -80,13 +87,16 @@ def test_not_utf8() -> None:
     assert problem.code == "invalid.encoding" and "UTF-8" in problem.message
 
 
-@pytest.mark.parametrize("raw, found", [
-    (b"- game: g1\n- turn: 1\n", "list"),
-    (b"just a line\n", "single value"),
-    (b"42\n", "single value"),
-    (b"", "empty"),
-    (b"# only a comment\n", "empty"),
-])
+@pytest.mark.parametrize(
+    "raw, found",
+    [
+        (b"- game: g1\n- turn: 1\n", "list"),
+        (b"just a line\n", "single value"),
+        (b"42\n", "single value"),
+        (b"", "empty"),
+        (b"# only a comment\n", "empty"),
+    ],
+)
 def test_not_a_mapping(raw: bytes, found: str) -> None:
     problem = only(raw)
     assert problem.code == "invalid.not-mapping" and found in problem.message
@@ -123,26 +133,29 @@ def test_missing_field(field: str) -> None:
     assert f"'{field}'" in problem.message
 
 
-@pytest.mark.parametrize("line, field", [
-    (b"turn: '1'", "turn"),      # a number as text
-    (b"turn: one", "turn"),
-    (b"turn: true", "turn"),     # a yes/no value is not a turn
-    (b"turn: -1", "turn"),
-    (b"turn: 1.0", "turn"),
-    (b"seq: 0", "seq"),
-    (b"seq: no", "seq"),
-    (b"entropy: xyz", "entropy"),
-    (b"entropy: abcd", "entropy"),            # fewer than 32 hex digits
-    (b"entropy: 12345678901234567890123456789012", "entropy"),  # read as a number
-    (b"player: Alice", "player"),
-    (b"player: ''", "player"),
-    (b"player: [alice]", "player"),
-    (b"game: 1", "game"),
-    (b"phase: null", "phase"),
-])
+@pytest.mark.parametrize(
+    "line, field",
+    [
+        (b"turn: '1'", "turn"),  # a number as text
+        (b"turn: one", "turn"),
+        (b"turn: true", "turn"),  # a yes/no value is not a turn
+        (b"turn: -1", "turn"),
+        (b"turn: 1.0", "turn"),
+        (b"seq: 0", "seq"),
+        (b"seq: no", "seq"),
+        (b"entropy: xyz", "entropy"),
+        (b"entropy: abcd", "entropy"),  # fewer than 32 hex digits
+        (b"entropy: 12345678901234567890123456789012", "entropy"),  # read as a number
+        (b"player: Alice", "player"),
+        (b"player: ''", "player"),
+        (b"player: [alice]", "player"),
+        (b"game: 1", "game"),
+        (b"phase: null", "phase"),
+    ],
+)
 def test_wrong_types(line: bytes, field: str) -> None:
     key = line.split(b":")[0]
-    lines = [l for l in GOOD.split(b"\n") if l and not l.startswith(key + b":")]
+    lines = [kept for kept in GOOD.split(b"\n") if kept and not kept.startswith(key + b":")]
     raw = b"\n".join([line, *lines]) + b"\n"
     problem = only(raw)
     assert (problem.code, problem.path) == ("invalid.type", field)
@@ -162,10 +175,16 @@ def test_huge_turn_and_seq_are_refused() -> None:
 
 def test_every_problem_is_listed() -> None:
     raw = b"turn: x\nseq: 0\nextra: 1\nphase: round\n"
-    assert sorted(codes(raw)) == sorted([
-        ("invalid.unknown-field", "extra"), ("invalid.missing", "game"), ("invalid.missing", "player"),
-        ("invalid.missing", "orders"), ("invalid.type", "turn"), ("invalid.type", "seq"),
-    ])
+    assert sorted(codes(raw)) == sorted(
+        [
+            ("invalid.unknown-field", "extra"),
+            ("invalid.missing", "game"),
+            ("invalid.missing", "player"),
+            ("invalid.missing", "orders"),
+            ("invalid.type", "turn"),
+            ("invalid.type", "seq"),
+        ]
+    )
 
 
 def test_parse_raises_with_every_problem() -> None:
@@ -177,15 +196,18 @@ def test_parse_raises_with_every_problem() -> None:
 # --- canonical text ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a: 1\r\nb: 2\r\n", "a: 1\nb: 2\n"),
-    ("a: 1\rb: 2\r", "a: 1\nb: 2\n"),
-    ("a: 1  \nb: 2\t \n", "a: 1\nb: 2\n"),
-    ("a: 1\n\n\n\n", "a: 1\n"),
-    ("a: 1", "a: 1\n"),
-    ("a: 1 \r\n  \r\n\r\n", "a: 1\n"),
-    ("  a: 1\n\nb: 2\n", "  a: 1\n\nb: 2\n"),   # leading spaces and inner blank lines stay
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a: 1\r\nb: 2\r\n", "a: 1\nb: 2\n"),
+        ("a: 1\rb: 2\r", "a: 1\nb: 2\n"),
+        ("a: 1  \nb: 2\t \n", "a: 1\nb: 2\n"),
+        ("a: 1\n\n\n\n", "a: 1\n"),
+        ("a: 1", "a: 1\n"),
+        ("a: 1 \r\n  \r\n\r\n", "a: 1\n"),
+        ("  a: 1\n\nb: 2\n", "  a: 1\n\nb: 2\n"),  # leading spaces and inner blank lines stay
+    ],
+)
 def test_canonical_text(text: str, expected: str) -> None:
     assert canonical_text(text) == expected
     assert canonical_text(expected) == expected
@@ -227,11 +249,14 @@ def test_with_entropy_crlf_file() -> None:
     entropy_of(with_entropy(raw))
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"game": "g1", "turn": 1, "phase": "round", "player": "alice", "orders": {"note": "hi"}}',
-    b"{game: g1, turn: 1, phase: round, player: alice,\n orders: {}}\n",
-    b"---\ngame: g1\nturn: 1\nphase: round\nplayer: alice\n\"orders\": {}\n...\n",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"game": "g1", "turn": 1, "phase": "round", "player": "alice", "orders": {"note": "hi"}}',
+        b"{game: g1, turn: 1, phase: round, player: alice,\n orders: {}}\n",
+        b'---\ngame: g1\nturn: 1\nphase: round\nplayer: alice\n"orders": {}\n...\n',
+    ],
+)
 def test_with_entropy_never_breaks_a_file(raw: bytes) -> None:
     """A file where no line can be added (JSON, flow style, an end marker) is left as it is."""
     assert order_file_problems(raw) == []
@@ -245,9 +270,41 @@ def test_with_entropy_never_breaks_a_file(raw: bytes) -> None:
 
 KEYS = st.sampled_from(["game", "turn", "phase", "player", "seq", "entropy", "orders", "extra", "Game", "", "1"])
 SCALARS = st.one_of(
-    st.sampled_from(["g1", "round", "alice", "1", "0", "-1", "true", "null", "~", "'x'", '"a\\n"', "[]", "{}",
-                     "&a 1", "*a", "!!binary aGk=", "!!python/object:os.system x", "2024-01-01", ".nan", "1e999",
-                     "9" * 30, "9" * 4400, "0x1F", "1:20", "|", ">", "? x", "- 1", "{a: [1, {b: 2}]}", "'" , "\t"]),
+    st.sampled_from(
+        [
+            "g1",
+            "round",
+            "alice",
+            "1",
+            "0",
+            "-1",
+            "true",
+            "null",
+            "~",
+            "'x'",
+            '"a\\n"',
+            "[]",
+            "{}",
+            "&a 1",
+            "*a",
+            "!!binary aGk=",
+            "!!python/object:os.system x",
+            "2024-01-01",
+            ".nan",
+            "1e999",
+            "9" * 30,
+            "9" * 4400,
+            "0x1F",
+            "1:20",
+            "|",
+            ">",
+            "? x",
+            "- 1",
+            "{a: [1, {b: 2}]}",
+            "'",
+            "\t",
+        ]
+    ),
     st.integers().map(str),
     st.text(max_size=12),
 )

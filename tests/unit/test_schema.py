@@ -70,30 +70,81 @@ def test_conforming_orders_have_no_problems() -> None:
     [
         ([], "invalid.type", "orders", "must be a mapping (key: value lines), got a list"),
         ({"stance": 3}, "invalid.type", "orders.stance", "must be a text, got the whole number 3; put it in quotes"),
-        ({"stance": "attack", "secret": "yes"}, "invalid.type", "orders.secret", 'must be true or false, got the text "yes"'),
-        ({"stance": "attack", "rolls": [{"dice": "2d6", "times": "3"}]}, "invalid.type", "orders.rolls[0].times",
-         'must be a whole number, got the text "3"; write it without quotes'),
-        ({"stance": "attack", "rolls": [{"dice": "2d6", "times": True}]}, "invalid.type", "orders.rolls[0].times",
-         "must be a whole number, got true (a yes/no value)"),
-        ({"stance": "attack", "rolls": [{"dice": None}]}, "invalid.type", "orders.rolls[0].dice",
-         "must be a text, got nothing (an empty value)"),
+        (
+            {"stance": "attack", "secret": "yes"},
+            "invalid.type",
+            "orders.secret",
+            'must be true or false, got the text "yes"',
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6", "times": "3"}]},
+            "invalid.type",
+            "orders.rolls[0].times",
+            'must be a whole number, got the text "3"; write it without quotes',
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6", "times": True}]},
+            "invalid.type",
+            "orders.rolls[0].times",
+            "must be a whole number, got true (a yes/no value)",
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": None}]},
+            "invalid.type",
+            "orders.rolls[0].dice",
+            "must be a text, got nothing (an empty value)",
+        ),
         ({}, "invalid.missing", "orders.stance", "is missing: give one of: attack, defend, withdraw"),
         ({"stance": "attack", "rols": []}, "invalid.unknown-field", "orders.rols", "did you mean rolls?"),
-        ({"stance": "attack", "rolls": [{"dice": "2d6" * 5}]}, "invalid.too-long", "orders.rolls[0].dice",
-         "is 15 characters long; at most 10 are allowed"),
-        ({"stance": "attack", "rolls": [{"dice": "2d6"}] * 4}, "invalid.too-many", "orders.rolls",
-         "has 4 entries; at most 3 are allowed"),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6" * 5}]},
+            "invalid.too-long",
+            "orders.rolls[0].dice",
+            "is 15 characters long; at most 10 are allowed",
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6"}] * 4},
+            "invalid.too-many",
+            "orders.rolls",
+            "has 4 entries; at most 3 are allowed",
+        ),
         ({"stance": "attack", "units": []}, "invalid.too-few", "orders.units", "has 0 entries; at least 1 are needed"),
-        ({"stance": "attack", "rolls": [{"dice": "2x6"}]}, "invalid.pattern", "orders.rolls[0].dice",
-         'is the text "2x6", which is not in the expected form (e.g. 2d6)'),
-        ({"stance": "attack", "rolls": [{"dice": "2d6", "label": "A B"}]}, "invalid.pattern", "orders.rolls[0].label",
-         "matching the pattern [a-z0-9/-]+"),
-        ({"stance": "atack"}, "invalid.enum", "orders.stance", "must be one of: attack, defend, withdraw; did you mean attack?"),
-        ({"stance": "attack", "rolls": [{"dice": "2d6", "times": 0}]}, "invalid.range", "orders.rolls[0].times",
-         "is 0; it must be a whole number from 1 to 9"),
-        ({"stance": "attack", "notes": {"a": [1, float("nan")]}}, "invalid.type", "orders.notes.a[1]",
-         "must be plain data, got a number that is not finite"),
-        ({"stance": "attack", "notes": {1: "x"}}, "invalid.type", "orders.notes", "has a field named the whole number 1"),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2x6"}]},
+            "invalid.pattern",
+            "orders.rolls[0].dice",
+            'is the text "2x6", which is not in the expected form (e.g. 2d6)',
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6", "label": "A B"}]},
+            "invalid.pattern",
+            "orders.rolls[0].label",
+            "matching the pattern [a-z0-9/-]+",
+        ),
+        (
+            {"stance": "atack"},
+            "invalid.enum",
+            "orders.stance",
+            "must be one of: attack, defend, withdraw; did you mean attack?",
+        ),
+        (
+            {"stance": "attack", "rolls": [{"dice": "2d6", "times": 0}]},
+            "invalid.range",
+            "orders.rolls[0].times",
+            "is 0; it must be a whole number from 1 to 9",
+        ),
+        (
+            {"stance": "attack", "notes": {"a": [1, float("nan")]}},
+            "invalid.type",
+            "orders.notes.a[1]",
+            "must be plain data, got a number that is not finite",
+        ),
+        (
+            {"stance": "attack", "notes": {1: "x"}},
+            "invalid.type",
+            "orders.notes",
+            "has a field named the whole number 1",
+        ),
         ({"stance": "attack", "notes": [{1, 2}]}, "invalid.type", "orders.notes[0]", "must be plain data"),
         ({"stance": "attack", 5: "x"}, "invalid.type", "orders", "field names must be text"),
     ],
@@ -185,7 +236,10 @@ def test_describe() -> None:
         "orders.units[]: text",
     ]
     assert describe({"type": "int", "min": 0}, path="n") == ["n: whole number of at least 0"]
-    assert describe({"type": "list", "min": 2, "max": 2, "items": {"type": "int", "max": 5}})[0] == "orders: list of exactly 2"
+    assert (
+        describe({"type": "list", "min": 2, "max": 2, "items": {"type": "int", "max": 5}})[0]
+        == "orders: list of exactly 2"
+    )
 
 
 @pytest.mark.parametrize(

@@ -49,9 +49,7 @@ DATA = b"game: blenheim-1704\nturn: 3\nphase: tempo-bid\norders:\n  bid: 4\n"
 FUZZ = settings(max_examples=300, deadline=None)
 
 
-def keygen(
-    *args: str, stdin: bytes | None = None, check: bool = True
-) -> subprocess.CompletedProcess[bytes]:
+def keygen(*args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     assert SSH_KEYGEN is not None
     return subprocess.run([SSH_KEYGEN, *args], input=stdin, capture_output=True, check=check)
 
@@ -118,11 +116,7 @@ def sshsig(
     version: int = 1,
     reserved: bytes = b"",
 ) -> bytes:
-    return (
-        b"SSHSIG"
-        + struct.pack(">I", version)
-        + wire(key_blob, namespace, reserved, hash_alg, wire(sig_type, sig))
-    )
+    return b"SSHSIG" + struct.pack(">I", version) + wire(key_blob, namespace, reserved, hash_alg, wire(sig_type, sig))
 
 
 def signed_data(namespace: str, hash_alg: str, data: bytes) -> bytes:
@@ -179,9 +173,7 @@ def test_ssh_keygen_sha256_signature_verifies(keydir: Path, tmp_path: Path) -> N
     target = tmp_path / "orders.yaml"
     target.write_bytes(DATA)
     key = str(keydir / "ed25519")
-    keygen(
-        "-q", "-Y", "sign", "-O", "hashalg=sha256", "-f", key, "-n", NAMESPACE_ORDERS, str(target)
-    )
+    keygen("-q", "-Y", "sign", "-O", "hashalg=sha256", "-f", key, "-n", NAMESPACE_ORDERS, str(target))
     armored = (tmp_path / "orders.yaml.sig").read_text()
     assert parse_signature(armored).hash_algorithm == "sha256"
     assert verify(DATA, armored, NAMESPACE_ORDERS) == load_public_key_file(f"{key}.pub")
@@ -213,14 +205,9 @@ def test_rsa_sha256_signature_accepted_and_sha1_refused(keydir: Path, tmp_path: 
         hashes.SHA256(),
     )
     armored = armor(sshsig(blob, NAMESPACE_ORDERS, "sha256", "rsa-sha2-256", sig))
-    assert (
-        ssh_verify(public_key_of(private), DATA, armored, tmp_path, NAMESPACE_ORDERS).returncode
-        == 0
-    )
+    assert ssh_verify(public_key_of(private), DATA, armored, tmp_path, NAMESPACE_ORDERS).returncode == 0
     assert verify(DATA, armored, NAMESPACE_ORDERS) == public_key_of(private)
-    sha1 = private.sign(
-        signed_data(NAMESPACE_ORDERS, "sha512", DATA), padding.PKCS1v15(), hashes.SHA1()
-    )
+    sha1 = private.sign(signed_data(NAMESPACE_ORDERS, "sha512", DATA), padding.PKCS1v15(), hashes.SHA1())
     with pytest.raises(SignatureError, match="SHA-1"):
         verify(
             DATA,
@@ -235,15 +222,8 @@ def test_reserved_field_is_ignored_like_ssh_keygen(keydir: Path, tmp_path: Path)
     private = load_private_key(keydir / "ed25519")
     sig = parse_signature(sign(DATA, private, NAMESPACE_ORDERS))
     blob = sig.public_key.blob
-    armored = armor(
-        sshsig(
-            blob, NAMESPACE_ORDERS, "sha512", sig.signature_type, sig.signature, reserved=b"future"
-        )
-    )
-    assert (
-        ssh_verify(public_key_of(private), DATA, armored, tmp_path, NAMESPACE_ORDERS).returncode
-        == 0
-    )
+    armored = armor(sshsig(blob, NAMESPACE_ORDERS, "sha512", sig.signature_type, sig.signature, reserved=b"future"))
+    assert ssh_verify(public_key_of(private), DATA, armored, tmp_path, NAMESPACE_ORDERS).returncode == 0
     assert verify(DATA, armored, NAMESPACE_ORDERS) == public_key_of(private)
 
 
@@ -321,9 +301,7 @@ def test_load_private_key_refusals(tmp_path: Path) -> None:
     with pytest.raises(KeyFileError, match="not a private key") as pub:
         load_private_key(tmp_path / "k.pub")
     assert "public key" in pub.value.hints[0]
-    (tmp_path / "junk").write_text(
-        "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
-    )
+    (tmp_path / "junk").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n")
     with pytest.raises(KeyFileError, match="damaged"):
         load_private_key(tmp_path / "junk")
     with pytest.raises(KeyFileError, match="not found"):
@@ -338,9 +316,7 @@ def test_parse_public_key_forms(tmp_path: Path) -> None:
     assert parse_public_key(f"  {public.line()}\r\n\n") == public
     assert parse_public_key(f"  {public.line()}\n").comment == "tallard at home"
     assert parse_public_key(f"tallard@example ssh-ed25519 {b64}") == public  # allowed_signers
-    assert (
-        parse_public_key(f'no-pty,command="echo ssh-rsa x" ssh-ed25519 {b64} c') == public
-    )  # authorized_keys
+    assert parse_public_key(f'no-pty,command="echo ssh-rsa x" ssh-ed25519 {b64} c') == public  # authorized_keys
     assert PublicKey(public.key_type, public.blob, "other") == public
     assert hash(PublicKey(public.key_type, public.blob)) == hash(public)
     assert public.fingerprint.startswith("SHA256:") and not public.fingerprint.endswith("=")
@@ -454,12 +430,8 @@ def test_malformed_signatures(signed: tuple[PublicKey, str]) -> None:
         ],
         "trailing": [armor(dearmor(armored) + b"\0")],
         "hash 'md5'": [armor(sshsig(public.blob, NAMESPACE_ORDERS, "md5", "ssh-ed25519", sig))],
-        "key type 'ssh-dss'": [
-            armor(sshsig(wire("ssh-dss", b"x"), NAMESPACE_ORDERS, "sha512", "ssh-dss", sig))
-        ],
-        "does not fit": [
-            armor(sshsig(public.blob, NAMESPACE_ORDERS, "sha512", "rsa-sha2-512", sig))
-        ],
+        "key type 'ssh-dss'": [armor(sshsig(wire("ssh-dss", b"x"), NAMESPACE_ORDERS, "sha512", "ssh-dss", sig))],
+        "does not fit": [armor(sshsig(public.blob, NAMESPACE_ORDERS, "sha512", "rsa-sha2-512", sig))],
         "not 64": [armor(sshsig(public.blob, NAMESPACE_ORDERS, "sha512", "ssh-ed25519", sig[:-1]))],
         "empty": ["-----BEGIN SSH SIGNATURE-----\n-----END SSH SIGNATURE-----"],
     }

@@ -244,7 +244,9 @@ def test_columns_must_match_exactly() -> None:
 
 def test_load_file_names_the_source(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("schema_version: 1\ntables:\n  morale:\n    title: M\n    dice: 2d6\n    rows: [{range: 3+, result: x}]\n")
+    path.write_text(
+        "schema_version: 1\ntables:\n  morale:\n    title: M\n    dice: 2d6\n    rows: [{range: 3+, result: x}]\n"
+    )
     with pytest.raises(GameDataError) as info:
         load_tables_file(path)
     assert info.value.message.startswith(f"{path}: table morale, rows: no row for total(s) 2")
@@ -371,15 +373,23 @@ def valid_tables(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[int, int]]:
 
 @settings(max_examples=300, deadline=None)
 @given(valid_tables(), st.data())
-def test_every_reachable_total_finds_exactly_one_row(made: tuple[dict[str, Any], tuple[int, int]], data: st.DataObject) -> None:
+def test_every_reachable_total_finds_exactly_one_row(
+    made: tuple[dict[str, Any], tuple[int, int]], data: st.DataObject
+) -> None:
     raw, (low, high) = made
     parsed: Table = parse_table("random", raw, "hypothesis")
     assert parsed.reachable == (low, high)
     for total in range(low, high + 1):
         assert sum(row.covers(total) for row in parsed.rows) == 1
     first = 0 if parsed.dice.zero_based else 1
-    values = data.draw(st.lists(st.integers(first, first + parsed.dice.sides - 1), min_size=parsed.dice.count, max_size=parsed.dice.count))
-    chosen = data.draw(st.lists(st.sampled_from(sorted(parsed.modifiers)), unique=True) if parsed.modifiers else st.just([]))
+    values = data.draw(
+        st.lists(
+            st.integers(first, first + parsed.dice.sides - 1), min_size=parsed.dice.count, max_size=parsed.dice.count
+        )
+    )
+    chosen = data.draw(
+        st.lists(st.sampled_from(sorted(parsed.modifiers)), unique=True) if parsed.modifiers else st.just([])
+    )
     result = Tables({"random": parsed}).lookup("random", values, chosen)
     assert low <= result.clamped <= high
     assert result.modified == sum(values) + sum(parsed.modifiers[name] for name in chosen)
@@ -391,7 +401,11 @@ json_like = st.recursive(
     max_leaves=20,
 )
 # Mostly well-formed pieces, so that the fuzzing reaches the deep checks as well as the shallow ones.
-range_like = st.sampled_from(["2-6", "7+", "3-", "1", "x", "9-7"]) | st.integers(-3, 15) | st.lists(st.integers(0, 14) | st.none(), max_size=3)
+range_like = (
+    st.sampled_from(["2-6", "7+", "3-", "1", "x", "9-7"])
+    | st.integers(-3, 15)
+    | st.lists(st.integers(0, 14) | st.none(), max_size=3)
+)
 row_like = st.fixed_dictionaries(
     {"range": range_like | range_like | json_like, "result": st.sampled_from(["rout", 3]) | json_like},
 )

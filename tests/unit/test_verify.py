@@ -49,9 +49,7 @@ def _write_state(game_dir: Path, state: dict[str, Any]) -> str:
     return digest
 
 
-def _make_record(
-    n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str
-) -> dict[str, Any]:
+def _make_record(n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str) -> dict[str, Any]:
     seed = _seed(n)
     commit = dice.commitment(seed)
     orders = {p: sha256_hex(f"orders of {p} in {phase}".encode()) for p in players}
@@ -96,9 +94,7 @@ def game(tmp_path: Path) -> tuple[Path, Path]:
     return game_dir, key_path
 
 
-def _write_record(
-    game_dir: Path, key_path: Path | None, name: str, record: dict[str, Any]
-) -> Path:
+def _write_record(game_dir: Path, key_path: Path | None, name: str, record: dict[str, Any]) -> Path:
     """Write a record; sign it with `key_path`, or leave the old signature when None."""
     path = game_dir / "records" / name
     path.write_bytes(pretty_json(record))
@@ -127,10 +123,7 @@ def test_a_good_game_directory_verifies(game: tuple[Path, Path]) -> None:
     assert report.problems == []
     assert report.ok
     assert (report.records, report.rolls, report.orders) == (3, 4 + 4 + 3, 5)
-    assert (
-        report.summary()
-        == "3 record(s), 11 roll(s), 5 order hash(es) checked: all good"
-    )
+    assert report.summary() == "3 record(s), 11 roll(s), 5 order hash(es) checked: all good"
 
 
 def test_the_record_holds_what_the_dice_recorded(game: tuple[Path, Path]) -> None:
@@ -154,7 +147,8 @@ def test_a_changed_roll_value_is_caught_even_when_re_signed(
     _write_record(game_dir, key_path, ROUND, record)
     report = verify_game_dir(game_dir)
     assert report.problems == [
-        f"{ROUND}: roll 'roll/alice/attack' (2d6): record says {record['rolls'][0]['values']}, the seed gives {true_values}"
+        f"{ROUND}: roll 'roll/alice/attack' (2d6): record says {record['rolls'][0]['values']}, "
+        f"the seed gives {true_values}"
     ]
     assert not report.ok
 
@@ -168,12 +162,8 @@ def test_a_changed_roll_value_without_re_signing_also_breaks_the_signature(
     _write_record(game_dir, None, ROUND, record)
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 2
-    assert problems[0].startswith(
-        f"{ROUND}: bad signature: the signature does not match the file"
-    )
-    assert problems[1].startswith(
-        f"{ROUND}: roll 'events/weather' (uniform(10)): record says"
-    )
+    assert problems[0].startswith(f"{ROUND}: bad signature: the signature does not match the file")
+    assert problems[1].startswith(f"{ROUND}: roll 'events/weather' (uniform(10)): record says")
 
 
 def test_a_changed_seed_is_caught(game: tuple[Path, Path]) -> None:
@@ -196,9 +186,7 @@ def test_a_changed_order_hash_breaks_every_roll_of_the_phase(
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == _rolls_of(record)
     for problem, roll in zip(problems, record["rolls"]):
-        assert problem.startswith(
-            f"{ROUND}: roll {roll['label']!r} ({roll['spec']}): record says {roll['values']}"
-        )
+        assert problem.startswith(f"{ROUND}: roll {roll['label']!r} ({roll['spec']}): record says {roll['values']}")
 
 
 def test_unsorted_orders_are_reported_and_the_rolls_still_checked(
@@ -220,17 +208,9 @@ def test_a_dropped_record_breaks_the_sequence_and_the_chain(
     for suffix in ("", ".sig"):
         (game_dir / "records" / (ROUND + suffix)).unlink()
     problems = verify_game_dir(game_dir).problems
-    assert (
-        problems[0]
-        == "0003-t2-supply.json: sequence number 3, expected 2 (a record is missing or misnumbered)"
-    )
-    assert any(
-        "0003-t2-supply.json: state_before" in p and "the chain is broken" in p
-        for p in problems
-    )
-    assert any(
-        "0003-t2-supply.json: commit" in p and "next_commit" in p for p in problems
-    )
+    assert problems[0] == "0003-t2-supply.json: sequence number 3, expected 2 (a record is missing or misnumbered)"
+    assert any("0003-t2-supply.json: state_before" in p and "the chain is broken" in p for p in problems)
+    assert any("0003-t2-supply.json: commit" in p and "next_commit" in p for p in problems)
     assert len(problems) == 3
 
 
@@ -249,9 +229,7 @@ def test_reordered_records_break_the_chain(game: tuple[Path, Path]) -> None:
 def test_a_missing_signature_is_caught(game: tuple[Path, Path]) -> None:
     game_dir, _ = game
     (game_dir / "records" / (ROUND + ".sig")).unlink()
-    assert verify_game_dir(game_dir).problems == [
-        f"{ROUND}: no signature ({ROUND}.sig is missing)"
-    ]
+    assert verify_game_dir(game_dir).problems == [f"{ROUND}: no signature ({ROUND}.sig is missing)"]
 
 
 def test_a_garbled_signature_is_caught(game: tuple[Path, Path]) -> None:
@@ -259,9 +237,7 @@ def test_a_garbled_signature_is_caught(game: tuple[Path, Path]) -> None:
     (game_dir / "records" / (ROUND + ".sig")).write_text("not a signature\n")
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert problems[0].startswith(
-        f"{ROUND}: bad signature: this is not an armored SSH signature"
-    )
+    assert problems[0].startswith(f"{ROUND}: bad signature: this is not an armored SSH signature")
 
 
 def test_a_signature_in_the_orders_namespace_is_refused(
@@ -271,14 +247,10 @@ def test_a_signature_in_the_orders_namespace_is_refused(
     _sign_file(game_dir / "records" / ROUND, key_path, NAMESPACE_ORDERS)
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert "namespace 'pbem-orders'" in problems[0] and problems[0].startswith(
-        f"{ROUND}: bad signature"
-    )
+    assert "namespace 'pbem-orders'" in problems[0] and problems[0].startswith(f"{ROUND}: bad signature")
 
 
-def test_a_record_signed_by_another_key_is_caught(
-    game: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_a_record_signed_by_another_key_is_caught(game: tuple[Path, Path], tmp_path: Path) -> None:
     game_dir, _ = game
     other = tmp_path / "keys" / "mallory"
     mallory = generate_keypair(other)
@@ -297,18 +269,14 @@ def test_a_state_file_whose_content_does_not_match_its_name_is_caught(
     victim.write_bytes(canonical_json({"turn": 1, "score": 1000}))
     problems = verify_game_dir(game_dir).problems
     digest = sha256_hex(victim.read_bytes())
-    assert problems == [
-        f"states/{victim.name}: content hashes to {digest}, not to its name: the file was changed"
-    ]
+    assert problems == [f"states/{victim.name}: content hashes to {digest}, not to its name: the file was changed"]
 
 
 def test_a_state_file_that_is_not_canonical_is_caught(game: tuple[Path, Path]) -> None:
     game_dir, _ = game
     data = b'{"b": 1, "a": 2}'
     (game_dir / "states" / f"{sha256_hex(data)}.json").write_bytes(data)
-    assert verify_game_dir(game_dir).problems == [
-        f"states/{sha256_hex(data)}.json: not canonical JSON"
-    ]
+    assert verify_game_dir(game_dir).problems == [f"states/{sha256_hex(data)}.json: not canonical JSON"]
 
 
 def test_malformed_json_is_a_problem_line_not_a_crash(game: tuple[Path, Path]) -> None:
@@ -323,9 +291,7 @@ def test_malformed_json_is_a_problem_line_not_a_crash(game: tuple[Path, Path]) -
 
 def test_an_unreadable_record_path_is_a_problem_line(game: tuple[Path, Path]) -> None:
     game_dir, _ = game
-    paths = sorted((game_dir / "records").glob("*.json")) + [
-        game_dir / "records" / "0004-t3-bid.json"
-    ]
+    paths = sorted((game_dir / "records").glob("*.json")) + [game_dir / "records" / "0004-t3-bid.json"]
     referee = load_public_key_file(game_dir / "referee.pub")
     report = verify_records(paths, referee)
     assert report.records == 4
@@ -360,9 +326,7 @@ def test_a_missing_referee_key_is_reported_with_where_it_belongs(
     (game_dir / "referee.pub").unlink()
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert problems[0].startswith(
-        f"{game_dir / 'referee.pub'}: missing: the referee's public key"
-    )
+    assert problems[0].startswith(f"{game_dir / 'referee.pub'}: missing: the referee's public key")
 
 
 def test_a_damaged_referee_key_is_reported(game: tuple[Path, Path]) -> None:
@@ -370,9 +334,7 @@ def test_a_damaged_referee_key_is_reported(game: tuple[Path, Path]) -> None:
     (game_dir / "referee.pub").write_text("ssh-ed25519 not-base64!\n")
     problems = verify_game_dir(game_dir).problems
     assert len(problems) == 1
-    assert problems[0].startswith(
-        f"{game_dir / 'referee.pub'}: the public key is damaged"
-    )
+    assert problems[0].startswith(f"{game_dir / 'referee.pub'}: the public key is damaged")
 
 
 def test_no_records_is_a_problem_not_a_silent_success(tmp_path: Path) -> None:
@@ -380,9 +342,7 @@ def test_no_records_is_a_problem_not_a_silent_success(tmp_path: Path) -> None:
     report = verify_game_dir(tmp_path)
     assert report.records == 0
     assert not report.ok
-    assert report.problems == [
-        f"no records found in {tmp_path / 'records'}: nothing has been adjudicated yet"
-    ]
+    assert report.problems == [f"no records found in {tmp_path / 'records'}: nothing has been adjudicated yet"]
 
 
 def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -> None:
@@ -420,9 +380,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         (b"\xff\xfe", "not valid JSON ("),
     ],
 )
-def test_verify_record_refuses_what_is_not_a_strict_json_object(
-    data: bytes, expected: str
-) -> None:
+def test_verify_record_refuses_what_is_not_a_strict_json_object(data: bytes, expected: str) -> None:
     parsed, problems = verify_record(data, None, None, "x.json")  # type: ignore[arg-type]
     assert parsed is None
     assert problems[0] == "x.json: no signature (x.json.sig is missing)"
@@ -438,9 +396,7 @@ def test_text_that_is_not_unicode_is_a_problem_line(game: tuple[Path, Path]) -> 
     path.write_bytes(data)
     _sign_file(path, key_path)
     problems = verify_game_dir(game_dir).problems
-    assert any(
-        p.startswith(f"{ROUND}: cannot build the rolls transcript:") for p in problems
-    )
+    assert any(p.startswith(f"{ROUND}: cannot build the rolls transcript:") for p in problems)
     assert any(p.startswith(f"{ROUND}: rolls[0]:") for p in problems)
     assert all(p.isprintable() for p in problems)
     assert any("\\udfff" in p for p in problems)
@@ -451,9 +407,7 @@ def test_the_report_is_ok_only_without_problems() -> None:
     assert not VerifyReport(records=1, rolls=0, orders=0, problems=["x"]).ok
 
 
-@pytest.mark.skipif(
-    shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen"
-)
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 def test_ssh_keygen_verifies_a_record_with_the_documented_command(
     game: tuple[Path, Path],
 ) -> None:
