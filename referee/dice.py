@@ -14,7 +14,7 @@ import re
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, TypeVar
 
 TRANSCRIPT_HEADER = "pbem-referee-rolls/1"
@@ -156,7 +156,7 @@ class DiceSpec:
         """The spec as players write it: `2d6`, `1d10z` for a d10 read 0-9."""
         return f"{self.count}d{self.sides}{'z' if self.zero_based else ''}"
 
-    @property
+    @cached_property
     def record_spec(self) -> str:
         """The spec as the public record writes it (`2d6`, or `uniform(10)` for 0-based dice)."""
         return f"uniform({self.sides})" if self.zero_based else f"{self.count}d{self.sides}"
@@ -233,7 +233,10 @@ class Dice:
         uniform = self._stream(label).uniform
         sides = parsed.sides
         offset = 0 if parsed.zero_based else 1
-        values = [uniform(sides) + offset for _ in range(parsed.count)]
+        if parsed.count == 1:  # the common case, without a comprehension's frame
+            values = [uniform(sides) + offset]
+        else:
+            values = [uniform(sides) + offset for _ in range(parsed.count)]
         self.rolls.append({"label": label, "spec": parsed.record_spec, "values": values})
         return values
 
