@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.demo import TABLES as DEMO_TABLES
 from referee.engine import Receipt, init_game, submit
 from referee.signatures import (
     NAMESPACE_ORDERS,
@@ -19,30 +20,8 @@ from referee.signatures import (
 
 GAME_ID = "test-game"
 
-# Two tables: one with modifiers and a clamp, one read in columns (as the demo's).
-TABLES = """\
-schema_version: 1
-tables:
-  morale:
-    title: Morale check
-    dice: 2d6
-    modifiers: {elite: 2, veteran: 1, shaken: -2, flanked: -1}
-    clamp: [2, 12]
-    rows:
-      - {range: "2-5", result: routs}
-      - {range: "6-8", result: falls back}
-      - {range: "9+", result: holds}
-  fire:
-    title: Musketry
-    dice: 1d6
-    modifiers: {close-range: 1, in-cover: -1}
-    columns: [line, column]
-    rows:
-      - {range: "1-", result: {line: no effect, column: no effect}}
-      - {range: "2-3", result: {line: no effect, column: 1 hit}}
-      - {range: "4-5", result: {line: 1 hit, column: 2 hits}}
-      - {range: "6+", result: {line: 2 hits, column: 3 hits}}
-"""
+# The demo's two tables: one with modifiers and a clamp, one read in columns.
+TABLES = DEMO_TABLES
 
 
 @pytest.fixture(scope="session")
