@@ -291,7 +291,7 @@ def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: lis
     try:
         key: PublicKey = verify(raw, signature, NAMESPACE_ORDERS)
     except SignatureError as exc:
-        problems.append(Problem("refused.signature", "signature", exc.message + "".join(f" ({h})" for h in exc.hints)))
+        problems.append(Problem("refused.signature", "signature", "; ".join([exc.message, *exc.hints])))
         return None
     player = game.config.player_by_key(key)
     if player is None:

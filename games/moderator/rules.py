@@ -27,6 +27,7 @@ ROLL_SCHEMA = {
         "label": {
             "type": "str",
             "pattern": LABEL,
+            "example": "cavalry-charge",
             "description": "your name for the roll, unique in your orders (lower-case, digits, - _ .)",
         },
         "dice": {"type": "str", "max": 16, "description": "dice spec: 2d6, 3d6, 1d10, 1d10z (a d10 read 0-9)"},
@@ -55,8 +56,6 @@ ORDER_SCHEMA = {
 }
 EXAMPLE = {
     "rolls": [{"label": "first-roll", "dice": "2d6", "purpose": "what this roll decides"}],
-    "declaration": None,
-    "note": "",
 }
 
 
