@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,15 @@ from referee.journal import GameDir, OpenPhase
 from referee.orders import OrderFile, order_file_problems, parse_order_file
 from referee.registry import find_game
 from referee.schema import Problem, check
-from referee.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, load_private_key, sign, verify
+from referee.signatures import (
+    NAMESPACE_ORDERS,
+    NAMESPACE_REFEREE,
+    PublicKey,
+    generate_keypair,
+    load_private_key,
+    sign,
+    verify,
+)
 from referee.yamlsafe import load_strict
 
 
@@ -47,11 +56,13 @@ class Game:
         config = parse_config(data, game_dir.path, str(game_dir.config))
         return cls(game_dir, config, find_game(config.module))
 
+    @cached_property
+    def _private_key(self) -> Any:
+        return load_private_key(self.dir.key)
+
     def sign(self, data: bytes) -> str:
         """Return the referee's `pbem-referee` signature of `data`."""
-        from referee.signatures import NAMESPACE_REFEREE
-
-        return sign(data, load_private_key(self.dir.key), NAMESPACE_REFEREE)
+        return sign(data, self._private_key, NAMESPACE_REFEREE)
 
     def envelope(self, digest: str) -> dict[str, Any]:
         """Return the stored state with this hash (the core's envelope around the module's state)."""
@@ -348,13 +359,17 @@ def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Proble
     return []
 
 
+def _as_bytes(signature: str | bytes) -> bytes:
+    return signature if isinstance(signature, bytes) else signature.encode()
+
+
 def _store_accepted(game: Game, order: OrderFile | None, signature: str | bytes | None) -> None:
     assert order is not None and signature is not None
     phase = game.dir.open_phase()
     assert phase is not None
     name = f"{phase.stem}/{order.player}-seq{order.seq}-{order.sha256[:12]}.yaml"
     atomic_write(game.dir.orders / name, order.raw)
-    atomic_write(game.dir.orders / (name + ".sig"), signature if isinstance(signature, bytes) else signature.encode())
+    atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
     with game.dir.transaction():
         game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name)
         game.dir.log(
@@ -372,12 +387,12 @@ def _store_refused(game: Game, receipt: Receipt, raw: bytes, signature: str | by
     if signature:
         atomic_write(
             game.dir.refused / f"{receipt.sha256}.order.sig",
-            signature if isinstance(signature, bytes) else signature.encode(),
+            _as_bytes(signature),
         )
     with game.dir.transaction():
         game.dir.log(
             "order.refused",
-            {"sha256": receipt.sha256, "problems": [p.__dict__ for p in receipt.problems]},
+            {"sha256": receipt.sha256, "problems": [p.as_dict() for p in receipt.problems]},
             receipt.turn,
             receipt.phase,
             receipt.player,
