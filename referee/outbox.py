@@ -10,6 +10,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
+from email import policy
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
 from pathlib import Path
@@ -17,6 +18,8 @@ from pathlib import Path
 from referee.files import atomic_write, fsync_dir
 
 FOLDERS = ("tmp", "new", "cur")
+# Long Message-IDs stay on one line: some mail tools mishandle a folded one.
+HEADER_POLICY = policy.default.clone(max_line_length=998)
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def make_message_id(domain: str, *parts: str) -> str:
 
 def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
     """Return the letter as a MIME message: text and HTML alternatives plus attachments."""
-    message = EmailMessage()
+    message = EmailMessage(policy=HEADER_POLICY)
     message["From"] = formataddr((sender_name, sender))
     message["To"] = letter.to
     message["Subject"] = letter.subject

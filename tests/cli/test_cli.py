@@ -359,6 +359,8 @@ def test_outbox_messages_are_well_formed(played: Played) -> None:
     assert sum("orders open" in s for s in subjects) == 6
     assert sum(": report" in s for s in subjects) == 3 and len(subjects) == 12
     for name, message in messages.items():
+        raw = (played.game / "outbox" / "new" / name).read_bytes()
+        assert b"\nMessage-ID: <" in raw, f"{name}: the Message-ID header is folded"
         assert ids and str(message["Message-ID"]).strip().startswith("<") and message["To"], name
         assert message["Auto-Submitted"] in ("auto-generated", "auto-replied"), name
         assert message.get_body(preferencelist=("plain",)) is not None, name
