@@ -538,3 +538,39 @@ def test_state_snapshots_form_a_hash_chain(game: TestGame) -> None:
     (game.dir / "states" / f"{second['state_before']}.json").unlink()
     problems = verify_game_dir(game.dir).problems
     assert any("chain is broken" in p and second["state_before"] in p for p in problems)
+
+
+def test_one_process_at_a_time(game: TestGame) -> None:
+    """While another process holds the game's lock, a command waits, then says why it gave up."""
+    import subprocess
+    import sys
+    import textwrap
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+            import sys, time
+            from referee.journal import GameDir
+            with GameDir({str(game.dir)!r}).lock():
+                print("locked", flush=True)
+                time.sleep(2)
+                print("releasing", flush=True)
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        from referee.errors import LockedError
+
+        with pytest.raises(LockedError) as caught, GameDir(game.dir).lock(wait=0.3):
+            pass
+        assert "another referee process" in caught.value.message
+        with GameDir(game.dir).lock(wait=10):  # waits for the holder to let go, then proceeds
+            assert holder.stdout.readline().strip() == "releasing"
+    finally:
+        holder.kill()
+        holder.wait()
