@@ -17,11 +17,6 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def value_hash(value: Any) -> str:
-    """Return the SHA-256 hex of the canonical JSON of `value`."""
-    return sha256_hex(canonical_json(value))
-
-
 def pretty_json(value: Any) -> bytes:
     """Return human-readable JSON (sorted keys, two-space indent, final newline)."""
     text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)

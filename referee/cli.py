@@ -17,7 +17,6 @@ from referee import __version__
 from referee.errors import RefereeError
 
 GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
-EXIT_CODES = {"ok": 0, "refused or failed": 1, "usage": 2, "verification mismatch": 3}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"})

@@ -18,7 +18,6 @@ from functools import cached_property, lru_cache
 from typing import Any, TypeVar
 
 TRANSCRIPT_HEADER = "pbem-referee-rolls/1"
-SEED_BYTES = 32
 MAX_LABEL_BYTES = 200
 MAX_DICE = 100
 MAX_SIDES = 1_000_000

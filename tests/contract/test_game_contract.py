@@ -15,6 +15,7 @@ import pytest
 import games
 from referee.canonical import canonical_json
 from referee.dice import Dice
+from referee.schema import check_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN_IN_GAMES = {"random", "time", "datetime", "os", "pathlib", "logging", "requests", "subprocess", "socket"}
@@ -88,6 +89,7 @@ def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
             if spec is None:
                 break
             assert game.check(state) == []
+            check_schema(spec.schema)  # a module's schema is well formed
             orders = {
                 role: copy.deepcopy(spec.example if spec.example is not None else spec.default_orders)
                 for role in spec.active
