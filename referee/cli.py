@@ -196,6 +196,24 @@ def verify(gamedir: Path) -> None:
 
 
 @cli.command()
+@GAMEDIR
+@click.argument("label")
+@click.option("--phase", metavar="TURN/PHASE", help="The phase of the roll, when its label was used in several.")
+def explain(gamedir: Path, label: str, phase: str | None) -> None:
+    """Explain one roll step by step: transcript, phase key, stream blocks, draws, table read.
+
+    Works from the public record, so a player can check each step by hand.
+
+    \b
+    Example:
+        referee explain blenheim roll/tallard/cavalry-charge
+    """
+    from referee.explain import explain as explain_roll
+
+    click.echo(explain_roll(gamedir, label, phase), nl=False)
+
+
+@cli.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 def demo(directory: Path | None) -> None:
     """Play a three-player moderator game end to end, verify it, and show the reports.

@@ -469,7 +469,12 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
             game.dir.close_phase(phase.seq, state_after, record_path.name)
             game.dir.log(
                 "phase.adjudicated",
-                {"record": record_path.name, "defaulted": missing, "forced": force},
+                {
+                    "record": record_path.name,
+                    "defaulted": missing,
+                    "forced": force,
+                    "events": [event.as_dict() for event in events],
+                },
                 phase.turn,
                 phase.phase,
             )

@@ -279,6 +279,14 @@ class GameDir:
         ).fetchone()
         return int(row["n"])
 
+    def log_entry(self, kind: str, turn: int, phase: str) -> dict[str, Any] | None:
+        """Return the data of the latest log entry of this kind for a phase, or None."""
+        row = self.db.execute(
+            "SELECT data FROM log WHERE kind = ? AND turn = ? AND phase = ? ORDER BY id DESC LIMIT 1",
+            (kind, turn, phase),
+        ).fetchone()
+        return json.loads(row["data"]) if row else None
+
     def log(
         self,
         kind: str,
