@@ -59,7 +59,8 @@ def draw_steps(key: bytes, label: str, record_spec: str, count: int) -> tuple[li
         bounds = [int(match[2])] * int(match[1])
     lines: list[str] = []
     draws: list[int] = []
-    block, words = 0, list[int]()
+    block = 0
+    words: list[int] = []
     for bound in bounds:
         limit = _TWO_64 - (_TWO_64 % bound)
         while True:
