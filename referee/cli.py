@@ -176,6 +176,26 @@ def status(gamedir: Path, as_json: bool) -> None:
 
 @cli.command()
 @GAMEDIR
+@click.option("--force", is_flag=True, help="Preview with the game's default orders for missing players.")
+def preview(gamedir: Path, force: bool) -> None:
+    """Adjudicate the open phase on a scratch copy and show the reports; change nothing, send nothing.
+
+    \b
+    Example:
+        referee preview blenheim --force
+    """
+    from referee.preview import preview as run_preview
+
+    result = run_preview(gamedir, force)
+    for report in result.adjudication.reports:
+        click.echo(f"===== {report.name} =====")
+        click.echo(report.read_text(encoding="utf-8"))
+    click.echo(f"preview of turn {result.adjudication.phase.ident}: nothing in {gamedir} changed, nothing was sent")
+    click.echo(f"the scratch game, with every report and the record: {result.scratch}")
+
+
+@cli.command()
+@GAMEDIR
 def verify(gamedir: Path) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
