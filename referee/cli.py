@@ -132,6 +132,29 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
 
 @cli.command()
 @GAMEDIR
+@click.argument("player")
+@click.argument("orderfile", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def become(gamedir: Path, player: str, orderfile: Path) -> None:
+    """Enter orders for PLAYER (absent, or by agreement), signed by the referee.
+
+    The orders are recorded and announced as entered by the referee, and the
+    acknowledgement goes to the player. The player can replace them with their own
+    file of a higher seq.
+
+    \b
+    Example:
+        referee become blenheim tallard tallard-orders.yaml
+    """
+    from referee.engine import submit as submit_order
+
+    receipt = submit_order(gamedir, orderfile.read_bytes(), None, become=player)
+    click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
+    if not receipt.accepted:
+        raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
+
+
+@cli.command()
+@GAMEDIR
 @click.option("--expect", metavar="TURN/PHASE", help="Act only if this phase is the open one (e.g. 3/round).")
 @click.option("--force", is_flag=True, help="Adjudicate now, with the game's default orders for missing players.")
 def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:

@@ -82,6 +82,7 @@ class Receipt:
     problems: list[Problem] = field(default_factory=list)
     duplicate: bool = False
     copy: int = 1
+    by_referee: bool = False
     letter: Path | None = None
 
 
@@ -200,13 +201,26 @@ def _open_phase(
 # -- submit -------------------------------------------------------------------------------
 
 
-def submit(path: Path, raw: bytes, signature: str | bytes | None) -> Receipt:
-    """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing."""
+def submit(path: Path, raw: bytes, signature: str | bytes | None, become: str | None = None) -> Receipt:
+    """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing.
+
+    With `become`, the referee enters the file for that player (absent, or by agreement): the
+    referee signs it, it is recorded and announced as entered by the referee, and the
+    acknowledgement goes to the player.
+    """
     game = Game.open(path)
+    if become is not None:
+        if game.config.player(become) is None:
+            players = ", ".join(p.name for p in game.config.players)
+            raise RefereeError(
+                f"there is no player '{become}' in game '{game.config.game}'", hints=(f"players: {players}",)
+            )
+        signature = game.sign(raw)
     with game.dir.lock():
-        receipt, order = _examine(game, raw, signature)
+        receipt, order = _examine(game, raw, signature, become)
+        receipt.by_referee = become is not None
         if receipt.accepted and not receipt.duplicate:
-            _store_accepted(game, order, signature)
+            _store_accepted(game, order, signature, receipt.by_referee)
         elif not receipt.accepted:
             _store_refused(game, receipt, raw, signature)
         else:
@@ -219,7 +233,9 @@ def submit(path: Path, raw: bytes, signature: str | bytes | None) -> Receipt:
     return receipt
 
 
-def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Receipt, OrderFile | None]:
+def _examine(
+    game: Game, raw: bytes, signature: str | bytes | None, become: str | None = None
+) -> tuple[Receipt, OrderFile | None]:
     sha = sha256_hex(raw)
     receipt = Receipt(False, sha, None, None, None, None)
     problems = receipt.problems
@@ -227,7 +243,7 @@ def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Rec
     if any(p.code == "invalid.size" for p in shape):
         receipt.problems += shape
         return receipt, None
-    signer = _signer(game, raw, signature, problems)
+    signer = become if become is not None else _signer(game, raw, signature, problems)
     if signer is not None:
         receipt.player = signer
     problems += shape
@@ -243,7 +259,15 @@ def _examine(game: Game, raw: bytes, signature: str | bytes | None) -> tuple[Rec
                 f"this file is for game '{order.game}', but it was sent to game '{game.config.game}'",
             )
         )
-    if signer is not None and order.player != signer:
+    if become is not None and order.player != become:
+        problems.append(
+            Problem(
+                "refused.player",
+                "player",
+                f"the file says player '{order.player}', but the referee is entering orders for '{become}'",
+            )
+        )
+    elif signer is not None and order.player != signer:
         problems.append(
             Problem(
                 "refused.key-other-player",
@@ -363,7 +387,9 @@ def _as_bytes(signature: str | bytes) -> bytes:
     return signature if isinstance(signature, bytes) else signature.encode()
 
 
-def _store_accepted(game: Game, order: OrderFile | None, signature: str | bytes | None) -> None:
+def _store_accepted(
+    game: Game, order: OrderFile | None, signature: str | bytes | None, by_referee: bool = False
+) -> None:
     assert order is not None and signature is not None
     phase = game.dir.open_phase()
     assert phase is not None
@@ -371,10 +397,10 @@ def _store_accepted(game: Game, order: OrderFile | None, signature: str | bytes 
     atomic_write(game.dir.orders / name, order.raw)
     atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
     with game.dir.transaction():
-        game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name)
+        game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name, by_referee)
         game.dir.log(
             "order.accepted",
-            {"sha256": order.sha256, "seq": order.seq, "file": name},
+            {"sha256": order.sha256, "seq": order.seq, "file": name, "by": "referee" if by_referee else order.player},
             phase.turn,
             phase.phase,
             order.player,
@@ -439,6 +465,18 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
         key = phase_key(seed, transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes))
         dice = Dice(key)
         state, events = game.module.resolve(envelope["state"], orders, dice)
+        events = [
+            *(
+                Event(
+                    "orders.by-referee",
+                    f"The referee entered {p}'s orders (seq {o.seq}) on their behalf.",
+                    {"player": p},
+                )
+                for p, o in sorted(standing.items())
+                if o.by_referee
+            ),
+            *events,
+        ]
         next_spec = game.module.phase(state)
         next_envelope = _envelope(game, state, next_spec, phase.state_before)
         state_after = game.dir.save_state(next_envelope)

@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS phases (
 CREATE TABLE IF NOT EXISTS orders (
     id INTEGER PRIMARY KEY, phase_seq INTEGER NOT NULL REFERENCES phases(seq),
     player TEXT NOT NULL, seq INTEGER NOT NULL, sha256 TEXT NOT NULL, file TEXT NOT NULL,
-    accepted_at TEXT NOT NULL, UNIQUE (phase_seq, player, seq));
+    accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, UNIQUE (phase_seq, player, seq));
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
     turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
@@ -83,6 +83,7 @@ class AcceptedOrder:
     seq: int
     sha256: str
     file: str
+    by_referee: bool = False
 
 
 class GameDir:
@@ -250,24 +251,24 @@ class GameDir:
 
     def standing_orders(self, phase_seq: int) -> dict[str, AcceptedOrder]:
         """Return, per player, the accepted order with the highest seq in the phase."""
-        rows = self.db.execute(
-            "SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? ORDER BY player, seq", (phase_seq,)
-        )
-        return {row["player"]: AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"]) for row in rows}
+        rows = self.db.execute("SELECT * FROM orders WHERE phase_seq = ? ORDER BY player, seq", (phase_seq,))
+        return {row["player"]: _order(row) for row in rows}
 
     def find_order(self, phase_seq: int, player: str, seq: int) -> AcceptedOrder | None:
         """Return the accepted order with this seq, if any."""
         row = self.db.execute(
-            "SELECT player, seq, sha256, file FROM orders WHERE phase_seq = ? AND player = ? AND seq = ?",
-            (phase_seq, player, seq),
+            "SELECT * FROM orders WHERE phase_seq = ? AND player = ? AND seq = ?", (phase_seq, player, seq)
         ).fetchone()
-        return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"]) if row else None
+        return _order(row) if row else None
 
-    def insert_order(self, phase_seq: int, player: str, seq: int, sha256: str, file: str) -> None:
-        """Record an accepted order file."""
+    def insert_order(
+        self, phase_seq: int, player: str, seq: int, sha256: str, file: str, by_referee: bool = False
+    ) -> None:
+        """Record an accepted order file (`by_referee`: entered by the referee for the player)."""
         self.db.execute(
-            "INSERT INTO orders (phase_seq, player, seq, sha256, file, accepted_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (phase_seq, player, seq, sha256, file, utc_now()),
+            "INSERT INTO orders (phase_seq, player, seq, sha256, file, accepted_at, by_referee)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (phase_seq, player, seq, sha256, file, utc_now(), int(by_referee)),
         )
 
     def times_received(self, sha256: str) -> int:
@@ -315,3 +316,7 @@ def _phase(row: sqlite3.Row) -> OpenPhase:
         row["state_after"],
         row["record"],
     )
+
+
+def _order(row: sqlite3.Row) -> AcceptedOrder:
+    return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"], bool(row["by_referee"]))

@@ -574,3 +574,24 @@ def test_one_process_at_a_time(game: TestGame) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_the_referee_enters_orders_for_an_absent_player(game: TestGame) -> None:
+    raw = game.order("carol", 1, ROLLS)
+    entered = submit(game.dir, raw, None, become="carol")
+    assert entered.accepted and entered.by_referee and entered.player == "carol"
+    ack = entered.letter.read_text()  # type: ignore[union-attr]
+    assert "entered this file on your behalf" in ack
+    assert any("carol@" in p.read_text(errors="replace") for p in (game.dir / "outbox" / "new").glob("*ack*"))
+    wrong = submit(game.dir, game.order("bob", 1, ROLLS), None, become="carol")
+    assert not wrong.accepted and wrong.problems[0].code == "refused.player"
+    with pytest.raises(RefereeError):
+        submit(game.dir, raw, None, become="nobody")
+    accepted(game.submit("alice", 1, ROLLS))
+    accepted(game.submit("bob", 1, ROLLS))
+    result = adjudicate(game.dir)
+    assert result.events[0].kind == "orders.by-referee" and "carol" in result.events[0].text
+    record = json.loads(result.record.read_bytes())
+    assert {"player": "carol", "sha256": entered.sha256} in record["orders"]
+    assert "The referee entered carol's orders" in (game.dir / "mail" / "0001-t1-round" / "bob.report.txt").read_text()
+    assert verify_game_dir(game.dir).ok
