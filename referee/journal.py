@@ -42,6 +42,19 @@ CREATE TABLE IF NOT EXISTS log (
     turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
 """
 LOCK_WAIT_SECONDS = 10.0
+# Each step brings a journal from the version before it to the next (PRAGMA user_version).
+MIGRATIONS = ("ALTER TABLE orders ADD COLUMN by_referee INTEGER NOT NULL DEFAULT 0",)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an older journal up to the current schema, one recorded step at a time."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    columns = {row[1] for row in db.execute("PRAGMA table_info(orders)")}
+    if version == 0 and "by_referee" in columns:  # created by this version's SCHEMA
+        version = len(MIGRATIONS)
+    for step in MIGRATIONS[version:]:
+        db.execute(step)
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
 
 
 def utc_now() -> str:
@@ -126,6 +139,7 @@ class GameDir:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(SCHEMA)
+            _migrate(self._db)
             if fresh:
                 os.chmod(self.journal_path, 0o600)
         return self._db
