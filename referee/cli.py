@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -125,6 +126,11 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
     from referee.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), read_signature_file(orderfile, sigfile))
+    _show_receipt(receipt, orderfile)
+
+
+def _show_receipt(receipt: Any, orderfile: Path) -> None:
+    """Print the acknowledgement; a refusal then fails the command (exit 1)."""
     click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
     if not receipt.accepted:
         raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
@@ -148,9 +154,7 @@ def become(gamedir: Path, player: str, orderfile: Path) -> None:
     from referee.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), None, become=player)
-    click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
-    if not receipt.accepted:
-        raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
+    _show_receipt(receipt, orderfile)
 
 
 @cli.command()
