@@ -57,6 +57,11 @@ class Game:
         return cls(game_dir, config, find_game(config.module))
 
     @cached_property
+    def referee_key_line(self) -> str:
+        """The referee's public key line, as letters print it."""
+        return self.dir.public_key.read_text(encoding="utf-8").strip()
+
+    @cached_property
     def _private_key(self) -> Any:
         return load_private_key(self.dir.key)
 

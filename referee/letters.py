@@ -62,7 +62,8 @@ def _deliver(
     atomic_write(base / f"{name}.txt.sig", signature)
     atomic_write(base / f"{name}.html", html.encode("utf-8"))
     for item in attachments:
-        atomic_write(base / item.filename, item.data)
+        if item.kept:
+            atomic_write(base / item.filename, item.data)
     recipient = game.config.player(player) if player else None
     if recipient is not None:
         letter = Letter(
@@ -84,13 +85,12 @@ def _deliver(
 
 
 def _common(game: Game, player: str | None) -> dict[str, Any]:
-    key_line = game.dir.public_key.read_text(encoding="utf-8").strip()
     return {
         "game": game.config.game,
         "title": game.config.title,
         "player": player,
         "protocol": PROTOCOL,
-        "referee_key": key_line,
+        "referee_key": game.referee_key_line,
         "referee_email": game.config.referee_email,
     }
 
@@ -216,8 +216,9 @@ def post_reports(
                 make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
                 [
                     Attachment(view_file, view_bytes, "text/yaml"),
-                    Attachment(record_name, record_bytes, "application/json"),
-                    Attachment(record_name + ".sig", record_sig, "application/octet-stream"),
+                    # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
+                    Attachment(record_name, record_bytes, "application/json", kept=False),
+                    Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False),
                 ],
             )
         )

@@ -29,6 +29,7 @@ class Attachment:
     filename: str
     data: bytes
     content_type: str = "application/octet-stream"
+    kept: bool = True  # also kept beside the letter under GAMEDIR/mail/ (False: it is stored elsewhere)
 
 
 @dataclass
