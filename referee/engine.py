@@ -206,8 +206,18 @@ def _open_phase(
 # -- submit -------------------------------------------------------------------------------
 
 
-def submit(path: Path, raw: bytes, signature: str | bytes | None, become: str | None = None) -> Receipt:
+def submit(
+    path: Path,
+    raw: bytes,
+    signature: str | bytes | None,
+    become: str | None = None,
+    in_reply_to: str | None = None,
+    sender: str | None = None,
+) -> Receipt:
     """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing.
+
+    Mail intake passes the incoming `in_reply_to` Message-ID and the `sender` address (used only
+    to answer a file whose signature names no registered player).
 
     With `become`, the referee enters the file for that player (absent, or by agreement): the
     referee signs it, it is recorded and announced as entered by the referee, and the
@@ -234,7 +244,7 @@ def submit(path: Path, raw: bytes, signature: str | bytes | None, become: str | 
         receipt.copy = game.dir.times_received(receipt.sha256)
         from referee.letters import post_ack
 
-        receipt.letter = post_ack(game, receipt, raw)
+        receipt.letter = post_ack(game, receipt, raw, in_reply_to, sender)
     return receipt
 
 

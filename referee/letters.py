@@ -51,8 +51,13 @@ def _deliver(
     message_id: str,
     attachments: list[Attachment],
     in_reply_to: str | None = None,
+    fallback_address: str | None = None,
 ) -> Path:
-    """Render, sign, keep and post one letter; return the path of its signed text."""
+    """Render, sign, keep and post one letter; return the path of its signed text.
+
+    The letter goes to the player's registered address; `fallback_address` is used only when
+    the letter concerns no known player (a mail whose signature matched no one).
+    """
     text, html = render(kind, context)
     text_bytes = text.encode("utf-8")
     signature = game.sign(text_bytes).encode()
@@ -65,9 +70,10 @@ def _deliver(
         if item.kept:
             atomic_write(base / item.filename, item.data)
     recipient = game.config.player(player) if player else None
-    if recipient is not None:
+    address = recipient.email if recipient is not None else fallback_address
+    if address is not None:
         letter = Letter(
-            to=recipient.email,
+            to=address,
             subject=subject,
             text=text,
             html=html,
@@ -135,8 +141,14 @@ def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> N
         )
 
 
-def post_ack(game: Game, receipt: Receipt, raw: bytes) -> Path:
-    """Write the acknowledgement of a submitted order file (accepted or refused, every reason)."""
+def post_ack(
+    game: Game, receipt: Receipt, raw: bytes, in_reply_to: str | None = None, sender: str | None = None
+) -> Path:
+    """Write the acknowledgement of a submitted order file (accepted or refused, every reason).
+
+    `in_reply_to` threads it under the player's mail; `sender` is where a refusal goes when the
+    file's signature names no registered player (mail intake knows who sent it).
+    """
     phase = game.dir.open_phase()
     folder = phase.stem if phase else "closed"
     who = receipt.player or "unknown"
@@ -160,6 +172,8 @@ def post_ack(game: Game, receipt: Receipt, raw: bytes) -> Path:
         context,
         make_message_id(_domain(game), game.config.game, folder, "ack", who, receipt.sha256 + again),
         [],
+        in_reply_to=in_reply_to,
+        fallback_address=sender if receipt.player is None else None,
     )
 
 
