@@ -125,6 +125,9 @@ class GameModule:
     check: Callable[[Any], list[str]]
     options: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
+    # A package (e.g. "games.polemos_obb") whose templates/ folder has events.txt.j2 and
+    # events.html.j2: the game's own rendering of a report's "What happened" section.
+    templates: str | None = None
 
 
 def load_data(package: str, name: str) -> Any:

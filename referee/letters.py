@@ -17,7 +17,7 @@ from referee.canonical import canonical_json, sha256_hex
 from referee.files import atomic_write
 from referee.orders import ENTROPY_HEX_DIGITS
 from referee.outbox import Attachment, Letter, make_message_id, post
-from referee.reports import render
+from referee.reports import events_template, render
 from referee.schema import describe
 from referee.yamlsafe import dump
 
@@ -207,6 +207,7 @@ def post_reports(
             "turn": phase.turn,
             "phase": phase.phase,
             "events": visible,
+            "events_template": events_template(game.module),
             "rolls": rolls,
             "record": record,
             "record_file": record_name,

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from referee.api import GameModule
 from referee.errors import RefereeError
 
 
@@ -31,8 +32,12 @@ def environment() -> Any:
     """Return the project's Jinja2 environment (built once)."""
     import jinja2
 
+    from referee.registry import all_games
+
+    games = {game.id: jinja2.PackageLoader(game.templates, "templates") for game in all_games() if game.templates}
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_dir())),
+        # A game's own templates are reached as "<game id>/<name>".
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(template_dir())), jinja2.PrefixLoader(games)]),
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -41,6 +46,11 @@ def environment() -> Any:
     )
     env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
     return env
+
+
+def events_template(game: GameModule) -> str:
+    """Return the template (without .txt.j2/.html.j2) that renders a report's events for this game."""
+    return f"{game.id}/events" if game.templates else "_events"
 
 
 def render(kind: str, context: dict[str, Any]) -> tuple[str, str]:
