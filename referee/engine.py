@@ -89,6 +89,7 @@ class Receipt:
     copy: int = 1
     by_referee: bool = False
     letter: Path | None = None
+    already_handled: bool = False
 
 
 @dataclass
@@ -213,11 +214,13 @@ def submit(
     become: str | None = None,
     in_reply_to: str | None = None,
     sender: str | None = None,
+    source: str | None = None,
 ) -> Receipt:
     """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing.
 
     Mail intake passes the incoming `in_reply_to` Message-ID and the `sender` address (used only
-    to answer a file whose signature names no registered player).
+    to answer a file whose signature names no registered player). A `source` (one incoming
+    mail) is handled once: submitted again, it changes nothing and returns `already_handled`.
 
     With `become`, the referee enters the file for that player (absent, or by agreement): the
     referee signs it, it is recorded and announced as entered by the referee, and the
@@ -232,19 +235,31 @@ def submit(
             )
         signature = game.sign(raw)
     with game.dir.lock():
+        if source is not None and game.dir.source_seen(source):
+            return Receipt(False, sha256_hex(raw), None, None, None, None, already_handled=True)
         receipt, order = _examine(game, raw, signature, become)
         receipt.by_referee = become is not None
-        if receipt.accepted and not receipt.duplicate:
-            _store_accepted(game, order, signature, receipt.by_referee)
-        elif not receipt.accepted:
-            _store_refused(game, receipt, raw, signature)
-        else:
-            with game.dir.transaction():
-                game.dir.log("order.duplicate", {"sha256": receipt.sha256}, receipt.turn, receipt.phase, receipt.player)
-        receipt.copy = game.dir.times_received(receipt.sha256)
+        receipt.copy = game.dir.times_received(receipt.sha256) + 1
         from referee.letters import post_ack
 
+        # The acknowledgement is posted before the journal commits: after a crash in between,
+        # the same submission writes the same letter again (same Message-ID), which the outbox
+        # keeps once; committed first, a crash would lose the letter.
         receipt.letter = post_ack(game, receipt, raw, in_reply_to, sender)
+        extra = {"source": source} if source is not None else {}
+        if receipt.accepted and not receipt.duplicate:
+            _store_accepted(game, order, signature, receipt.by_referee, extra)
+        elif not receipt.accepted:
+            _store_refused(game, receipt, raw, signature, extra)
+        else:
+            with game.dir.transaction():
+                game.dir.log(
+                    "order.duplicate",
+                    {"sha256": receipt.sha256, **extra},
+                    receipt.turn,
+                    receipt.phase,
+                    receipt.player,
+                )
     return receipt
 
 
@@ -403,7 +418,11 @@ def _as_bytes(signature: str | bytes) -> bytes:
 
 
 def _store_accepted(
-    game: Game, order: OrderFile | None, signature: str | bytes | None, by_referee: bool = False
+    game: Game,
+    order: OrderFile | None,
+    signature: str | bytes | None,
+    by_referee: bool = False,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     assert order is not None and signature is not None
     phase = game.dir.open_phase()
@@ -415,14 +434,22 @@ def _store_accepted(
         game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name, by_referee)
         game.dir.log(
             "order.accepted",
-            {"sha256": order.sha256, "seq": order.seq, "file": name, "by": "referee" if by_referee else order.player},
+            {
+                "sha256": order.sha256,
+                "seq": order.seq,
+                "file": name,
+                "by": "referee" if by_referee else order.player,
+                **(extra or {}),
+            },
             phase.turn,
             phase.phase,
             order.player,
         )
 
 
-def _store_refused(game: Game, receipt: Receipt, raw: bytes, signature: str | bytes | None) -> None:
+def _store_refused(
+    game: Game, receipt: Receipt, raw: bytes, signature: str | bytes | None, extra: dict[str, Any] | None = None
+) -> None:
     """Keep a refused file for the record (nothing is ever lost); it changes nothing in the game."""
     atomic_write(game.dir.refused / f"{receipt.sha256}.order", raw)
     if signature:
@@ -433,7 +460,7 @@ def _store_refused(game: Game, receipt: Receipt, raw: bytes, signature: str | by
     with game.dir.transaction():
         game.dir.log(
             "order.refused",
-            {"sha256": receipt.sha256, "problems": [p.as_dict() for p in receipt.problems]},
+            {"sha256": receipt.sha256, "problems": [p.as_dict() for p in receipt.problems], **(extra or {})},
             receipt.turn,
             receipt.phase,
             receipt.player,

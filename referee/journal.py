@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS orders (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
     turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS log_source ON log (json_extract(data, '$.source'));
 """
 LOCK_WAIT_SECONDS = 10.0
 # Each step brings a journal from the version before it to the next (PRAGMA user_version).
@@ -293,6 +294,13 @@ class GameDir:
             (sha256,),
         ).fetchone()
         return int(row["n"])
+
+    def source_seen(self, source: str) -> bool:
+        """Return whether a submission from this source (e.g. one incoming mail) was already handled."""
+        row = self.db.execute(
+            "SELECT 1 FROM log WHERE json_extract(data, '$.source') = ? LIMIT 1", (source,)
+        ).fetchone()
+        return row is not None
 
     def log_entry(self, kind: str, turn: int, phase: str) -> dict[str, Any] | None:
         """Return the data of the latest log entry of this kind for a phase, or None."""
