@@ -274,6 +274,80 @@ def demo(directory: Path | None) -> None:
     run_demo(directory or Path("demo-game"), click.echo)
 
 
+HOME_OPTION = click.option(
+    "--home",
+    "home_path",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="REFEREE_HOME",
+    help="The referee home (default: $REFEREE_HOME, else ~/.local/share/pbem-referee).",
+)
+
+
+def _home(home_path: Path | None) -> Any:
+    from referee.home import Home, default_home
+
+    return Home(home_path or default_home())
+
+
+@cli.group()
+def home() -> None:
+    """The referee's home: many games (HOME/games/NAME) and one mail configuration.
+
+    \b
+    Example:
+        referee home init --home ~/referee
+    """
+
+
+@home.command("init")
+@HOME_OPTION
+def home_init(home_path: Path | None) -> None:
+    """Create the home with an example referee.yaml to edit (an existing one is kept).
+
+    \b
+    Example:
+        referee home init --home ~/referee
+        referee init ~/referee/games/blenheim --config blenheim.yaml
+    """
+    config = _home(home_path).create()
+    click.echo(f"home      {config.parent}")
+    click.echo(f"config    {config} (edit it: the mail accounts, your address, the defaults)")
+    click.echo(f"games     create them in {config.parent / 'games'}/NAME with `referee init`")
+
+
+@cli.command()
+@HOME_OPTION
+@click.option("--watch", is_flag=True, help="Keep going: wake on new mail (IMAP IDLE) and at least every minute.")
+@click.option("--no-mail", is_flag=True, help="Neither fetch nor send mail: only stored mail and the schedules.")
+@click.option("--quiet", is_flag=True, help="Print only failures (for cron, which mails what a job prints).")
+def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
+    """One unattended pass: take in mail, keep every game's schedule, send the outboxes.
+
+    Safe to start from cron as often as you like: overlapping runs leave at once.
+    Exits 1 when something failed (it is retried on the next pass).
+
+    \b
+    Example: a crontab line, every five minutes
+        */5 * * * *  REFEREE_HOME=$HOME/referee referee run --quiet
+    """
+    from referee.run import run_pass
+    from referee.run import watch as watch_home
+
+    referee_home = _home(home_path)
+
+    def show(report: Any) -> None:
+        for line in report.lines():
+            if not quiet or line.startswith("FAILED"):
+                click.echo(line)
+
+    if watch:
+        watch_home(referee_home, on_pass=show)
+        return 0
+    report = run_pass(referee_home, mail=not no_mail)
+    show(report)
+    return 0 if report.ok else 1
+
+
 def main() -> None:
     """Run the command line; the one place that turns errors into exit codes."""
     try:

@@ -13,7 +13,7 @@ from referee.signatures import PublicKey, load_public_key_file, parse_public_key
 from referee.tables import parse_tables
 from referee.yamlsafe import StrictYAMLError, dump, load_strict
 
-TOP_LEVEL = ("game", "module", "title", "scenario", "options", "tables", "referee", "players")
+TOP_LEVEL = ("game", "module", "title", "scenario", "options", "tables", "referee", "players", "schedule")
 PLAYER_FIELDS = ("name", "email", "key", "key_file")
 EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 DEFAULT_REFEREE_EMAIL = "referee@localhost"
@@ -41,6 +41,7 @@ class GameConfig:
     referee_email: str
     referee_name: str
     players: tuple[Player, ...] = field(default=())
+    schedule: dict[str, Any] = field(default_factory=dict)  # over the referee home's defaults
 
     def player(self, name: str) -> Player | None:
         """Return the player with this name, or None."""
@@ -65,6 +66,7 @@ class GameConfig:
             "tables": self.tables,
             "referee": {"email": self.referee_email, "name": self.referee_name},
             "players": [{"name": p.name, "email": p.email, "key": p.key.line()} for p in self.players],
+            **({"schedule": self.schedule} if self.schedule else {}),
         }
 
 
@@ -107,6 +109,10 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
     scenario = data.get("scenario")
     if scenario is not None and not isinstance(scenario, str):
         raise ConfigError(f"{source}: 'scenario' must be a name")
+    schedule = data.get("schedule") or {}
+    from referee.deadlines import parse_schedule
+
+    parse_schedule(schedule, f"{source}: schedule")  # a bad deadline is refused at init, not at the deadline
     return GameConfig(
         game=game,
         module=module,
@@ -117,6 +123,7 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
         referee_email=referee_email,
         referee_name=str(referee.get("name", "Referee")),
         players=players,
+        schedule=schedule,
     )
 
 

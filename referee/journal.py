@@ -310,6 +310,15 @@ class GameDir:
         ).fetchone()
         return json.loads(row["data"]) if row else None
 
+    def log_entries(self, kinds: tuple[str, ...], since_id: int = 0) -> list[dict[str, Any]]:
+        """Return the log entries of these kinds, oldest first, each with id, at, kind, turn, phase, player, data."""
+        marks = ", ".join("?" for _ in kinds)
+        rows = self.db.execute(
+            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE kind IN ({marks}) AND id > ? ORDER BY id",
+            (*kinds, since_id),
+        )
+        return [{**dict(row), "data": json.loads(row["data"])} for row in rows]
+
     def log(
         self,
         kind: str,

@@ -19,6 +19,8 @@ from referee.signatures import (
 )
 
 GAME_ID = "test-game"
+# Real mail servers (Dovecot, aiosmtpd) for the mail tests: fixtures `dovecot` and `mail_world`.
+pytest_plugins = ("mailworld",)
 
 # The demo's two tables: one with modifiers and a clamp, one read in columns.
 TABLES = DEMO_TABLES

@@ -1,0 +1,300 @@
+"""Mail intake, exactly once: fetch, store, handle, move.
+
+1. Fetch new messages (UIDs above the last stored one, in batches: one FETCH per batch).
+2. Store each raw message durably (HOME/spool/SHA256.eml: write, fsync, rename) and record it
+   in the ledger, with its UID, before anything else happens to it.
+3. Handle each stored message: route its orders to their games (`referee.engine.submit`, which
+   handles one mail once, by its source) or answer its command; record the outcome.
+4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
+
+A crash between any two steps repeats the later steps only: a message already stored is found
+by its SHA-256 or Message-ID and not stored again, a message already handled is not handled
+again, and a copy not yet moved is moved by the next pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from referee.engine import submit
+from referee.errors import RefereeError
+from referee.files import atomic_write
+from referee.home import Home, HomeConfig
+from referee.mail.commands import HELP, Answer, help_sections, run_command
+from referee.mail.directory import Directory
+from referee.mail.imap import Mailbox
+from referee.mail.ledger import Ledger, StoredMessage
+from referee.mail.message import Incoming, OrderPart, read_message
+from referee.mail.replies import Section, post_reply
+from referee.signatures import NAMESPACE_ORDERS, verify
+
+BATCH_MESSAGES = 200
+BATCH_BYTES = 32 * 1024 * 1024
+REPLIES_PER_STRANGER_PER_DAY = 5
+GAME_LINE = re.compile(rb"^game:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
+
+
+@dataclass
+class IntakeReport:
+    fetched: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    handled: int = 0
+    moved: int = 0
+    outcomes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def spool_name(sha256: str) -> str:
+    return f"{sha256}.eml"
+
+
+# -- 1 and 2: fetch and store ----------------------------------------------------------
+
+
+def fetch_and_store(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    mailbox: Mailbox,
+    now: datetime,
+    report: IntakeReport,
+    after_store: Callable[[], None] = lambda: None,
+) -> None:
+    """Store every new message of the inbox; `after_store` is a test's hook to crash right there."""
+    assert config.imap is not None
+    inbox = config.imap.folders["inbox"]
+    selected = mailbox.select(inbox)
+    position = ledger.position(inbox)
+    # A new UIDVALIDITY means the server renumbered the folder: read it all again; what was
+    # already stored is recognised by its bytes or Message-ID.
+    last_uid = position[1] if position and position[0] == selected.uidvalidity else 0
+    uids = mailbox.uids_after(last_uid)
+    if not uids:
+        return
+    sizes = mailbox.sizes(uids)
+    for batch in _batches([uid for uid in uids if uid in sizes], sizes, config.max_message_bytes):
+        small = [uid for uid in batch if sizes[uid] <= config.max_message_bytes]
+        large = [uid for uid in batch if sizes[uid] > config.max_message_bytes]
+        raws = mailbox.fetch(small)
+        raws.update({uid: _oversized(header, sizes[uid]) for uid, header in mailbox.fetch_headers(large).items()})
+        report.fetched += len(raws)
+        stored = []
+        for uid in batch:
+            raw = raws.get(uid)
+            if raw is not None:  # gone since the search (another client expunged it): nothing to keep
+                stored.append((uid, raw, _store_file(home, raw)))
+        with ledger.transaction():
+            for uid, raw, sha in stored:
+                incoming_id = _message_id(raw)
+                known = ledger.find(sha, incoming_id)
+                if known is None:
+                    ledger.add(sha, incoming_id, len(raw), spool_name(sha), now)
+                    report.stored += 1
+                elif known.sha256 != sha:  # the same Message-ID with other bytes: kept, not handled twice
+                    ledger.add(sha, incoming_id, len(raw), spool_name(sha), now, duplicate_of=known.sha256)
+                    report.duplicates += 1
+                else:
+                    report.duplicates += 1
+                ledger.add_copy(inbox, selected.uidvalidity, uid, sha)
+            ledger.set_position(inbox, selected.uidvalidity, max(batch))
+        after_store()
+
+
+def _batches(uids: list[int], sizes: dict[int, int], limit: int) -> list[list[int]]:
+    batches: list[list[int]] = [[]]
+    total = 0
+    for uid in uids:
+        size = min(sizes[uid], limit)
+        if batches[-1] and (len(batches[-1]) >= BATCH_MESSAGES or total + size > BATCH_BYTES):
+            batches.append([])
+            total = 0
+        batches[-1].append(uid)
+        total += size
+    return [batch for batch in batches if batch]
+
+
+def _oversized(header: bytes, size: int) -> bytes:
+    """Keep the header of a message too large to fetch, with a note of its size."""
+    return header.rstrip(b"\r\n") + f"\r\nX-Referee-Oversized: {size}\r\n\r\n".encode()
+
+
+def _store_file(home: Home, raw: bytes) -> str:
+    from referee.canonical import sha256_hex
+
+    sha = sha256_hex(raw)
+    path = home.spool / spool_name(sha)
+    if not path.exists():
+        atomic_write(path, raw)
+    return sha
+
+
+def _message_id(raw: bytes) -> str | None:
+    match = re.search(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,900}>)", raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0])
+    return match[1].decode("ascii", "replace") if match else None
+
+
+# -- 3: handle -------------------------------------------------------------------------
+
+
+def handle_stored(
+    home: Home, config: HomeConfig, ledger: Ledger, now: datetime, report: IntakeReport, directory: Directory | None
+) -> Directory | None:
+    """Handle every stored message not yet handled; return the directory if it was needed."""
+    waiting = ledger.with_status("stored")
+    if waiting and directory is None:
+        directory = Directory.load(home)
+    for message in waiting:
+        try:
+            answer = handle_message(home, config, directory or Directory(), ledger, message, now)
+        except RefereeError as exc:  # a game that cannot take mail now: the message waits for the next pass
+            report.errors.append(f"{message.sha256[:12]}: {exc.message}")
+            continue
+        with ledger.transaction():
+            ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
+        report.handled += 1
+        report.outcomes.append(f"{message.sha256[:12]} {answer.destination}: {answer.summary}")
+    return directory
+
+
+def handle_message(
+    home: Home, config: HomeConfig, directory: Directory, ledger: Ledger, message: StoredMessage, now: datetime
+) -> Answer:
+    """Decide what one stored mail is and act on it; return where it belongs on the server."""
+    raw = (home.spool / message.file).read_bytes()
+    incoming = read_message(raw, config.referee_email)
+    if incoming.automatic:
+        return Answer("rejected", f"ignored: {incoming.automatic}")
+    if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
+        limit = config.max_message_bytes // (1024 * 1024)
+        _answer_stranger(
+            home,
+            config,
+            ledger,
+            incoming,
+            now,
+            "Your mail is too large",
+            [
+                f"Your mail was over {limit} MiB, so the referee kept its header only and read nothing in it. "
+                "An order file is a few kilobytes: send it with its .sig and nothing else."
+            ],
+        )
+        return Answer("rejected", "too large")
+    if incoming.orders:
+        return _route_orders(home, config, directory, ledger, incoming, now)
+    if incoming.problems:
+        _answer_stranger(home, config, ledger, incoming, now, "Your mail could not be read", incoming.problems)
+        return Answer("rejected", "; ".join(incoming.problems))
+    if incoming.command and incoming.sender:
+        return run_command(home, config, directory, incoming, now)
+    _answer_stranger(
+        home,
+        config,
+        ledger,
+        incoming,
+        now,
+        "Your mail carried no orders and no command",
+        [
+            "The referee found neither an order file (attached with its .sig, or pasted above an armored "
+            "signature) nor a command as the first word of the body. What it understands:"
+        ],
+    )
+    return Answer("rejected", "no orders, no command")
+
+
+def _answer_stranger(
+    home: Home, config: HomeConfig, ledger: Ledger, incoming: Incoming, now: datetime, subject: str, lines: list[str]
+) -> None:
+    """Reply to the sender if it is safe: a real address, not machine mail, and not too often today."""
+    if incoming.sender is None or incoming.automatic:
+        return
+    with ledger.transaction():
+        allowed = ledger.reply_allowed(incoming.sender.lower(), now.date().isoformat(), REPLIES_PER_STRANGER_PER_DAY)
+    if allowed:
+        post_reply(
+            home,
+            config,
+            incoming.sender,
+            subject,
+            lines,
+            f"answer/{incoming.sha256}",
+            in_reply_to=incoming.message_id,
+            sections=help_sections(),
+        )
+
+
+def _signed_bytes(part: OrderPart) -> bytes:
+    """Return the candidate bytes the signature covers (the first one if none does: refused later)."""
+    if part.signature and len(part.candidates) > 1:
+        for candidate in part.candidates:
+            try:
+                verify(candidate, part.signature, NAMESPACE_ORDERS)
+                return candidate
+            except RefereeError:
+                continue
+    return part.candidates[0]
+
+
+def _route_orders(
+    home: Home, config: HomeConfig, directory: Directory, ledger: Ledger, incoming: Incoming, now: datetime
+) -> Answer:
+    verdicts: list[str] = []
+    accepted = 0
+    unknown: list[str] = []
+    for index, part in enumerate(incoming.orders):
+        raw = _signed_bytes(part)
+        match = GAME_LINE.search(raw)
+        game = match[1].decode() if match else None
+        path = directory.games.get(game) if game else None
+        if path is None:
+            unknown.append(f"{part.origin}: " + (f"no game '{game}' is run here" if game else "no 'game:' line"))
+            continue
+        receipt = submit(
+            path,
+            raw,
+            part.signature,
+            in_reply_to=incoming.message_id,
+            sender=incoming.sender,
+            source=f"mail:{incoming.sha256}:{index}",
+        )
+        if receipt.already_handled:
+            verdicts.append(f"{part.origin}: already handled")
+            accepted += 1
+            continue
+        accepted += receipt.accepted
+        verdict = "accepted" if receipt.accepted else "refused: " + "; ".join(p.code for p in receipt.problems)
+        verdicts.append(f"{part.origin} -> {game} {receipt.player or '?'}: {verdict}")
+    if unknown:
+        games = sorted({seat.game for seat in directory.seats_of(incoming.sender)})
+        lines = [
+            "The referee could not tell which game these orders are for:",
+            *unknown,
+            f"Your games: {', '.join(games)}." if games else "Write the game's name on the order file's 'game:' line.",
+        ]
+        _answer_stranger(home, config, ledger, incoming, now, "Orders for an unknown game", lines)
+        verdicts += unknown
+    return Answer("processed" if accepted else "rejected", "; ".join(verdicts))
+
+
+# -- 4: move ---------------------------------------------------------------------------
+
+
+def move_handled(
+    config: HomeConfig, ledger: Ledger, mailbox: Mailbox, now: datetime, report: IntakeReport, use_move: bool = True
+) -> None:
+    """Move every handled message still in the inbox to its folder: one command per folder."""
+    assert config.imap is not None
+    folders = config.imap.folders
+    selected = mailbox.select(folders["inbox"])
+    for destination, copies in ledger.copies_to_move(folders["inbox"], selected.uidvalidity).items():
+        uids = [uid for uid, _ in copies]
+        mailbox.move(uids, folders[destination], use_move=use_move)
+        with ledger.transaction():
+            ledger.mark_moved(folders["inbox"], selected.uidvalidity, uids, now)
+        report.moved += len(uids)
+
+
+__all__ = ["HELP", "IntakeReport", "Section", "fetch_and_store", "handle_stored", "move_handled"]

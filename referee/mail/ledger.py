@@ -1,0 +1,212 @@
+"""The mail ledger (HOME/intake.sqlite): what came in and what went out, so that a message seen
+twice is handled once and a letter is sent once, across crashes and overlapping runs.
+
+    mailbox   per folder: UIDVALIDITY and the highest UID stored
+    messages  per incoming mail (by SHA-256 of its bytes): where it is spooled, its state
+              (stored -> handled), the outcome and the folder it belongs in
+    copies    per message on the server (folder, UIDVALIDITY, UID): moved yet or not; the same
+              mail delivered twice is one message with two copies
+    sends     per outgoing letter (by Message-ID): attempts, when to retry, when sent
+    replies   per stranger's address and day: how many replies, so a loop cannot run away
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS mailbox (folder TEXT PRIMARY KEY, uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS messages (
+    sha256 TEXT PRIMARY KEY, message_id TEXT, size INTEGER NOT NULL, file TEXT NOT NULL, stored_at TEXT NOT NULL,
+    status TEXT NOT NULL, outcome TEXT, destination TEXT, handled_at TEXT);
+CREATE TABLE IF NOT EXISTS copies (
+    folder TEXT NOT NULL, uidvalidity INTEGER NOT NULL, uid INTEGER NOT NULL, sha256 TEXT NOT NULL,
+    moved_at TEXT, PRIMARY KEY (folder, uidvalidity, uid));
+CREATE INDEX IF NOT EXISTS copies_waiting ON copies (moved_at);
+CREATE INDEX IF NOT EXISTS messages_message_id ON messages (message_id);
+CREATE INDEX IF NOT EXISTS messages_status ON messages (status);
+CREATE TABLE IF NOT EXISTS sends (
+    message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, next_at TEXT, last_error TEXT, sent_at TEXT);
+CREATE TABLE IF NOT EXISTS replies (address TEXT NOT NULL, day TEXT NOT NULL, count INTEGER NOT NULL,
+    PRIMARY KEY (address, day));
+"""
+MAX_BACKOFF = timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    sha256: str
+    message_id: str | None
+    file: str
+    status: str
+    destination: str | None
+    outcome: dict[str, Any] | None
+
+
+class Ledger:
+    """The home's mail ledger (one SQLite file, WAL, synchronous=FULL like the game journals)."""
+
+    def __init__(self, path: Path) -> None:
+        fresh = not path.exists()
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=30)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        if fresh:
+            os.chmod(path, 0o600)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- the mailbox's position ---------------------------------------------------------
+
+    def position(self, folder: str) -> tuple[int, int] | None:
+        row = self.db.execute("SELECT uidvalidity, last_uid FROM mailbox WHERE folder = ?", (folder,)).fetchone()
+        return (int(row["uidvalidity"]), int(row["last_uid"])) if row else None
+
+    def set_position(self, folder: str, uidvalidity: int, last_uid: int) -> None:
+        self.db.execute(
+            "INSERT INTO mailbox (folder, uidvalidity, last_uid) VALUES (?, ?, ?)"
+            " ON CONFLICT (folder) DO UPDATE SET uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid",
+            (folder, uidvalidity, last_uid),
+        )
+
+    # -- incoming messages -------------------------------------------------------------
+
+    def find(self, sha256: str, message_id: str | None) -> StoredMessage | None:
+        """Return the message with these bytes, or else with this Message-ID, if already stored."""
+        row = self.db.execute("SELECT * FROM messages WHERE sha256 = ?", (sha256,)).fetchone()
+        if row is None and message_id:
+            row = self.db.execute(
+                "SELECT * FROM messages WHERE message_id = ? ORDER BY stored_at LIMIT 1", (message_id,)
+            ).fetchone()
+        return _stored(row) if row else None
+
+    def add(
+        self, sha256: str, message_id: str | None, size: int, file: str, now: datetime, duplicate_of: str | None = None
+    ) -> None:
+        """Record a stored message; one with the Message-ID of another is recorded as handled at once."""
+        status, outcome, destination = "stored", None, None
+        if duplicate_of is not None:
+            status, destination = "handled", "processed"
+            outcome = json.dumps({"summary": f"the same Message-ID as {duplicate_of[:12]}: not handled again"})
+        self.db.execute(
+            "INSERT INTO messages (sha256, message_id, size, file, stored_at, status, outcome, destination)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (sha256, message_id, size, file, now.isoformat(), status, outcome, destination),
+        )
+
+    def add_copy(self, folder: str, uidvalidity: int, uid: int, sha256: str) -> None:
+        """Record where a copy of a message sits on the server (it is moved once handled)."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO copies (folder, uidvalidity, uid, sha256) VALUES (?, ?, ?, ?)",
+            (folder, uidvalidity, uid, sha256),
+        )
+
+    def copies_to_move(self, folder: str, uidvalidity: int) -> dict[str, list[tuple[int, str]]]:
+        """Return, by destination, the (UID, SHA-256) of handled messages' copies still in `folder`."""
+        rows = self.db.execute(
+            "SELECT c.uid, c.sha256, m.destination FROM copies c JOIN messages m ON m.sha256 = c.sha256"
+            " WHERE c.moved_at IS NULL AND m.status = 'handled' AND c.folder = ? AND c.uidvalidity = ?"
+            " ORDER BY c.uid",
+            (folder, uidvalidity),
+        )
+        moves: dict[str, list[tuple[int, str]]] = {}
+        for row in rows:
+            moves.setdefault(row["destination"], []).append((int(row["uid"]), row["sha256"]))
+        return moves
+
+    def mark_moved(self, folder: str, uidvalidity: int, uids: list[int], now: datetime) -> None:
+        self.db.executemany(
+            "UPDATE copies SET moved_at = ? WHERE folder = ? AND uidvalidity = ? AND uid = ?",
+            [(now.isoformat(), folder, uidvalidity, uid) for uid in uids],
+        )
+
+    def with_status(self, status: str) -> list[StoredMessage]:
+        rows = self.db.execute("SELECT * FROM messages WHERE status = ? ORDER BY stored_at, sha256", (status,))
+        return [_stored(row) for row in rows]
+
+    def mark_handled(self, sha256: str, destination: str, outcome: dict[str, Any], now: datetime) -> None:
+        self.db.execute(
+            "UPDATE messages SET status = 'handled', destination = ?, outcome = ?, handled_at = ? WHERE sha256 = ?",
+            (destination, json.dumps(outcome, sort_keys=True), now.isoformat(), sha256),
+        )
+
+    def count(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT status, COUNT(*) AS n FROM messages GROUP BY status")
+        return {row["status"]: int(row["n"]) for row in rows}
+
+    # -- outgoing letters --------------------------------------------------------------
+
+    def send_due(self, message_id: str, now: datetime) -> bool:
+        """Return whether a letter may be tried now (it is not waiting out a back-off)."""
+        row = self.db.execute("SELECT next_at FROM sends WHERE message_id = ?", (message_id,)).fetchone()
+        return row is None or row["next_at"] is None or datetime.fromisoformat(row["next_at"]) <= now
+
+    def send_failed(self, message_id: str, error: str, now: datetime) -> datetime:
+        """Record a failed attempt; return when to try again (doubling from a minute, up to 6 hours)."""
+        row = self.db.execute("SELECT attempts FROM sends WHERE message_id = ?", (message_id,)).fetchone()
+        attempts = (int(row["attempts"]) if row else 0) + 1
+        retry = now + min(timedelta(minutes=2 ** (attempts - 1)), MAX_BACKOFF)
+        self.db.execute(
+            "INSERT INTO sends (message_id, attempts, next_at, last_error) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (message_id) DO UPDATE SET attempts = excluded.attempts,"
+            " next_at = excluded.next_at, last_error = excluded.last_error",
+            (message_id, attempts, retry.isoformat(), error[:500]),
+        )
+        return retry
+
+    def send_done(self, message_id: str, now: datetime) -> None:
+        self.db.execute(
+            "INSERT INTO sends (message_id, attempts, sent_at) VALUES (?, 1, ?)"
+            " ON CONFLICT (message_id) DO UPDATE SET sent_at = excluded.sent_at, next_at = NULL",
+            (message_id, now.isoformat()),
+        )
+
+    def was_sent(self, message_id: str) -> bool:
+        row = self.db.execute("SELECT sent_at FROM sends WHERE message_id = ?", (message_id,)).fetchone()
+        return row is not None and row["sent_at"] is not None
+
+    # -- replies to strangers ----------------------------------------------------------
+
+    def reply_allowed(self, address: str, day: str, limit: int) -> bool:
+        """Count one reply to `address` today; return False once `limit` is reached (no loops, no floods)."""
+        row = self.db.execute("SELECT count FROM replies WHERE address = ? AND day = ?", (address, day)).fetchone()
+        if row is not None and int(row["count"]) >= limit:
+            return False
+        self.db.execute(
+            "INSERT INTO replies (address, day, count) VALUES (?, ?, 1)"
+            " ON CONFLICT (address, day) DO UPDATE SET count = count + 1",
+            (address, day),
+        )
+        return True
+
+
+def _stored(row: sqlite3.Row) -> StoredMessage:
+    return StoredMessage(
+        row["sha256"],
+        row["message_id"],
+        row["file"],
+        row["status"],
+        row["destination"],
+        json.loads(row["outcome"]) if row["outcome"] else None,
+    )

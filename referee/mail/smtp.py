@@ -1,0 +1,112 @@
+"""Sending the outboxes with smtplib: every letter in an outbox's new/ is sent and then moved to
+cur/. A letter whose send fails stays in new/ and waits out
+a back-off (1, 2, 4... minutes, at most 6 hours); when the server cannot be reached at all the
+pass stops at once and tries again on the next one. Nothing is dropped.
+
+A crash in the instant between the server's acceptance and the rename would send that letter
+again on the next pass; it carries the same Message-ID, which mail clients use to show it once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import smtplib
+import ssl
+from dataclasses import dataclass, field
+from datetime import datetime
+from email import policy
+from email.parser import BytesParser
+from email.utils import getaddresses
+from pathlib import Path
+
+from referee.home import MailAccount
+from referee.mail.ledger import Ledger
+
+CRLF = re.compile(rb"\r?\n")  # the outbox keeps letters with LF; SMTP wants CRLF
+
+
+@dataclass
+class SendReport:
+    sent: int = 0
+    waiting: int = 0  # left in an outbox for a later pass (back-off, or the server is down)
+    failed: list[str] = field(default_factory=list)
+
+
+def pending(outbox: Path) -> list[Path]:
+    """Return the letters waiting in an outbox, oldest first."""
+    folder = outbox / "new"
+    if not folder.is_dir():
+        return []
+    return sorted(folder.iterdir(), key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def _connect(account: MailAccount) -> smtplib.SMTP:
+    context = ssl.create_default_context()
+    if account.security == "ssl":
+        client: smtplib.SMTP = smtplib.SMTP_SSL(account.host, account.port, timeout=account.timeout, context=context)
+    else:
+        client = smtplib.SMTP(account.host, account.port, timeout=account.timeout)
+        if account.security == "starttls":
+            client.starttls(context=context)
+    if account.username is not None:
+        client.login(account.username, account.password() or "")
+    return client
+
+
+def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: str, now: datetime) -> SendReport:
+    """Send every due letter of every outbox; never raises for a mail problem."""
+    report = SendReport()
+    letters = [(outbox, path) for outbox in outboxes for path in pending(outbox)]
+    client: smtplib.SMTP | None = None
+    parser = BytesParser(policy=policy.default)
+    try:
+        for index, (outbox, path) in enumerate(letters):
+            raw = path.read_bytes()
+            headers = parser.parsebytes(raw, headersonly=True)
+            message_id = str(headers.get("Message-ID", path.name))
+            if ledger.was_sent(message_id):  # sent, then crashed before the rename: finish the rename only
+                _mark_sent(outbox, path)
+                continue
+            if not ledger.send_due(message_id, now):
+                report.waiting += 1
+                continue
+            recipients = [address for _, address in getaddresses([str(v) for v in headers.get_all("To", [])])]
+            try:
+                if client is None:
+                    client = _connect(account)
+                refused = client.sendmail(sender, recipients, CRLF.sub(b"\r\n", raw))
+            except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
+                with ledger.transaction():
+                    retry = ledger.send_failed(message_id, str(exc), now)
+                report.failed.append(f"{path.name}: refused by the server ({exc}); retried after {retry:%H:%M} UTC")
+                continue
+            except (TimeoutError, OSError, smtplib.SMTPException) as exc:
+                # The server is unreachable or dropped us: this letter and the rest wait for the next pass.
+                with ledger.transaction():
+                    for _, later in letters[index:]:
+                        later_id = str(parser.parsebytes(later.read_bytes(), headersonly=True).get("Message-ID"))
+                        ledger.send_failed(later_id, str(exc), now)
+                report.waiting += len(letters) - index
+                report.failed.append(f"cannot send through {account.describe()}: {exc}")
+                client = None
+                break
+            with ledger.transaction():
+                ledger.send_done(message_id, now)
+            _mark_sent(outbox, path)
+            report.sent += 1
+            if refused:
+                report.failed.append(f"{path.name}: some recipients refused: {', '.join(refused)}")
+    finally:
+        if client is not None:
+            try:
+                client.quit()
+            except (OSError, smtplib.SMTPException):
+                pass
+    return report
+
+
+def _mark_sent(outbox: Path, path: Path) -> None:
+    (outbox / "cur").mkdir(exist_ok=True)
+    # The same name as in new/: `referee.outbox.post` looks for it there to never post a letter twice.
+    os.replace(path, outbox / "cur" / path.name)
