@@ -118,7 +118,7 @@ def run_pass(
                     report.errors.append(f"{game}: {exc.message}")
             if mail and config.smtp is not None:
                 outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
-                report.send = drain(config.smtp, outboxes, ledger, config.referee_email, datetime.now(UTC))
+                report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
         finally:
             ledger.close()
     return report

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GAME_ID, TABLES, indent
-from mailservers import Dovecot, SmtpServer, dovecot_available
 
 from referee.engine import init_game
 from referee.home import Home
 from referee.run import PassReport, run_pass
 from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+
+from conftest import GAME_ID, TABLES, indent
+from mailservers import Dovecot, SmtpServer, dovecot_available
 
 REFEREE = "referee@example.org"
 ALERTS = "gm@example.org"

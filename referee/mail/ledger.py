@@ -142,7 +142,7 @@ class Ledger:
         )
 
     def with_status(self, status: str) -> list[StoredMessage]:
-        rows = self.db.execute("SELECT * FROM messages WHERE status = ? ORDER BY stored_at, sha256", (status,))
+        rows = self.db.execute("SELECT * FROM messages WHERE status = ? ORDER BY rowid", (status,))
         return [_stored(row) for row in rows]
 
     def mark_handled(self, sha256: str, destination: str, outcome: dict[str, Any], now: datetime) -> None:

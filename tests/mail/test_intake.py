@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from email import message_from_bytes, policy
 
+from referee.status import status
+
 from conftest import GAME_ID
 from mailworld import ALERTS, REFEREE, MailWorld
-
-from referee.status import status
 
 ROLL = "rolls: [{label: scout, dice: 2d6, purpose: scouting}]"
 
