@@ -113,7 +113,9 @@ class MailWorld:
         return report
 
     def folder(self, name: str) -> list[bytes]:
-        return self.dovecot.messages(self.user, name)
+        """Return the raw messages in INBOX, or in the default Processed or Rejected folder."""
+        folder = name if name == "INBOX" else f"Referee.{name}"  # Dovecot's maildir separator is "."
+        return self.dovecot.messages(self.user, folder)
 
     def letters(self, player: str) -> list[Any]:
         return self.smtp.letters_to(self.address(player))
@@ -133,8 +135,6 @@ imap:
   security: none
   username: {user}
   password_env: {PASSWORD_ENV}
-  processed: Processed
-  rejected: Rejected
 smtp:
   host: 127.0.0.1
   port: {smtp_port}

@@ -30,6 +30,7 @@ class Mailbox:
     def __init__(self, account: MailAccount) -> None:
         self.account = account
         self._client: Any = None
+        self._separator: str | None = None
 
     def __enter__(self) -> Mailbox:
         self.connect()
@@ -83,11 +84,26 @@ class Mailbox:
     def has(self, capability: str) -> bool:
         return bool(self.client.has_capability(capability))
 
+    def folder_name(self, folder: str) -> str:
+        """Return a configured folder name ("Referee/Processed") with the server's own hierarchy
+        separator: "/" for Gmail, "." for Dovecot's and Courier's maildirs."""
+        if self._separator is None:
+            separator = "/"
+            try:
+                personal = self.client.namespace().personal
+                if personal and personal[0][1]:
+                    separator = personal[0][1]
+            except Exception:  # a server without NAMESPACE (RFC 2342): keep "/"
+                pass
+            self._separator = separator.decode() if isinstance(separator, bytes) else str(separator)
+        return folder.replace("/", self._separator)
+
     def ensure_folders(self, folders: Iterable[str]) -> None:
         """Create the processed and rejected folders when they are missing."""
         for folder in folders:
-            if not self.client.folder_exists(folder):
-                self.client.create_folder(folder)
+            name = self.folder_name(folder)
+            if not self.client.folder_exists(name):
+                self.client.create_folder(name)
 
     def select(self, folder: str) -> Selected:
         info = self.client.select_folder(folder)
@@ -125,6 +141,7 @@ class Mailbox:
         """Move messages to `folder`: MOVE where the server has it, else COPY + \\Deleted + UID EXPUNGE."""
         if not uids:
             return
+        folder = self.folder_name(folder)
         if use_move and self.has("MOVE"):
             self.client.move(list(uids), folder)
             return
