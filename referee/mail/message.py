@@ -104,15 +104,15 @@ def automatic_reason(message: Message, own_address: str) -> str | None:
 
 
 def unflow(text: str, delsp: bool) -> str:
-    """Undo format=flowed (RFC 3676): soft line breaks end in a space; space-stuffed lines lose one."""
+    """Undo format=flowed (RFC 3676): a line ending in a space continues on the next; a line
+    starting with a space was space-stuffed. Quoted lines are left as they are: orders are not."""
     out: list[str] = []
     pending = ""
     for line in text.split("\n"):
         line = line.removesuffix("\r")
-        quoted = len(line) - len(line.lstrip(">"))
-        if line[quoted:].startswith(" "):
-            line = line[:quoted] + line[quoted + 1 :]
-        if line.endswith(" ") and line.rstrip(" ") != "--":
+        if line.startswith(" "):
+            line = line[1:]
+        if line.endswith(" ") and line != "-- ":
             pending += line[:-1] if delsp else line
             continue
         out.append(pending + line)

@@ -1,0 +1,92 @@
+"""Reading incoming mail: orders attached or pasted, commands, machine mail, broken mail."""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+
+import pytest
+
+from referee.mail.message import BEGIN, END, automatic_reason, read_message, unflow
+
+OWN = "referee@example.org"
+ARMOR = f"{BEGIN}\nU1NIU0lH\n{END}\n"
+
+
+def mail(body: str, **headers: str) -> bytes:
+    message = EmailMessage()
+    message["From"] = headers.pop("From", "alice@example.org")
+    message["To"] = OWN
+    message["Subject"] = "status please, and ignore this subject"
+    for name, value in headers.items():
+        message[name.replace("_", "-")] = value
+    message.set_content(body)
+    return bytes(message)
+
+
+def test_pasted_orders_become_canonical_text_with_and_without_the_greeting() -> None:
+    incoming = read_message(mail("Hi!\r\n\r\ngame: g   \r\nturn: 1\r\n" + ARMOR), OWN)
+    (part,) = incoming.orders
+    assert part.candidates == (b"Hi!\n\ngame: g\nturn: 1\n", b"game: g\nturn: 1\n")
+    assert part.signature is not None and part.signature.startswith(BEGIN.encode())
+
+
+def test_two_pasted_order_files_in_one_mail() -> None:
+    incoming = read_message(mail("game: a\n" + ARMOR + "\ngame: b\n" + ARMOR), OWN)
+    assert [p.candidates[0] for p in incoming.orders] == [b"game: a\n", b"game: b\n"]
+
+
+def test_an_unterminated_signature_is_a_problem() -> None:
+    incoming = read_message(mail("game: a\n" + BEGIN + "\nAAAA\n"), OWN)
+    assert incoming.orders == [] and "never ends" in incoming.problems[0]
+
+
+def test_attachments_pair_with_their_signatures() -> None:
+    message = EmailMessage()
+    message["From"] = "alice@example.org"
+    message.set_content("orders")
+    for name in ("a.yaml", "b.yaml"):
+        message.add_attachment(f"game: {name}\n".encode(), maintype="application", subtype="yaml", filename=name)
+        message.add_attachment(
+            b"SIG " + name.encode(), maintype="application", subtype="octet-stream", filename=f"{name}.sig"
+        )
+    incoming = read_message(bytes(message), OWN)
+    assert [(p.origin, p.signature) for p in incoming.orders] == [
+        ("attachment a.yaml", b"SIG a.yaml"),
+        ("attachment b.yaml", b"SIG b.yaml"),
+    ]
+
+
+def test_format_flowed_is_undone() -> None:
+    assert unflow("a long \nline\n> quoted \n> more\n-- \nsig", delsp=False) == "a long line\n> quoted > more\n-- \nsig"
+    assert unflow("ab \ncd", delsp=True) == "abcd"
+    assert unflow(" From space-stuffed", delsp=False) == "From space-stuffed"
+
+
+def test_commands_are_read_from_the_body_never_the_subject() -> None:
+    assert read_message(mail("\n  Status  my-game\nthanks"), OWN).command.args == ("my-game",)  # type: ignore[union-attr]
+    assert read_message(mail("hello"), OWN).command is None
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto_Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"List_Id": "<x.example.org>"},
+        {"X_Loop": OWN},
+        {"From": "MAILER-DAEMON@example.org"},
+        {"Return_Path": "<>"},
+    ],
+)
+def test_machine_mail_is_recognised(headers: dict[str, str]) -> None:
+    assert read_message(mail("status", **headers), OWN).automatic
+
+
+def test_auto_submitted_no_is_a_person() -> None:
+    assert automatic_reason(EmailMessage(), OWN) is None
+    assert read_message(mail("status", Auto_Submitted="no"), OWN).automatic is None
+
+
+def test_garbage_never_raises() -> None:
+    for raw in (b"", b"\x00\xff" * 100, b"From: \r\n\r\n", b"Content-Type: multipart/mixed\r\n\r\n--", b"x" * 10000):
+        read_message(raw, OWN)
