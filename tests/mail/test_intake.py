@@ -221,3 +221,24 @@ def test_alerts_and_passwords_stay_private(mail_world: MailWorld, capsys: object
     for _, raw in mail_world.smtp.delivered:
         assert b"imap-secret" not in raw
     assert ALERTS not in text
+
+
+def test_orders_signed_by_ssh_keygen_and_pasted_by_a_mail_client(mail_world: MailWorld, ssh_keygen: str) -> None:
+    import subprocess
+
+    order_file = mail_world.home.path / "orders.yaml"
+    order_file.write_bytes(mail_world.order("carol", 1, ROLL))
+    subprocess.run(
+        [ssh_keygen, "-Y", "sign", "-f", str(mail_world.keys["carol"]), "-n", "pbem-orders", str(order_file)],
+        check=True,
+        capture_output=True,
+    )
+    signature = (mail_world.home.path / "orders.yaml.sig").read_text()
+    # A mail client sends CRLF line ends and may add trailing spaces; the canonical text undoes both.
+    body = order_file.read_text().replace("\n", "  \r\n") + signature.replace("\n", "\r\n")
+    mail_world.deliver(mail_world.text_mail("carol@example.org", body))
+
+    report = mail_world.run()
+
+    assert report.ok, report.lines()
+    assert status(mail_world.game_dirs[GAME_ID])["received"] == ["carol"]
