@@ -1,0 +1,26 @@
+"""polemos-obb: Polemos, War of the Spanish Succession, "Obstinate and Bloody Battle" (Chris Grice).
+
+Sealed Tempo bids, every die of combat, morale and the risk to generals rolled by a neutral
+referee; geometry stays on the players' table. See README.md for what is from the book,
+what is reconstructed, the options and what the referee must supply.
+"""
+
+from games.polemos_obb import rules
+from referee.api import GameModule
+
+GAME = GameModule(
+    id="polemos-obb",
+    title='Polemos: "Obstinate and Bloody Battle" (War of the Spanish Succession)',
+    version="1",
+    scenarios=("combat-example", "danube-demo"),
+    roles=rules.roles,
+    setup=rules.setup,
+    phase=rules.phase,
+    validate=rules.validate,
+    resolve=rules.resolve,
+    view=rules.view,
+    check=rules.check,
+    options=rules.OPTIONS,
+    description=rules.__doc__ or "",
+    templates="games.polemos_obb",
+)

@@ -1,0 +1,173 @@
+"""The contact phase's orders: new attacks, carried-over engagements, generals overrun, checked.
+
+Geometry is the players': these checks hold a declaration to what the state can tell (whose
+bases, which still stand, who is already in contact, who moved this turn), not to distances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.polemos_obb.model import army_of_base, is_standing, live_pairs, side_of
+from referee.api import Problem
+
+
+def contact_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]) -> list[Problem]:
+    """Return what is wrong with an army's contact orders, in words its player can act on."""
+    problems: list[Problem] = []
+    side = side_of(state, army)
+    engaged = {b for e in state["engagements"] for p in live_pairs(state, e) for b in p["bases"]}
+    used: set[str] = set()
+    attackers: set[str] = set()
+    for index, attack in enumerate(orders.get("attacks", [])):
+        path = f"orders.attacks[{index}]"
+        problems += _attack_problems(state, army, side, attack, path, engaged, used, attackers)
+    for index, plan in enumerate(orders.get("engagements", [])):
+        problems += _engagement_problems(state, army, plan, f"orders.engagements[{index}]")
+    named = orders.get("overrun_generals", [])
+    for index, general_id in enumerate(named):
+        general = state["generals"].get(general_id)
+        if general_id in named[:index]:
+            problems.append(Problem("illegal.overrun.twice", f"orders.overrun_generals[{index}]", "named twice"))
+        elif general is None or side_of(state, general["army"]) == side or general["status"] != "active":
+            problems.append(
+                Problem(
+                    "illegal.overrun.general",
+                    f"orders.overrun_generals[{index}]",
+                    f"{general_id!r} is not an enemy general on the field",
+                )
+            )
+    return problems
+
+
+def _attack_problems(
+    state: Mapping[str, Any],
+    army: str,
+    side: str,
+    attack: Mapping[str, Any],
+    path: str,
+    engaged: set[str],
+    used: set[str],
+    attackers: set[str],
+) -> list[Problem]:
+    problems = []
+    divisions = state["divisions"]
+    division, target = attack["division"], attack["target"]
+    if division not in divisions or divisions[division]["army"] != army:
+        mine = ", ".join(d for d in state["armies"][army]["divisions"] if not divisions[d]["spent"])
+        return [
+            Problem(
+                "illegal.attack.division", f"{path}.division", f"{division!r} is not one of your divisions ({mine})"
+            )
+        ]
+    if divisions[division]["spent"]:
+        return [Problem("illegal.attack.spent", f"{path}.division", f"{division} is spent and takes no further part")]
+    if division in attackers:
+        problems.append(Problem("illegal.attack.twice", f"{path}.division", f"{division} already attacks this phase"))
+    attackers.add(division)
+    if target not in divisions or side_of(state, divisions[target]["army"]) == side or divisions[target]["spent"]:
+        return [
+            *problems,
+            Problem("illegal.attack.target", f"{path}.target", f"{target!r} is not an enemy division on the field"),
+        ]
+    own_bases: list[str] = []
+    for number, pair in enumerate(attack["pairs"]):
+        where = f"{path}.pairs[{number}]"
+        own, enemy = pair
+        if own not in state["bases"] or state["bases"][own]["division"] != division or not is_standing(state, own):
+            problems.append(Problem("illegal.attack.base", where, f"{own!r} is not a standing base of {division}"))
+        elif state["config"]["attack_needs_move"] and state["bases"][own]["brigade"] not in state["moved"]:
+            problems.append(
+                Problem(
+                    "illegal.attack.not-moved",
+                    where,
+                    f"{own}'s brigade had no move order this turn; an attack is the end of a move "
+                    "(give it a move order in your moves phase)",
+                )
+            )
+        if enemy not in state["bases"] or state["bases"][enemy]["division"] != target or not is_standing(state, enemy):
+            problems.append(Problem("illegal.attack.enemy", where, f"{enemy!r} is not a standing base of {target}"))
+        for base in (own, enemy):
+            if base in used or base in engaged:
+                problems.append(
+                    Problem("illegal.attack.paired", where, f"{base} is already in contact with another base")
+                )
+            used.add(base)
+        own_bases.append(own)
+    paired = {b for pair in attack["pairs"] for b in pair}
+    problems += _support_problems(state, attack.get("support", []), paired, f"{path}.support")
+    problems += _round_problems(attack.get("rounds", []), own_bases, f"{path}.rounds")
+    return problems
+
+
+def _engagement_problems(state: Mapping[str, Any], army: str, plan: Mapping[str, Any], path: str) -> list[Problem]:
+    engagement = next((e for e in state["engagements"] if e["id"] == plan["engagement"]), None)
+    if engagement is None:
+        ids = ", ".join(e["id"] for e in state["engagements"]) or "none"
+        return [
+            Problem("illegal.engagement.unknown", f"{path}.engagement", f"no engagement {plan['engagement']!r} ({ids})")
+        ]
+    if not state["step"].startswith("tempo-") or engagement["fought_turn"] == state["turn"]:
+        return [
+            Problem(
+                "illegal.engagement.not-now",
+                f"{path}.engagement",
+                f"{engagement['id']} is fought in the contact phase of the side holding the Tempo, once a turn",
+            )
+        ]
+    if all(state["divisions"][d]["army"] != army for d in engagement["divisions"]):
+        return [
+            Problem(
+                "illegal.engagement.not-yours",
+                f"{path}.engagement",
+                f"{engagement['id']} involves none of your divisions",
+            )
+        ]
+    own = [b for p in live_pairs(state, engagement) for b in p["bases"] if army_of_base(state, b) == army]
+    paired = {b for p in live_pairs(state, engagement) for b in p["bases"]}
+    return [
+        *_support_problems(state, plan.get("support", []), paired, f"{path}.support"),
+        *_round_problems(plan.get("rounds", []), own, f"{path}.rounds"),
+    ]
+
+
+def _support_problems(
+    state: Mapping[str, Any], support: Sequence[Mapping[str, Any]], paired: set[str], path: str
+) -> list[Problem]:
+    problems = []
+    for index, entry in enumerate(support):
+        base = entry["base"]
+        if base not in paired:
+            problems.append(Problem("illegal.support.base", f"{path}[{index}].base", f"{base!r} is not in a pair here"))
+            continue
+        for supporter in entry["by"]:
+            if (
+                supporter == base
+                or supporter not in state["bases"]
+                or state["bases"][supporter]["division"] != state["bases"][base]["division"]
+                or not is_standing(state, supporter)
+            ):
+                problems.append(
+                    Problem(
+                        "illegal.support.by",
+                        f"{path}[{index}].by",
+                        f"{supporter!r} cannot support {base}: a supporter is another standing base of its division",
+                    )
+                )
+    return problems
+
+
+def _round_problems(rounds: Sequence[Sequence[str]], own: Sequence[str], path: str) -> list[Problem]:
+    problems = []
+    for number, order in enumerate(rounds):
+        for index, base in enumerate(order):
+            if base not in own:
+                problems.append(
+                    Problem(
+                        "illegal.round.base",
+                        f"{path}[{number}][{index}]",
+                        f"{base!r} is not one of your bases in this engagement ({', '.join(own) or 'none'})",
+                    )
+                )
+    return problems

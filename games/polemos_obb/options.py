@@ -1,0 +1,363 @@
+"""The game's options and the data its referee supplies: read once at set-up, checked, kept in the state.
+
+Options that settle what the rulebook file leaves open are named here with their defaults.
+Referee-supplied data (tables from the file's missing pages, overlays such as the Blenheim
+scenario) arrive through the options too; `supplied.yaml` names each part and where it is used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from games.polemos_obb.model import PACKAGE, TROOPS
+from referee.api import GameDataError, MissingTableError, Table, Tables, load_data, parse_tables
+
+OPTIONS = {
+    "rounds": "how many game turns the battle lasts (a whole number; leave out for no limit)",
+    "tables": "the referee's die-roll tables (the configuration's `tables:`): bombardment, rally, "
+    "officer-grade from the rulebook's missing pages; a table with the id of one of the game's "
+    "own tables replaces it",
+    "default_response": "fight or decline: what a defending base does in a defender response round after "
+    "'no effect' when its player left no standing order (default fight)",
+    "carry_over_tp": "true to keep unspent Tempo points for the next turn; the rulebook does not say "
+    "(default false: they lapse)",
+    "major_generals_yield_tp": "true to give a C-in-C 1 TP for each Major General commanding a division, "
+    "as for Lieutenant Generals; the rulebook names only Lieutenant Generals (default false)",
+    "morale_losses": "game or turn: whether a division's morale check counts every base it has lost in the "
+    "battle or only those lost this turn (default game)",
+    "fall_back_shakes_bd": "the outcome-round fall-back, in base depths, from which every base of the division "
+    "becomes shaken (default 6: the book's 6BD did, its 5BD did not)",
+    "attack_needs_move": "true (default) when a base may open an attack only if its brigade had a move order "
+    "this turn (the advance to contact is the end of a move); false to allow any base to attack",
+    "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
+    "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
+    "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
+    "combat_modifiers": "combat modifiers, added to (or, by name, replacing) the reconstructed ones",
+    "generators": "army generators for nations other than imperialist, by nation (see README)",
+    "scenarios": "scenarios not built into the game (e.g. blenheim-1704), by id (see README)",
+}
+DEFAULTS: dict[str, Any] = {
+    "rounds": None,
+    "default_response": "fight",
+    "carry_over_tp": False,
+    "major_generals_yield_tp": False,
+    "morale_losses": "game",
+    "fall_back_shakes_bd": 6,
+    "attack_needs_move": True,
+}
+OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
+COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
+COST_KINDS = ("move", "continue", "remount", "limber", "unlimber", "rally")
+MODIFIER_CONDITIONS = {
+    "side": ("attacker", "defender"),
+    "round": ("advance-to-contact", "defender-response", "continuing"),
+    "arm": ("infantry", "cavalry", "artillery"),
+    "type": tuple(TROOPS["types"]),
+    "school": tuple(TROOPS["schools"]),
+    "class": tuple(TROOPS["classes"]),
+    "state": ("fresh", "shaken"),
+    "opponent_arm": ("infantry", "cavalry", "artillery"),
+    "opponent_type": tuple(TROOPS["types"]),
+    "opponent_state": ("fresh", "shaken"),
+}
+FLAG_CONDITIONS = ("supported", "followed_up")
+EXHAUSTION = ("game-ends", "army-leaves")
+SUPPLIED: dict[str, Any] = load_data(PACKAGE, "supplied.yaml")
+BUILT_IN_TABLES: dict[str, Table] = parse_tables(load_data(PACKAGE, "tables.yaml"), "polemos_obb/data/tables.yaml")
+COMBAT: dict[str, Any] = load_data(PACKAGE, "combat.yaml")
+COSTS: dict[str, Any] = load_data(PACKAGE, "costs.yaml")
+_RANGE = re.compile(r"([0-9]{1,3})(?:-([0-9]{1,3})|(\+))?")
+
+
+def read_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """Return (settings, referee-supplied data, names of options this game does not know).
+
+    Unknown options are kept aside, not refused: a configuration may carry options for
+    other tools. The view lists them so that a misspelt name shows.
+    """
+    settings = dict(DEFAULTS)
+    overlays: dict[str, Any] = {}
+    ignored: list[str] = []
+    for name, value in options.items():
+        if name in DEFAULTS:
+            settings[name] = _checked_setting(name, value)
+        elif name in OVERLAYS:
+            overlays[name] = _checked_overlay(name, value)
+        else:
+            ignored.append(str(name))
+    return settings, overlays, sorted(ignored)
+
+
+def _checked_setting(name: str, value: Any) -> Any:
+    where = f"option {name}"
+    if name == "rounds":
+        if value is not None and (not _is_int(value) or value < 1):
+            raise GameDataError(f"{where} must be a whole number of at least 1, got {value!r}")
+    elif name == "default_response":
+        _one_of(where, value, ("fight", "decline"))
+    elif name == "morale_losses":
+        _one_of(where, value, ("game", "turn"))
+    elif name == "fall_back_shakes_bd":
+        if not _is_int(value) or value < 1:
+            raise GameDataError(f"{where} must be a whole number of base depths (at least 1), got {value!r}")
+    elif not isinstance(value, bool):
+        raise GameDataError(f"{where} must be true or false, got {value!r}")
+    return value
+
+
+def _checked_overlay(name: str, value: Any) -> Any:
+    if name == "tables":
+        supplied_tables(value)
+    elif name == "order_costs":
+        _check_costs(value)
+    elif name == "army_morale":
+        _check_army_morale(value)
+    elif name == "combat_results":
+        parse_chart(value, "option combat_results")
+    elif name == "combat_modifiers":
+        _check_modifiers(value, "option combat_modifiers")
+    elif not isinstance(value, Mapping):
+        raise GameDataError(f"option {name} must be a mapping of id to data, got {type(value).__name__}")
+    return value
+
+
+# -- tables -------------------------------------------------------------------------------
+
+
+def supplied_tables(raw: Any) -> dict[str, Table]:
+    """Return the referee's tables, checked: a known id must give results the game can use."""
+    tables = _parse_cached(json.dumps(raw, sort_keys=True))
+    for table_id, table in tables.items():
+        allowed = _allowed_results(table_id)
+        if allowed is None:
+            continue
+        results = {v for row in table.rows for v in (row.result.values() if table.columns else [row.result])}
+        strays = sorted(str(r) for r in results if r not in allowed)
+        if strays:
+            raise GameDataError(
+                f"the referee's table {table_id} gives result(s) {', '.join(strays)}, which the game cannot apply",
+                hints=(f"table {table_id} results must be among: {', '.join(map(str, allowed))}",),
+            )
+        if table_id == "bombardment" and table.columns:
+            odd = [c for c in table.columns if c not in ("light-artillery", "field-artillery")]
+            if odd:
+                raise GameDataError(
+                    f"the referee's bombardment table has column(s) {', '.join(odd)}",
+                    hints=("name its columns after the firing base's type: light-artillery, field-artillery",),
+                )
+    return tables
+
+
+@lru_cache(maxsize=32)
+def _parse_cached(text: str) -> dict[str, Table]:
+    return parse_tables(json.loads(text), "the referee's tables (the configuration's `tables:`)")
+
+
+def _allowed_results(table_id: str) -> tuple[Any, ...] | None:
+    if table_id in SUPPLIED["tables"]:
+        return tuple(SUPPLIED["tables"][table_id]["results"])
+    table = BUILT_IN_TABLES.get(table_id)
+    if table is None:
+        return None
+    return tuple({v for row in table.rows for v in (row.result.values() if table.columns else [row.result])})
+
+
+def game_tables(state: Mapping[str, Any]) -> Tables:
+    """Return the tables a game reads: the book's, the generators', then the referee's over them."""
+    tables = dict(BUILT_IN_TABLES)
+    for generator in state["generators"].values():
+        tables.update(_parse_cached(json.dumps({"schema_version": 1, "tables": generator["tables"]}, sort_keys=True)))
+    if "tables" in state["overlays"]:
+        tables.update(supplied_tables(state["overlays"]["tables"]))
+    return Tables(tables)
+
+
+def require_table(state: Mapping[str, Any], table_id: str) -> Table:
+    """Return a referee-supplied table, or raise MissingTableError saying what it is and how to supply it."""
+    tables = game_tables(state)
+    if table_id in tables:
+        return tables.get(table_id)
+    raise MissingTableError(missing_table_message(table_id), hints=(supply_hint(table_id),))
+
+
+def missing_table_message(table_id: str) -> str:
+    """Return the sentence that says a referee-supplied table is missing and what needs it."""
+    part = SUPPLIED["tables"][table_id]
+    return (
+        f"the {table_id} table ({part['book']}) is not in the rulebook file and this game's referee has not "
+        f"supplied it; {part['needed_by']} needs it"
+    )
+
+
+def supply_hint(name: str) -> str:
+    """Return how the referee supplies a missing part."""
+    if name in SUPPLIED["tables"]:
+        shape = SUPPLIED["tables"][name]["shape"]
+        return f"the referee adds table {name} to the game configuration's tables: ({shape}) and starts the game again"
+    return f"the referee gives option {name} in the game configuration (see the polemos-obb README) and starts again"
+
+
+def missing_parts(overlays: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Return each referee-supplied part this game lacks that play may need, or that it reconstructs."""
+    parts = []
+    supplied = set(supplied_tables(overlays["tables"])) if "tables" in overlays else set()
+    for table_id, part in SUPPLIED["tables"].items():
+        if table_id not in supplied:
+            parts.append({"name": f"table {table_id}", "book": part["book"], "needed_by": part["needed_by"],
+                          "use": "play"})  # fmt: skip
+    for name, part in SUPPLIED["options"].items():
+        if name not in overlays and part["use"] != "setup":
+            parts.append({"name": f"option {name}", "book": part["book"], "needed_by": part["needed_by"],
+                          "use": part["use"]})  # fmt: skip
+    return parts
+
+
+# -- combat chart and modifiers -----------------------------------------------------------
+
+
+def parse_chart(rows: Any, source: str) -> list[dict[str, Any]]:
+    """Return combat results rows as {low, high (None: open), result}, checked to cover every difference."""
+    if not isinstance(rows, list) or not rows:
+        raise GameDataError(f"{source} must be a list of rows such as {{difference: '2-3', result: recoil}}")
+    parsed = []
+    for index, row in enumerate(rows):
+        where = f"{source}[{index}]"
+        if not isinstance(row, Mapping) or set(row) - {"difference", "result"}:
+            raise GameDataError(f"{where} must be a mapping with difference and result")
+        low, high = _difference(row.get("difference"), where)
+        _one_of(f"{where}.result", row.get("result"), COMBAT_RESULTS)
+        parsed.append({"low": low, "high": high, "result": row["result"]})
+    expected = 0
+    for index, row in enumerate(parsed):
+        if row["low"] != expected:
+            raise GameDataError(
+                f"{source}: difference {expected} has no row (or two rows give it)",
+                hints=("list rows from difference 0 upwards, each starting where the last ended",),
+            )
+        if row["high"] is None:
+            if index != len(parsed) - 1:
+                raise GameDataError(f"{source}: no row may follow the open-ended row {row['low']}+")
+            break
+        expected = row["high"] + 1
+    else:
+        raise GameDataError(f"{source}: the last row must be open-ended, e.g. difference: '6+'")
+    if parsed[0]["result"] != "no-effect":
+        raise GameDataError(f"{source}: a difference of 0 must give no-effect (neither side is lower)")
+    return parsed
+
+
+def _difference(value: Any, where: str) -> tuple[int, int | None]:
+    if _is_int(value) and value >= 0:
+        return value, value
+    match = _RANGE.fullmatch(str(value).replace(" ", "")) if isinstance(value, str) else None
+    if match is None:
+        raise GameDataError(f"{where}.difference must be a number or a range such as '2-3' or '6+', got {value!r}")
+    low = int(match.group(1))
+    if match.group(3):
+        return low, None
+    high = int(match.group(2)) if match.group(2) else low
+    if high < low:
+        raise GameDataError(f"{where}.difference {value!r} runs backwards")
+    return low, high
+
+
+def _check_modifiers(value: Any, source: str) -> None:
+    if not isinstance(value, list):
+        raise GameDataError(f"{source} must be a list of {{name, value, when}} entries")
+    for index, entry in enumerate(value):
+        where = f"{source}[{index}]"
+        if not isinstance(entry, Mapping) or set(entry) - {"name", "value", "when"} or "name" not in entry:
+            raise GameDataError(f"{where} must be a mapping with name, value and when")
+        if not _is_int(entry.get("value")):
+            raise GameDataError(f"{where}.value must be a whole number such as 1 or -1")
+        when = entry.get("when", {})
+        if not isinstance(when, Mapping):
+            raise GameDataError(f"{where}.when must be a mapping of conditions")
+        for key, condition in when.items():
+            if key in FLAG_CONDITIONS:
+                if not isinstance(condition, bool):
+                    raise GameDataError(f"{where}.when.{key} must be true or false")
+            elif key == "side":
+                _one_of(f"{where}.when.side", condition, MODIFIER_CONDITIONS["side"])
+            elif key in MODIFIER_CONDITIONS:
+                if not isinstance(condition, list) or not condition:
+                    raise GameDataError(f"{where}.when.{key} must be a list, e.g. [{MODIFIER_CONDITIONS[key][0]}]")
+                for item in condition:
+                    _one_of(f"{where}.when.{key}", item, MODIFIER_CONDITIONS[key])
+            else:
+                known = ", ".join([*MODIFIER_CONDITIONS, *FLAG_CONDITIONS])
+                raise GameDataError(f"{where}.when has unknown condition {key!r}", hints=(f"conditions: {known}",))
+
+
+def combat_chart(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Return the combat results rows in force: the referee's, else the reconstructed chart."""
+    if "combat_results" in state["overlays"]:
+        return parse_chart(state["overlays"]["combat_results"], "option combat_results")
+    return parse_chart(COMBAT["results"], "polemos_obb/data/combat.yaml results")
+
+
+def combat_modifiers(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Return the combat modifiers in force: the reconstructed ones, each replaced by a referee's of that name."""
+    modifiers = {m["name"]: m for m in COMBAT["modifiers"]}
+    for entry in state["overlays"].get("combat_modifiers", []):
+        modifiers[entry["name"]] = entry
+    return [m for m in modifiers.values() if m["value"] != 0]
+
+
+# -- order costs --------------------------------------------------------------------------
+
+
+def _check_costs(value: Any) -> None:
+    where = "option order_costs"
+    if not isinstance(value, Mapping):
+        raise GameDataError(f"{where} must map an order kind to a list of {{brigades, tp}} entries")
+    for kind, entries in value.items():
+        _one_of(f"{where} kind", kind, COST_KINDS)
+        if not isinstance(entries, list):
+            raise GameDataError(f"{where}.{kind} must be a list such as [{{brigades: 2, tp: 3}}]")
+        for entry in entries:
+            if (
+                not isinstance(entry, Mapping)
+                or set(entry) != {"brigades", "tp"}
+                or not all(_is_int(entry[k]) and entry[k] >= 0 for k in entry)
+            ):
+                raise GameDataError(f"{where}.{kind}: each entry is {{brigades: N, tp: N}}, got {entry!r}")
+
+
+def order_cost(state: Mapping[str, Any], kind: str, brigades: int) -> int | None:
+    """Return the TP cost of an order of `kind` for a group of `brigades`, or None if nobody supplied it."""
+    table: dict[int, int] = {}
+    for source in (COSTS["costs"], state["overlays"].get("order_costs", {})):
+        for entry in source.get(kind, []):
+            table[entry["brigades"]] = entry["tp"]
+    return table.get(brigades)
+
+
+# -- army morale --------------------------------------------------------------------------
+
+
+def _check_army_morale(value: Any) -> None:
+    where = "option army_morale"
+    if not isinstance(value, Mapping) or set(value) - {"cmf", "when_exhausted"} or "cmf" not in value:
+        raise GameDataError(f"{where} must be a mapping with cmf (army: number) and when_exhausted")
+    if not isinstance(value["cmf"], Mapping) or not all(_is_int(v) and v > 0 for v in value["cmf"].values()):
+        raise GameDataError(f"{where}.cmf must map each army id to its starting critical morale factor")
+    _one_of(f"{where}.when_exhausted", value.get("when_exhausted", "game-ends"), EXHAUSTION)
+
+
+def _one_of(where: str, value: Any, allowed: tuple[Any, ...]) -> None:
+    if value not in allowed:
+        raise GameDataError(f"{where} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# The game's own data is checked when the module loads, like a referee's.
+_check_modifiers(COMBAT["modifiers"], "polemos_obb/data/combat.yaml modifiers")
+parse_chart(COMBAT["results"], "polemos_obb/data/combat.yaml results")

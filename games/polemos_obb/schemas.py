@@ -1,0 +1,223 @@
+"""The shape of each phase's orders (referee.schema's language), their examples and defaults.
+
+Examples are what each phase's notice offers as a ready-to-fill order file; they are valid
+for every active player in any state, so they give the shape with empty lists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ID = r"[A-Za-z0-9][A-Za-z0-9_-]{0,47}"
+
+
+def _id(description: str, example: str) -> dict[str, Any]:
+    return {"type": "str", "pattern": ID, "max": 48, "description": description, "example": example}
+
+
+def _ids(description: str, example: str, high: int = 100) -> dict[str, Any]:
+    return {"type": "list", "max": high, "items": _id("an id", example), "description": description}
+
+
+STANDING = {
+    "type": "map",
+    "description": "standing orders for your defending bases, kept until you change them (never shown to others)",
+    "fields": {
+        "respond": {
+            "type": "str",
+            "enum": ["fight", "decline"],
+            "description": "after 'no effect', does a defending base fight the defender response round?",
+        },
+        "bases": {
+            "type": "list",
+            "description": "exceptions for single bases",
+            "items": {
+                "type": "map",
+                "required": ["base", "respond"],
+                "fields": {
+                    "base": _id("one of your bases", "W"),
+                    "respond": {"type": "str", "enum": ["fight", "decline"]},
+                },
+            },
+        },
+    },
+}
+
+BID = {
+    "type": "map",
+    "required": ["bid"],
+    "fields": {
+        "bid": {
+            "type": "int",
+            "min": 1,
+            "max": 1000,
+            "description": "your sealed Tempo bid: at least 1, at most your TP",
+        },
+        "standing": STANDING,
+    },
+}
+
+COMMAND = {
+    "type": "map",
+    "fields": {
+        "allocate": {
+            "type": "list",
+            "description": "Tempo points given to your generals for this turn's orders",
+            "items": {
+                "type": "map",
+                "required": ["general", "tp"],
+                "fields": {
+                    "general": _id("a general commanding one of your divisions, or your C-in-C", "van-gelder"),
+                    "tp": {"type": "int", "min": 0, "max": 1000},
+                },
+            },
+        },
+        "rally": {
+            "type": "list",
+            "description": "shaken bases trying to rally (needs the referee's rally table)",
+            "items": {
+                "type": "map",
+                "required": ["base"],
+                "fields": {
+                    "base": _id("a shaken base", "M"),
+                    "modifiers": _ids("rally table modifiers", "general-present", 10),
+                },
+            },
+        },
+        "generals": {
+            "type": "list",
+            "description": "generals joining a base (at risk when it fights) or leaving the troops",
+            "items": {
+                "type": "map",
+                "required": ["general"],
+                "fields": {
+                    "general": _id("one of your generals", "van-gelder"),
+                    "join": _id("a base to join", "X"),
+                    "leave": {"type": "bool"},
+                },
+            },
+        },
+        "standing": STANDING,
+    },
+}
+
+BOMBARDMENT = {
+    "type": "map",
+    "fields": {
+        "fire": {
+            "type": "list",
+            "description": "artillery fire (needs the referee's bombardment table)",
+            "items": {
+                "type": "map",
+                "required": ["battery", "target"],
+                "fields": {
+                    "battery": _id("one of your artillery bases", "G1"),
+                    "target": _id("an enemy base", "V"),
+                    "modifiers": _ids("bombardment table modifiers", "long-range", 10),
+                },
+            },
+        },
+    },
+}
+
+MOVES = {
+    "type": "map",
+    "fields": {
+        "moves": {
+            "type": "list",
+            "description": "one order per group of brigades of one division acting together",
+            "items": {
+                "type": "map",
+                "required": ["order", "brigades"],
+                "fields": {
+                    "order": {
+                        "type": "str",
+                        "enum": ["move", "continue", "dismount", "remount", "limber", "unlimber"],
+                        "description": "move (march, advance, wheel, retire), continue (a redeployment's later "
+                        "turns), dismount/remount dragoons, limber/unlimber guns",
+                    },
+                    "brigades": {**_ids("the group's brigades", "X", 20), "min": 1},
+                    "by": _id("unlimber only: the division whose move unlimbers the guns (no TP)", "van-gelder"),
+                    "note": {"type": "str", "max": 300, "description": "where to, in words, for the other players"},
+                },
+            },
+        },
+    },
+}
+
+ROUND_ORDERS = {
+    "type": "list",
+    "max": 3,
+    "description": "for each round, your bases in the order they fight; in a continuing round a listed base "
+    "out of contact advances back into contact",
+    "items": _ids("bases in fighting order", "X", 50),
+}
+SUPPORT = {
+    "type": "list",
+    "description": "bases supported by another base of their division beside or behind them",
+    "items": {
+        "type": "map",
+        "required": ["base", "by"],
+        "fields": {"base": _id("a base in a pair", "X"), "by": {**_ids("its supporters", "W", 4), "min": 1}},
+    },
+}
+
+CONTACT = {
+    "type": "map",
+    "fields": {
+        "attacks": {
+            "type": "list",
+            "description": "new attacks, one per attacking division",
+            "items": {
+                "type": "map",
+                "required": ["division", "target", "pairs"],
+                "fields": {
+                    "division": _id("your attacking division", "van-gelder"),
+                    "target": _id("the enemy division attacked", "de-salon"),
+                    "pairs": {
+                        "type": "list",
+                        "min": 1,
+                        "max": 50,
+                        "description": "bases in contact once the line has conformed: [your base, enemy base]",
+                        "items": {"type": "list", "min": 2, "max": 2, "items": _id("a base", "X")},
+                    },
+                    "support": SUPPORT,
+                    "rounds": ROUND_ORDERS,
+                    "column": {"type": "bool", "description": "true if the target is caught in march column (defile)"},
+                },
+            },
+        },
+        "engagements": {
+            "type": "list",
+            "description": "orders for engagements carried over from earlier turns (Tempo side only)",
+            "items": {
+                "type": "map",
+                "required": ["engagement"],
+                "fields": {"engagement": _id("an engagement id", "e1"), "rounds": ROUND_ORDERS, "support": SUPPORT},
+            },
+        },
+        "overrun_generals": _ids("enemy generals your advance contacts (they may be captured)", "de-salon", 10),
+    },
+}
+
+NO_ORDERS: dict[str, Any] = {"type": "map", "fields": {}}
+
+SCHEMAS = {
+    "muster": NO_ORDERS,
+    "bid": BID,
+    "command": COMMAND,
+    "bombardment": BOMBARDMENT,
+    "moves": MOVES,
+    "contact": CONTACT,
+    "morale": NO_ORDERS,
+}
+EXAMPLES: dict[str, Any] = {
+    "muster": {},
+    "bid": {"bid": 1},
+    "command": {"allocate": [], "rally": [], "generals": []},
+    "bombardment": {"fire": []},
+    "moves": {"moves": []},
+    "contact": {"attacks": [], "engagements": []},
+    "morale": {},
+}
+DEFAULTS: dict[str, Any] = {**{kind: {} for kind in SCHEMAS}, "bid": {"bid": 1}}

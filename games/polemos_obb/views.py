@@ -1,0 +1,107 @@
+"""What each player sees, built field by field (house rule 3).
+
+Everything on the table is public: the order of battle, base states, generals, engagements,
+Tempo points (the income dice are in the public record) and last turn's revealed bids. A
+player's standing orders are seen by that player alone. Bids are never in the state before
+the auction is adjudicated, so no view can show one early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.polemos_obb.model import army_of_player, army_order, is_in_play
+
+
+def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
+    """Return what `player` (None: the public) may see of the battle."""
+    army = army_of_player(state, player) if player else None
+    return {
+        "game": "polemos-obb",
+        "scenario": state["scenario"],
+        "title": state["title"],
+        "you": player,
+        "your_army": army,
+        "turn": state["turn"],
+        "phase": state["step"],
+        "over": state["over"],
+        "result": state["result"],
+        "tempo_side": state["tempo"]["side"],
+        "tempo_by_turn": list(state["tempo"]["by_turn"]),
+        "last_auction": state["last_auction"],
+        "sides": [{"id": s["id"], "title": s["title"], "armies": list(s["armies"])} for s in state["sides"]],
+        "armies": [_army(state, a) for a in army_order(state)],
+        "generals": [_general(state, g) for g in sorted(state["generals"])],
+        "divisions": [_division(state, d) for a in army_order(state) for d in state["armies"][a]["divisions"]],
+        "engagements": [_engagement(e) for e in state["engagements"]],
+        "moved_this_turn": list(state["moved"]),
+        "broken_this_turn": list(state["broken_this_turn"]),
+        "your_standing_orders": dict(state["standing"].get(army, {})) if army else None,
+        "settings": dict(state["config"]),
+        "referee_supplied": sorted(state["overlays"]),
+        "missing": [dict(part) for part in state["missing"]],
+        "ignored_options": list(state["ignored_options"]),
+    }
+
+
+def _army(state: Mapping[str, Any], army: str) -> dict[str, Any]:
+    record = state["armies"][army]
+    allocations = state["allocations"].get(army, {})
+    return {
+        "id": army,
+        "title": record["title"],
+        "side": record["side"],
+        "player": record["player"],
+        "c_in_c": record["c_in_c"],
+        "in_person": record["in_person"],
+        "tp": record["tp"],
+        "allocated": {g: {"given": tp, "spent": state["tp_spent"].get(g, 0)} for g, tp in allocations.items()},
+        "cmf": record["cmf"],
+        "cmf_lost": record["cmf_lost"],
+        "exhausted": record["exhausted"],
+        "in_play": is_in_play(state, army),
+    }
+
+
+def _general(state: Mapping[str, Any], general: str) -> dict[str, Any]:
+    record = state["generals"][general]
+    keys = ("name", "rank", "grade", "army", "division", "status", "with_base", "no_move_turn", "no_orders_until")
+    return {"id": general, **{k: record[k] for k in keys}, "successor_due": record["successor_due"]}
+
+
+def _division(state: Mapping[str, Any], division: str) -> dict[str, Any]:
+    record = state["divisions"][division]
+    return {
+        "id": division,
+        "title": record["title"],
+        "army": record["army"],
+        "commander": record["commander"],
+        "line": record["line"],
+        "bases_at_start": record["bases_at_start"],
+        "spent": record["spent"],
+        "brigades": [
+            {"id": b, "bases": [_base(state, x) for x in state["brigades"][b]["bases"]]} for b in record["brigades"]
+        ],
+    }
+
+
+def _base(state: Mapping[str, Any], base: str) -> dict[str, Any]:
+    record = state["bases"][base]
+    keys = ("type", "class", "school", "nationality", "state", "followed_up")
+    shown = {"id": base, **{k: record[k] for k in keys}}
+    for flag in ("dismounted", "limbered"):
+        if flag in record:
+            shown[flag] = record[flag]
+    return shown
+
+
+def _engagement(engagement: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": engagement["id"],
+        "divisions": list(engagement["divisions"]),
+        "launched_by": engagement["launched_by"],
+        "started": engagement["started"],
+        "pairs": [{"bases": list(p["bases"]), "in_contact": p["contact"]} for p in engagement["pairs"]],
+        "support": {b: list(s) for b, s in engagement["support"].items()},
+    }
