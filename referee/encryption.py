@@ -12,7 +12,7 @@ AGE_KEY_TYPES = ("ssh-ed25519", "ssh-rsa")
 
 
 def can_encrypt_to(key: PublicKey) -> bool:
-    return key.line().split()[0] in AGE_KEY_TYPES
+    return key.key_type in AGE_KEY_TYPES
 
 
 def encrypt_to(key: PublicKey, data: bytes, player: str) -> bytes:
@@ -21,7 +21,7 @@ def encrypt_to(key: PublicKey, data: bytes, player: str) -> bytes:
 
     if not can_encrypt_to(key):
         raise ConfigError(
-            f"{player}'s key ({key.line().split()[0]}) cannot receive age-encrypted letters",
+            f"{player}'s key ({key.key_type}) cannot receive age-encrypted letters",
             hints=("age encrypts to ssh-ed25519 and ssh-rsa keys: register one of those for encrypted reports",),
         )
     recipient = pyrage.ssh.Recipient.from_str(key.line())

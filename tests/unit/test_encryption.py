@@ -39,5 +39,6 @@ def test_an_ecdsa_key_is_refused_with_what_to_do(tmp_path: Path, ssh_keygen: str
     subprocess.run([ssh_keygen, "-q", "-t", "ecdsa", "-N", "", "-f", str(key)], check=True)
     public = load_public_key_file(Path(f"{key}.pub"))
     assert not can_encrypt_to(public)
-    with pytest.raises(ConfigError, match="ssh-ed25519 and ssh-rsa"):
+    with pytest.raises(ConfigError, match="cannot receive age-encrypted letters") as refused:
         encrypt_to(public, b"x", "alice")
+    assert "ssh-ed25519 and ssh-rsa" in refused.value.hints[0]
