@@ -1,5 +1,5 @@
 """The installed games, listed explicitly (the core finds a game by id here)."""
 
-from games import moderator, polemos_obb
+from games import cest_la_guerre, moderator, polemos_obb
 
-GAMES = (moderator.GAME, polemos_obb.GAME)
+GAMES = (moderator.GAME, polemos_obb.GAME, cest_la_guerre.GAME)

@@ -27,7 +27,7 @@ def test_age_opens_a_letter_encrypted_to_an_ssh_key(tmp_path: Path, ssh_keygen: 
     subprocess.run([ssh_keygen, "-q", "-t", kind, "-N", "", "-f", str(key)], check=True)
     public = load_public_key_file(Path(f"{key}.pub"))
 
-    sealed = encrypt_to(public, "Your hand: Ace of Spades\n".encode(), "alice")
+    sealed = encrypt_to(public, b"Your hand: Ace of Spades\n", "alice")
 
     assert sealed.startswith(b"-----BEGIN AGE ENCRYPTED FILE-----")
     opened = subprocess.run([age, "-d", "-i", str(key)], input=sealed, capture_output=True, check=True)

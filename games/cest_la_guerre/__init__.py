@@ -1,0 +1,22 @@
+"""cest-la-guerre: C'est la Guerre (Cards of Combat), a battle of the age of muskets."""
+
+from games.cest_la_guerre import rules
+from games.cest_la_guerre.options import OPTIONS
+from referee.api import GameModule
+
+GAME = GameModule(
+    id="cest-la-guerre",
+    title="C'est la Guerre (Cards of Combat): the age of muskets",
+    version="1",
+    scenarios=rules.SCENARIOS,
+    roles=rules.roles,
+    setup=rules.setup,
+    phase=rules.phase,
+    validate=rules.validate,
+    resolve=rules.resolve,
+    view=rules.view,
+    check=rules.check,
+    options=OPTIONS,
+    description=rules.__doc__ or "",
+    templates="games.cest_la_guerre",
+)

@@ -1,0 +1,132 @@
+"""What each player sees, built field by field (house rule 3).
+
+Everyone sees the table: terrain, every placed card's marker and pose, and what a card is once
+it is face up. Only the owner sees a face-down card's identity, its dummies, its Reserve Force
+before it arrives, its card ids and names, and the list it chose (unless option
+army_list_public). Nothing else leaves the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.cest_la_guerre.armies import catalogue
+from games.cest_la_guerre.data import show_points
+from games.cest_la_guerre.formations import command_group
+from games.cest_la_guerre.units import describe, is_dummy, marker_order, units_of
+from games.cest_la_guerre.victory import points_lost
+
+GAME_ID = "cest-la-guerre"
+
+
+def public_card(unit: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a placed (or once placed) card as anyone may see it."""
+    card: dict[str, Any] = {"marker": unit["marker"], "owner": unit["owner"]}
+    if unit["status"] == "removed":
+        return {**card, "status": "removed: it was a dummy"}
+    if unit["status"] != "table":
+        card["status"] = "destroyed" if unit["status"] == "destroyed" else "gone off the table"
+    else:
+        card.update(x=unit["x"], y=unit["y"], facing=unit["facing"])
+    if not unit["face_up"] or is_dummy(unit):
+        card["card"] = "face-down card"
+        return card
+    card.update(
+        card=describe(unit),
+        type=unit["type"],
+        grade=unit["grade"],
+        casualties=unit["casualties"],
+        disordered=unit["disordered"],
+    )
+    if unit.get("in_square"):
+        card["in_square_with"] = unit["in_square"]
+    return card
+
+
+def own_card(unit: Mapping[str, Any]) -> dict[str, Any]:
+    """Return one of the player's own cards with everything about it."""
+    card: dict[str, Any] = {
+        "id": unit["id"],
+        "marker": unit["marker"],
+        "card": describe(unit),
+        "points": show_points(unit["cost"]),
+        "status": unit["status"],
+    }
+    if unit.get("name"):
+        card["name"] = unit["name"]
+    if unit.get("condition"):
+        card["historical_condition"] = unit["condition"]
+    if unit["status"] == "table":
+        card.update(
+            x=unit["x"],
+            y=unit["y"],
+            facing=unit["facing"],
+            face_up=unit["face_up"],
+            casualties=unit["casualties"],
+            disordered=unit["disordered"],
+            moved_this_bound=unit["moved_bound"],
+        )
+    return card
+
+
+def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
+    """Return what `player` (None: the public) may see of the game."""
+    options = state["options"]
+    result: dict[str, Any] = {
+        "game": GAME_ID,
+        "you": player,
+        "stage": state["stage"],
+        "round": state["round"],
+        "bound_of": state["phasing"] if state["stage"] in ("move", "combat", "deploy") else None,
+        "high_scorer": state["high"],
+        "low_scorer": state["low"],
+        "base_edges": dict(state["edges"]),
+        "table_mm": list(options["table_mm"]),
+        "terrain": [_feature(f) for f in state["terrain"]],
+        "sides": {role: _side(state, role, player) for role in state["roles"]},
+        "cards": [public_card(u) for u in sorted(state["units"], key=marker_order) if u["marker"] is not None],
+        "result": state["result"],
+    }
+    if options["time_scale"]:
+        result["time_scale"] = options["time_scale"]
+    if state["stage"] == "armies":
+        result["army_lists"] = catalogue()
+    if player is not None and player in state["roles"]:
+        result["your_army"] = _own(state, player)
+    return result
+
+
+def _feature(feature: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {key: feature[key] for key in ("id", "kind", "rect", "going", "los_block", "elevation")}
+    if feature["kind"] == "river":
+        shown["condition"] = feature["condition"]
+    return shown
+
+
+def _side(state: Mapping[str, Any], role: str, player: str | None) -> dict[str, Any]:
+    side = state["sides"][role]
+    shown: dict[str, Any] = {"points_lost": show_points(points_lost(state, role))}
+    if side.get("list") and (player == role or state["options"]["army_list_public"]):
+        shown["army"] = f"{side['list_name']} ({side['list']})"
+    if state["stage"] in ("move", "combat") and state["phasing"] == role:
+        shown["initiative_points"] = side["ip"]
+    return shown
+
+
+def _own(state: Mapping[str, Any], role: str) -> dict[str, Any]:
+    side = state["sides"][role]
+    cards = list(units_of(state, role))
+    groups = {
+        commander["marker"]: [u["marker"] for u in command_group(state, commander) if u is not commander]
+        for commander in cards
+        if commander["status"] == "table" and commander["type"] in ("general", "sub_command")
+    }
+    return {
+        "initiative_points_left": side["ip"] - side["ip_spent"] if state["phasing"] == role else None,
+        "command_groups": {marker: members for marker, members in groups.items() if members},
+        "list": side.get("list"),
+        "points": show_points(side["points"]) if side.get("points") else None,
+        "reserve_waiting": [u["id"] for u in cards if u["status"] == "reserve"],
+        "cards": [own_card(u) for u in cards],
+    }
