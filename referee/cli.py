@@ -239,7 +239,10 @@ def verify(gamedir: Path) -> None:
     report = verify_game_dir(gamedir)
     if not report.ok:
         raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
-    click.echo(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified")
+    superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
+    click.echo(
+        f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
+    )
 
 
 @cli.command()
@@ -258,6 +261,116 @@ def explain(gamedir: Path, label: str, phase: str | None) -> None:
     from referee.explain import explain as explain_roll
 
     click.echo(explain_roll(gamedir, label, phase), nl=False)
+
+
+@cli.command()
+@GAMEDIR
+@click.argument("kind", type=click.Choice(("reroll", "result", "order", "state", "withdraw")))
+@click.argument("target")
+@click.argument("values", nargs=-1)
+@click.option("--reason", required=True, help="Why: every player reads it, now and in the phase's report.")
+@click.option("--phase", metavar="TURN/PHASE", help="The phase it changes (default: the roll's, or the open one).")
+def override(gamedir: Path, kind: str, target: str, values: tuple[str, ...], reason: str, phase: str | None) -> None:
+    """Re-roll, replace a result, correct a player's orders or edit the state, with a reason.
+
+    Each override is signed by the referee, told to every player at once, and listed
+    in the record and reports of the phase it changes. Overriding a phase already
+    adjudicated rolls the game back to it and adjudicates it and the later ones again.
+
+    \b
+    KIND TARGET [VALUES]:
+      reroll LABEL            roll again as LABEL/reroll-N (the first roll stays on record)
+      result LABEL VALUE...   the roll counts as these values
+      order PLAYER ORDERFILE  PLAYER's orders are executed as ORDERFILE says
+      state PATH VALUE        set PATH (a JSON pointer: /units/0/strength) to VALUE (YAML)
+      withdraw NUMBER         withdraw an earlier override
+
+    \b
+    Example:
+        referee override blenheim reroll roll/tallard/charge --reason "the die fell off the table"
+    """
+    from referee.override import make_override, override_text
+
+    order = None
+    if kind == "order":
+        if len(values) != 1:
+            raise click.UsageError("order takes PLAYER ORDERFILE")
+        order, values = _read_file(Path(values[0])), ()
+    click.echo(override_text(make_override(gamedir, kind, target, values, reason, phase, order)), nl=False)
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise RefereeError(f"cannot read {path}: {exc.strerror}") from None
+
+
+@cli.command()
+@GAMEDIR
+@click.argument("phase", metavar="TURN/PHASE")
+@click.option("--reason", required=True, help="Why: every player reads it.")
+@click.option("--stay", is_flag=True, help="Stop at TURN/PHASE (to add overrides) instead of adjudicating again.")
+def rollback(gamedir: Path, phase: str, reason: str, stay: bool) -> None:
+    """Return to an earlier phase and adjudicate again from there, with the same seeds.
+
+    Every player is told. Later records, orders and letters stay on record (records
+    move to records/superseded/N/). Unless --stay, the phase and the later ones are
+    adjudicated again from the orders on record: unchanged inputs give the same records.
+
+    \b
+    Example:
+        referee rollback blenheim 3/round --reason "the morale table had a misprint"
+    """
+    from referee.rollback import rollback as run_rollback
+    from referee.rollback import rollback_text
+
+    click.echo(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay)), nl=False)
+
+
+@cli.command("roll-forward")
+@GAMEDIR
+def roll_forward(gamedir: Path) -> None:
+    """Adjudicate again each phase a rollback returned to, as it was adjudicated before.
+
+    Stops at the first phase that waits for orders or whose orders no longer fit.
+
+    \b
+    Example:
+        referee roll-forward blenheim
+    """
+    from referee.rollback import roll_forward as run_roll_forward
+    from referee.rollback import roll_forward_text
+
+    click.echo(roll_forward_text(run_roll_forward(gamedir)), nl=False)
+
+
+@cli.command()
+@GAMEDIR
+def audit(gamedir: Path) -> None:
+    """Replay the whole game and confirm every state, record and report; exit 3 on a divergence.
+
+    Starts from the configuration's set-up and replays each phase from the orders on
+    record, the seeds and the overrides; the first divergence is named precisely
+    (phase, file, field or roll, both values). Changes nothing.
+
+    \b
+    Example:
+        referee audit blenheim
+    """
+    from referee.audit import audit as run_audit
+    from referee.audit import phases_to_replay
+    from referee.errors import VerificationError
+
+    total = phases_to_replay(gamedir)
+    if total > 5 and sys.stderr.isatty():
+        with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
+            report = run_audit(gamedir, bar.update)
+    else:
+        report = run_audit(gamedir)
+    if not report.ok:
+        raise VerificationError(f"the audit of {gamedir} found a divergence", [str(report.divergence)])
+    click.echo(f"ok: {report.summary()}")
 
 
 @cli.command()

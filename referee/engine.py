@@ -1,5 +1,7 @@
 """A phase's life: open (commit), collect (accept or refuse orders), adjudicate (resolve,
 record, report) — the whole game lifecycle behind `init`, `submit`, `adjudicate` and `status`.
+What an adjudication computes, and how the next phase opens, is in `referee.adjudication`
+(shared with the roll forward after a rollback and with the audit).
 
 Every step holds the game's lock. Files are written atomically before the journal commits;
 a crash anywhere leaves files the next run writes again byte for byte (the seeds are drawn
@@ -8,20 +10,17 @@ once and kept, ed25519 signatures are deterministic), so nothing is lost or done
 
 from __future__ import annotations
 
-import copy
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from referee import PROTOCOL
-from referee.api import Event, GameModule, PhaseSpec
-from referee.canonical import canonical_json, pretty_json, sha256_hex
+from referee.adjudication import Adjudication, adjudicate_phase, open_phase, prepare_opening, wrap_state
+from referee.api import GameModule
+from referee.canonical import sha256_hex
 from referee.config import GameConfig, config_yaml, load_config_file, parse_config
-from referee.dice import Dice, commitment, phase_key, transcript
 from referee.errors import ConfigError, RefereeError, SignatureError, StateError
 from referee.files import atomic_write
 from referee.journal import GameDir, OpenPhase
@@ -92,19 +91,6 @@ class Receipt:
     already_handled: bool = False
 
 
-@dataclass
-class Adjudication:
-    """The outcome of adjudicating a phase."""
-
-    phase: OpenPhase
-    record: Path
-    events: list[Event]
-    rolls: int
-    defaulted: list[str]
-    next_phase: str | None
-    reports: list[Path]
-
-
 # -- init ---------------------------------------------------------------------------------
 
 
@@ -145,63 +131,11 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
             "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
         )
         game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
-        _open_phase(game, _envelope(game, state, module.phase(state), None), game_dir.next_phase_seq())
+        raw = wrap_state(game, state, module.phase(state), None)
+        open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())
     from referee.status import status
 
     return status(path)
-
-
-def _envelope(game: Game, state: Any, spec: PhaseSpec | None, previous: str | None) -> dict[str, Any]:
-    """Wrap a module's state with what the core keeps: the phase it opens and the hash of the
-    state before it, so that the snapshots form a hash chain of their own."""
-    envelope = {
-        "game": game.config.game,
-        "module": game.module.id,
-        "module_version": game.module.version,
-        "turn": spec.turn if spec else None,
-        "phase": spec.name if spec else None,
-        "over": spec is None,
-        "previous": previous,
-        "state": state,
-    }
-    canonical_json(envelope)  # a module returning non-JSON data fails here, before anything is stored
-    return envelope
-
-
-def _open_phase(
-    game: Game, envelope: dict[str, Any], seq: int, closing: Callable[[], None] = lambda: None
-) -> str | None:
-    """Store the state, commit to the next phase's seed and announce it; return the commitment.
-
-    `closing` stores the end of the previous phase in the same journal transaction: were it
-    committed alone, a crash before this phase's row would leave no phase open, and the game
-    would look over.
-    """
-    game_dir = game.dir
-    state_hash = game_dir.save_state(envelope)
-    spec = game.module.phase(envelope["state"])
-    if spec is None:
-        with game_dir.transaction():
-            closing()
-            game_dir.set_meta("state", state_hash)
-            game_dir.log("game.over", {"state": state_hash})
-        return None
-    if any(p.turn == spec.turn and p.phase == spec.name for p in game_dir.phases()):
-        raise StateError(
-            f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
-            "this is a bug in the game module"
-        )
-    commit = commitment(game_dir.seed_for(spec.turn, spec.name))
-    phase = OpenPhase(seq, spec.turn, spec.name, commit, state_hash, "", spec.active, None, None, None)
-    from referee.letters import post_notices
-
-    post_notices(game, phase, spec, envelope["state"])
-    with game_dir.transaction():
-        closing()
-        game_dir.insert_phase(seq, spec.turn, spec.name, commit, state_hash, spec.active)
-        game_dir.set_meta("state", state_hash)
-        game_dir.log("phase.open", {"commit": commit, "seq": seq}, spec.turn, spec.name)
-    return commit
 
 
 # -- submit -------------------------------------------------------------------------------
@@ -317,6 +251,16 @@ def _examine(
         return receipt, None
     if (order.turn, order.phase) != (phase.turn, phase.phase):
         problems.append(_wrong_phase(game, order, phase))
+    elif game.dir.revealed(phase.turn, phase.phase, phase.commit) is not None:
+        problems.append(
+            Problem(
+                "refused.replay",
+                "turn",
+                f"turn {phase.turn} '{phase.phase}' is being adjudicated again after the referee rolled the game "
+                "back: its seed was revealed in its record, so it takes no new orders; the orders on record stand "
+                "(the referee can correct them with `referee override`)",
+            )
+        )
     if problems:
         return receipt, None
     envelope = game.envelope(phase.state_before)
@@ -388,7 +332,7 @@ def _wrong_phase(game: Game, order: OrderFile, phase: OpenPhase) -> Problem:
 
 
 def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Problem]:
-    same = game.dir.find_order(phase.seq, order.player, order.seq)
+    same = game.dir.find_order(phase, order.player, order.seq)
     if same is not None:
         if same.sha256 == order.sha256:
             return [Problem("duplicate", "seq", "this exact file was already accepted")]
@@ -400,7 +344,7 @@ def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Proble
                 "to replace your orders, send the new file with a higher seq",
             )
         ]
-    standing = game.dir.standing_orders(phase.seq).get(order.player)
+    standing = game.dir.standing_orders(phase).get(order.player)
     if standing is not None and standing.seq > order.seq:
         return [
             Problem(
@@ -431,7 +375,7 @@ def _store_accepted(
     atomic_write(game.dir.orders / name, order.raw)
     atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
     with game.dir.transaction():
-        game.dir.insert_order(phase.seq, order.player, order.seq, order.sha256, name, by_referee)
+        game.dir.insert_order(phase, order.player, order.seq, order.sha256, name, by_referee)
         game.dir.log(
             "order.accepted",
             {
@@ -490,85 +434,7 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
                 f"the open phase is {phase.ident}, not {expect}: nothing was done",
                 hints=("the game has moved on since you looked; check `referee status`",),
             )
-        envelope = game.envelope(phase.state_before)
-        spec = game.module.phase(envelope["state"])
-        assert spec is not None
-        standing = {p: o for p, o in game.dir.standing_orders(phase.seq).items() if p in spec.active}
-        missing = [p for p in spec.active if p not in standing]
-        if missing and not force:
-            raise StateError(
-                f"waiting for orders from {', '.join(missing)} (turn {phase.turn} '{phase.phase}')",
-                hints=("to adjudicate now with the game's default orders for them, add --force",),
-            )
-        orders = {p: parse_order_file((game.dir.orders / o.file).read_bytes()).orders for p, o in standing.items()}
-        orders.update({p: copy.deepcopy(spec.default_orders) for p in missing})
-        seed = game.dir.seed_for(phase.turn, phase.phase)
-        hashes = {p: o.sha256 for p, o in standing.items()}
-        key = phase_key(seed, transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes))
-        dice = Dice(key)
-        state, events = game.module.resolve(envelope["state"], orders, dice)
-        events = [
-            *(
-                Event(
-                    "orders.by-referee",
-                    f"The referee entered {p}'s orders (seq {o.seq}) on their behalf.",
-                    {"player": p},
-                )
-                for p, o in sorted(standing.items())
-                if o.by_referee
-            ),
-            *events,
-        ]
-        next_spec = game.module.phase(state)
-        next_envelope = _envelope(game, state, next_spec, phase.state_before)
-        state_after = game.dir.save_state(next_envelope)
-        next_commit = commitment(game.dir.seed_for(next_spec.turn, next_spec.name)) if next_spec else None
-        record = {
-            "protocol": PROTOCOL,
-            "game": game.config.game,
-            "turn": phase.turn,
-            "phase": phase.phase,
-            "commit": phase.commit,
-            "server_seed": seed.hex(),
-            "beacon": None,
-            "orders": [{"player": p, "sha256": hashes[p]} for p in sorted(hashes)],
-            "rolls": dice.rolls,
-            "state_before": phase.state_before,
-            "state_after": state_after,
-            "next_commit": next_commit,
-        }
-        record_path = game.dir.records / f"{phase.stem}.json"
-        record_bytes = pretty_json(record)
-        atomic_write(record_path, record_bytes)
-        atomic_write(record_path.with_name(record_path.name + ".sig"), game.sign(record_bytes).encode())
-        from referee.letters import post_reports
-
-        reports = post_reports(game, phase, record, record_bytes, events, missing, next_envelope)
-
-        def close() -> None:
-            game.dir.close_phase(phase.seq, state_after, record_path.name)
-            game.dir.log(
-                "phase.adjudicated",
-                {
-                    "record": record_path.name,
-                    "defaulted": missing,
-                    "forced": force,
-                    "events": [event.as_dict() for event in events],
-                },
-                phase.turn,
-                phase.phase,
-            )
-
-        _open_phase(game, next_envelope, phase.seq + 1, close)
-        return Adjudication(
-            phase,
-            record_path,
-            events,
-            len(dice.rolls),
-            missing,
-            f"{next_spec.turn}/{next_spec.name}" if next_spec else None,
-            reports,
-        )
+        return adjudicate_phase(game, phase, force)
 
 
 # -- helpers ------------------------------------------------------------------------------

@@ -122,8 +122,25 @@ def explain(game_dir: Path, label: str, phase: str | None = None) -> str:
         f"5. Values: {values} (the record says {roll['values']}: "
         + ("they agree)" if values == roll["values"] else "THEY DIFFER)"),
     ]
+    lines += _overrides(record, label)
     lines += _adjudication(game_dir, record, label)
     return "\n".join(lines) + "\n"
+
+
+def _overrides(record: dict[str, Any], label: str) -> list[str]:
+    """Return what the referee's overrides in the record (version 2) did to this roll."""
+    lines = []
+    for entry in record.get("overrides", []):
+        if entry["kind"] == "reroll" and label in (entry["label"], entry["new_label"]):
+            role = "is the re-roll of" if label == entry["new_label"] else "was re-rolled as"
+            other = entry["label"] if label == entry["new_label"] else entry["new_label"]
+            lines.append(f"  override #{entry['id']}: this roll {role} '{other}' (reason: {entry['reason']})")
+        elif entry["kind"] == "result" and label == entry["label"]:
+            values = ", ".join(map(str, entry["values"]))
+            lines.append(f"  override #{entry['id']}: it counts as {values} (reason: {entry['reason']})")
+    if not lines:
+        return []
+    return ["", "The referee's overrides of this roll (signed in the record's 'overrides'):", *lines]
 
 
 def _adjudication(game_dir: Path, record: dict[str, Any], label: str) -> list[str]:
@@ -132,7 +149,13 @@ def _adjudication(game_dir: Path, record: dict[str, Any], label: str) -> list[st
     if not journal.exists():
         return ["", "6. (This folder has no journal: see the reports for the table read and events.)"]
     entry = journal.log_entry("phase.adjudicated", record["turn"], record["phase"]) or {}
-    events = [e for e in entry.get("events", []) if e["visible_to"] == "all" and e["data"].get("label") == label]
+    rerolls = [e for e in record.get("overrides", []) if e["kind"] == "reroll"]
+    # The game's events name the label it asked for; the last re-roll of it is what counted.
+    asked = next((e["label"] for e in rerolls if e["new_label"] == label), label)
+    counted = {e["label"]: e["new_label"] for e in rerolls}.get(asked, asked)
+    if counted != label:
+        return ["", f"6. The game did not see these values: the re-roll {counted} counted."]
+    events = [e for e in entry.get("events", []) if e["visible_to"] == "all" and e["data"].get("label") == asked]
     lines = ["", "6. What the adjudication made of it:"]
     for event in events:
         lookup = event["data"].get("lookup")

@@ -32,30 +32,72 @@ CREATE TABLE IF NOT EXISTS phases (
     seq INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL,
     commit_hex TEXT NOT NULL, state_before TEXT NOT NULL, active TEXT NOT NULL, opened_at TEXT NOT NULL,
     adjudicated_at TEXT, state_after TEXT, record TEXT,
+    generation INTEGER NOT NULL DEFAULT 0, forced INTEGER, defaulted TEXT,
     UNIQUE (turn, phase));
+CREATE TABLE IF NOT EXISTS superseded_phases (
+    superseded_by INTEGER NOT NULL, seq INTEGER NOT NULL, turn INTEGER NOT NULL, phase TEXT NOT NULL,
+    commit_hex TEXT NOT NULL, state_before TEXT NOT NULL, active TEXT NOT NULL, opened_at TEXT NOT NULL,
+    adjudicated_at TEXT, state_after TEXT, record TEXT,
+    generation INTEGER NOT NULL, forced INTEGER, defaulted TEXT,
+    PRIMARY KEY (superseded_by, seq));
 CREATE TABLE IF NOT EXISTS orders (
-    id INTEGER PRIMARY KEY, phase_seq INTEGER NOT NULL REFERENCES phases(seq),
+    id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, phase_seq INTEGER NOT NULL,
     player TEXT NOT NULL, seq INTEGER NOT NULL, sha256 TEXT NOT NULL, file TEXT NOT NULL,
-    accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, UNIQUE (phase_seq, player, seq));
+    accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,
+    UNIQUE (turn, phase, player, seq));
+CREATE TABLE IF NOT EXISTS overrides (
+    id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, kind TEXT NOT NULL,
+    body TEXT NOT NULL, signature TEXT NOT NULL, made_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
     turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS log_source ON log (json_extract(data, '$.source'));
 """
 LOCK_WAIT_SECONDS = 10.0
-# Each step brings a journal from the version before it to the next (PRAGMA user_version).
-MIGRATIONS = ("ALTER TABLE orders ADD COLUMN by_referee INTEGER NOT NULL DEFAULT 0",)
+# Each step brings a journal from the version before it to the next (PRAGMA user_version); a
+# step runs in one transaction with its version bump, so a crash never leaves half a step.
+MIGRATIONS = (
+    "ALTER TABLE orders ADD COLUMN by_referee INTEGER NOT NULL DEFAULT 0;",
+    # Rollbacks (issue 5): orders belong to a (turn, phase), not to the row of a phase that a
+    # rollback may supersede, and each remembers the state it was checked against; phases say
+    # in which generation they were opened and how they were adjudicated, so a roll forward
+    # can repeat it. Old adjudications are read back from the log.
+    """
+    ALTER TABLE phases ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE phases ADD COLUMN forced INTEGER;
+    ALTER TABLE phases ADD COLUMN defaulted TEXT;
+    UPDATE phases SET
+        forced = (SELECT json_extract(data, '$.forced') FROM log WHERE kind = 'phase.adjudicated'
+                  AND log.turn = phases.turn AND log.phase = phases.phase ORDER BY id DESC LIMIT 1),
+        defaulted = (SELECT json_extract(data, '$.defaulted') FROM log WHERE kind = 'phase.adjudicated'
+                     AND log.turn = phases.turn AND log.phase = phases.phase ORDER BY id DESC LIMIT 1)
+        WHERE adjudicated_at IS NOT NULL;
+    CREATE TABLE orders_migrated (
+        id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, phase_seq INTEGER NOT NULL,
+        player TEXT NOT NULL, seq INTEGER NOT NULL, sha256 TEXT NOT NULL, file TEXT NOT NULL,
+        accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,
+        UNIQUE (turn, phase, player, seq));
+    INSERT INTO orders_migrated
+        SELECT o.id, p.turn, p.phase, o.phase_seq, o.player, o.seq, o.sha256, o.file, o.accepted_at,
+               o.by_referee, p.state_before
+        FROM orders o JOIN phases p ON p.seq = o.phase_seq;
+    DROP TABLE orders;
+    ALTER TABLE orders_migrated RENAME TO orders;
+    """,
+)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
     """Bring an older journal up to the current schema, one recorded step at a time."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     columns = {row[1] for row in db.execute("PRAGMA table_info(orders)")}
-    if version == 0 and "by_referee" in columns:  # created by this version's SCHEMA
+    if version == 0 and "state" in columns:  # created by this version's SCHEMA
         version = len(MIGRATIONS)
-    for step in MIGRATIONS[version:]:
-        db.execute(step)
-    db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    elif version == 0 and "by_referee" in columns:
+        version = 1
+    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        db.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {number};\nCOMMIT;")
+    if version == len(MIGRATIONS):
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
 
 
 def utc_now() -> str:
@@ -77,6 +119,9 @@ class OpenPhase:
     adjudicated_at: str | None
     state_after: str | None
     record: str | None
+    generation: int = 0
+    forced: bool | None = None
+    defaulted: tuple[str, ...] = ()
 
     @property
     def ident(self) -> str:
@@ -88,6 +133,12 @@ class OpenPhase:
         """The file-name stem of this phase's record, reports and notices."""
         return f"{self.seq:04d}-t{self.turn}-{self.phase}"
 
+    @property
+    def folder(self) -> str:
+        """The folder under mail/ of this phase's letters: a phase opened again after a rollback
+        (generation g > 0) gets its own, so that the letters sent before are kept as they were."""
+        return self.stem if self.generation == 0 else f"{self.stem}.g{self.generation}"
+
 
 @dataclass(frozen=True)
 class AcceptedOrder:
@@ -98,6 +149,19 @@ class AcceptedOrder:
     sha256: str
     file: str
     by_referee: bool = False
+    state: str = ""  # the state the order was checked against when accepted
+
+
+@dataclass(frozen=True)
+class OverrideRow:
+    """A referee's override as the journal keeps it: the signed body and its signature."""
+
+    id: int
+    turn: int
+    phase: str
+    kind: str
+    body: dict[str, Any]
+    signature: str
 
 
 class GameDir:
@@ -116,6 +180,7 @@ class GameDir:
         self.mail = self.path / "mail"
         self.outbox = self.path / "outbox"
         self._db: sqlite3.Connection | None = None
+        self._checked_states: set[str] = set()
 
     def exists(self) -> bool:
         """Return whether this directory holds a game."""
@@ -206,10 +271,40 @@ class GameDir:
 
     def load_state(self, digest: str) -> Any:
         """Return the state snapshot with this hash, checking the file against its name."""
-        data = (self.states / f"{digest}.json").read_bytes()
+        return json.loads(self._state_bytes(digest))
+
+    def _state_bytes(self, digest: str) -> bytes:
+        path = self.states / f"{digest}.json"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise StateError(
+                f"the state snapshot {path} is missing: the chain of states is broken",
+                hints=("restore the file from a backup; `referee audit GAMEDIR` shows what else differs",),
+            ) from None
         if sha256_hex(data) != digest:
-            raise StateError(f"state snapshot {digest}.json does not match its hash: the game directory is damaged")
-        return json.loads(data)
+            raise StateError(
+                f"the state snapshot {path} was changed: its content hashes to {sha256_hex(data)[:16]}..., "
+                "not to its name; the referee refuses to play on from an edited state",
+                hints=(
+                    "restore the file from a backup (`referee audit GAMEDIR` shows the first field that differs)",
+                    "to change the game's state, use `referee override GAMEDIR state PATH VALUE --reason ...`",
+                ),
+            )
+        return data
+
+    def check_state_chain(self, digest: str) -> None:
+        """Check a state and every state before it (through `previous`) against their names.
+
+        Raises StateError naming the first file that was changed or is missing. States already
+        checked by this object are not read again, so a roll forward stays linear.
+        """
+        pending: str | None = digest
+        while pending is not None and pending not in self._checked_states:
+            envelope = json.loads(self._state_bytes(pending))
+            self._checked_states.add(pending)
+            previous = envelope.get("previous") if isinstance(envelope, dict) else None
+            pending = previous if isinstance(previous, str) else None
 
     def current_state_hash(self) -> str:
         """Return the hash of the game's current state."""
@@ -233,6 +328,22 @@ class GameDir:
         row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
         return bytes.fromhex(row["server_seed"])
 
+    def seed_of(self, turn: int, phase: str) -> bytes | None:
+        """Return the seed of a phase without drawing one (None when it has none)."""
+        row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
+        return bytes.fromhex(row["server_seed"]) if row else None
+
+    def replace_seed(self, turn: int, phase: str, reason: str) -> bytes:
+        """Draw a fresh seed for a phase whose seed was revealed, keeping the old one in the log."""
+        old = self.seed_of(turn, phase)
+        seed = os.urandom(32)
+        with self.transaction():
+            self.db.execute(
+                "INSERT OR REPLACE INTO seeds (turn, phase, server_seed) VALUES (?, ?, ?)", (turn, phase, seed.hex())
+            )
+            self.log("seed.replaced", {"old": old.hex() if old else None, "reason": reason}, turn, phase)
+        return seed
+
     def open_phase(self) -> OpenPhase | None:
         """Return the phase waiting for adjudication, or None when the game is over."""
         row = self.db.execute("SELECT * FROM phases WHERE adjudicated_at IS NULL ORDER BY seq DESC LIMIT 1").fetchone()
@@ -248,43 +359,134 @@ class GameDir:
         return int(row["n"])
 
     def insert_phase(
-        self, seq: int, turn: int, phase: str, commit: str, state_before: str, active: tuple[str, ...]
+        self,
+        seq: int,
+        turn: int,
+        phase: str,
+        commit: str,
+        state_before: str,
+        active: tuple[str, ...],
+        generation: int = 0,
     ) -> None:
         """Record that a phase is open, and who must send orders in it."""
         self.db.execute(
-            "INSERT INTO phases (seq, turn, phase, commit_hex, state_before, active, opened_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (seq, turn, phase, commit, state_before, json.dumps(list(active)), utc_now()),
+            "INSERT INTO phases (seq, turn, phase, commit_hex, state_before, active, opened_at, generation)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, turn, phase, commit, state_before, json.dumps(list(active)), utc_now(), generation),
         )
 
-    def close_phase(self, seq: int, state_after: str, record: str) -> None:
-        """Record that a phase was adjudicated."""
+    def close_phase(
+        self, seq: int, state_after: str, record: str, forced: bool = False, defaulted: tuple[str, ...] = ()
+    ) -> None:
+        """Record that a phase was adjudicated, and how (forced, with default orders for `defaulted`)."""
         self.db.execute(
-            "UPDATE phases SET adjudicated_at = ?, state_after = ?, record = ? WHERE seq = ?",
-            (utc_now(), state_after, record, seq),
+            "UPDATE phases SET adjudicated_at = ?, state_after = ?, record = ?, forced = ?, defaulted = ?"
+            " WHERE seq = ?",
+            (utc_now(), state_after, record, int(forced), json.dumps(list(defaulted)), seq),
         )
 
-    def standing_orders(self, phase_seq: int) -> dict[str, AcceptedOrder]:
-        """Return, per player, the accepted order with the highest seq in the phase."""
-        rows = self.db.execute("SELECT * FROM orders WHERE phase_seq = ? ORDER BY player, seq", (phase_seq,))
-        return {row["player"]: _order(row) for row in rows}
+    def set_state_before(self, seq: int, state_before: str) -> None:
+        """Point an open phase at another state (one the referee's overrides made)."""
+        self.db.execute("UPDATE phases SET state_before = ? WHERE seq = ?", (state_before, seq))
 
-    def find_order(self, phase_seq: int, player: str, seq: int) -> AcceptedOrder | None:
+    def generation(self) -> int:
+        """Return how many times the game was rolled back (0: never)."""
+        return int(self.get_meta("generation") or 0)
+
+    def supersede(self, from_seq: int, generation: int) -> list[OpenPhase]:
+        """Move the phases from `from_seq` on out of the game's line, on record under
+        `generation` (the rollback that superseded them); return them."""
+        rows = [_phase(row) for row in self.db.execute("SELECT * FROM phases WHERE seq >= ? ORDER BY seq", (from_seq,))]
+        self.db.execute(
+            "INSERT INTO superseded_phases SELECT ?, seq, turn, phase, commit_hex, state_before, active, opened_at,"
+            " adjudicated_at, state_after, record, generation, forced, defaulted FROM phases WHERE seq >= ?",
+            (generation, from_seq),
+        )
+        self.db.execute("DELETE FROM phases WHERE seq >= ?", (from_seq,))
+        return rows
+
+    def superseded_phases(self, turn: int | None = None, phase: str | None = None) -> list[tuple[int, OpenPhase]]:
+        """Return (superseded by generation, phase) for the superseded phases (of one phase, if
+        given), the latest rollback first."""
+        where, args = ("WHERE turn = ? AND phase = ?", (turn, phase)) if turn is not None else ("", ())
+        rows = self.db.execute(
+            f"SELECT * FROM superseded_phases {where} ORDER BY superseded_by DESC, seq DESC",
+            args,
+        )
+        return [(row["superseded_by"], _phase(row)) for row in rows]
+
+    def revealed(self, turn: int, phase: str, commit: str) -> OpenPhase | None:
+        """Return the latest superseded adjudication of this phase under this commitment: its
+        seed is public (its record revealed it), so the phase may only be replayed."""
+        for _, row in self.superseded_phases(turn, phase):
+            if row.commit == commit and row.record is not None:
+                return row
+        return None
+
+    def standing_orders(self, phase: OpenPhase | int) -> dict[str, AcceptedOrder]:
+        """Return, per player, the accepted order with the highest seq in the phase (a phase row or its seq)."""
+        row = phase if isinstance(phase, OpenPhase) else self.phase_by_seq(phase)
+        if row is None:
+            return {}
+        rows = self.db.execute(
+            "SELECT * FROM orders WHERE turn = ? AND phase = ? ORDER BY player, seq", (row.turn, row.phase)
+        )
+        return {r["player"]: _order(r) for r in rows}
+
+    def phase_by_seq(self, seq: int) -> OpenPhase | None:
+        """Return the phase with this sequence number in the game's line, or None."""
+        row = self.db.execute("SELECT * FROM phases WHERE seq = ?", (seq,)).fetchone()
+        return _phase(row) if row else None
+
+    def find_order(self, phase: OpenPhase, player: str, seq: int) -> AcceptedOrder | None:
         """Return the accepted order with this seq, if any."""
         row = self.db.execute(
-            "SELECT * FROM orders WHERE phase_seq = ? AND player = ? AND seq = ?", (phase_seq, player, seq)
+            "SELECT * FROM orders WHERE turn = ? AND phase = ? AND player = ? AND seq = ?",
+            (phase.turn, phase.phase, player, seq),
         ).fetchone()
         return _order(row) if row else None
 
     def insert_order(
-        self, phase_seq: int, player: str, seq: int, sha256: str, file: str, by_referee: bool = False
+        self, phase: OpenPhase, player: str, seq: int, sha256: str, file: str, by_referee: bool = False
     ) -> None:
         """Record an accepted order file (`by_referee`: entered by the referee for the player)."""
         self.db.execute(
-            "INSERT INTO orders (phase_seq, player, seq, sha256, file, accepted_at, by_referee)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (phase_seq, player, seq, sha256, file, utc_now(), int(by_referee)),
+            "INSERT INTO orders (turn, phase, phase_seq, player, seq, sha256, file, accepted_at, by_referee, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                phase.turn,
+                phase.phase,
+                phase.seq,
+                player,
+                seq,
+                sha256,
+                file,
+                utc_now(),
+                int(by_referee),
+                phase.state_before,
+            ),
         )
+
+    # -- overrides --------------------------------------------------------------------
+
+    def next_override_id(self) -> int:
+        """Return the number the next override gets."""
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 AS n FROM overrides").fetchone()["n"])
+
+    def insert_override(self, row: OverrideRow) -> None:
+        """Store a referee's signed override."""
+        self.db.execute(
+            "INSERT INTO overrides (id, turn, phase, kind, body, signature, made_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.turn, row.phase, row.kind, json.dumps(row.body, sort_keys=True), row.signature, utc_now()),
+        )
+
+    def overrides(self, turn: int | None = None, phase: str | None = None) -> list[OverrideRow]:
+        """Return the overrides (of one phase, if given) in the order made."""
+        where, args = ("WHERE turn = ? AND phase = ?", (turn, phase)) if turn is not None else ("", ())
+        rows = self.db.execute(f"SELECT * FROM overrides {where} ORDER BY id", args)
+        return [
+            OverrideRow(r["id"], r["turn"], r["phase"], r["kind"], json.loads(r["body"]), r["signature"]) for r in rows
+        ]
 
     def times_received(self, sha256: str) -> int:
         """Return how many times a file with this SHA-256 was submitted (accepted, refused or again)."""
@@ -346,8 +548,11 @@ def _phase(row: sqlite3.Row) -> OpenPhase:
         row["adjudicated_at"],
         row["state_after"],
         row["record"],
+        row["generation"],
+        None if row["forced"] is None else bool(row["forced"]),
+        tuple(json.loads(row["defaulted"] or "[]")),
     )
 
 
 def _order(row: sqlite3.Row) -> AcceptedOrder:
-    return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"], bool(row["by_referee"]))
+    return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"], bool(row["by_referee"]), row["state"])

@@ -7,7 +7,9 @@ Each letter is rendered from templates/ as text and HTML, its text signed by the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +24,11 @@ from referee.schema import describe
 from referee.yamlsafe import dump
 
 if TYPE_CHECKING:
+    from referee.adjudication import Outcome
     from referee.engine import Game, Receipt
-    from referee.journal import OpenPhase
+    from referee.journal import OpenPhase, OverrideRow
+    from referee.rollback import Rollback
+    from referee.schema import Problem
 
 
 @lru_cache(maxsize=8)
@@ -112,33 +117,41 @@ def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> N
     """Announce an open phase to every player: its commitment and, for the active, an order form."""
     for player in game.config.players:
         name = player.name
-        view_bytes = view_yaml(game.module.view(state, name))
-        context = {
-            **_common(game, name),
-            "turn": phase.turn,
-            "phase": phase.phase,
-            "phase_title": spec.title,
-            "commit": phase.commit,
-            "active": spec.active,
-            "is_active": name in spec.active,
-            "sealed": spec.sealed,
-            "schema_lines": describe(spec.schema),
-            "template": order_template(game, phase, spec, name),
-            "entropy_digits": ENTROPY_HEX_DIGITS,
-            "view_file": f"{name}.view.yaml",
-            "view_sha256": sha256_hex(view_bytes),
-        }
+        context, view_bytes = notice_context(game, phase, spec, state, name)
         _deliver(
             game,
             name,
-            phase.stem,
+            phase.folder,
             f"{name}.notice",
             f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
             "notice",
             context,
-            make_message_id(_domain(game), game.config.game, phase.stem, "notice", name),
+            make_message_id(_domain(game), game.config.game, phase.folder, "notice", name),
             [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")],
         )
+
+
+def notice_context(
+    game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str
+) -> tuple[dict[str, Any], bytes]:
+    """Return what the notice of an open phase says to player `name`, and their view (YAML)."""
+    view_bytes = view_yaml(game.module.view(state, name))
+    context = {
+        **_common(game, name),
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "phase_title": spec.title,
+        "commit": phase.commit,
+        "active": spec.active,
+        "is_active": name in spec.active,
+        "sealed": spec.sealed,
+        "schema_lines": describe(spec.schema),
+        "template": order_template(game, phase, spec, name),
+        "entropy_digits": ENTROPY_HEX_DIGITS,
+        "view_file": f"{name}.view.yaml",
+        "view_sha256": sha256_hex(view_bytes),
+    }
+    return context, view_bytes
 
 
 def post_ack(
@@ -150,7 +163,7 @@ def post_ack(
     file's signature names no registered player (mail intake knows who sent it).
     """
     phase = game.dir.open_phase()
-    folder = phase.stem if phase else "closed"
+    folder = phase.folder if phase else "closed"
     who = receipt.player or "unknown"
     context = {
         **_common(game, receipt.player),
@@ -177,64 +190,167 @@ def post_ack(
     )
 
 
-def annotated_rolls(rolls: list[dict[str, Any]], events: list[Event]) -> list[dict[str, Any]]:
-    """Return the record's rolls, each with what the events say of it (purpose, table, row)."""
+def annotated_rolls(
+    rolls: list[dict[str, Any]], events: list[Event], overrides: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """Return the record's rolls, each with what the events say of it (purpose, table, row) and
+    what the referee's overrides did to it: `replaced_by` (a re-roll's label), `counts_as`."""
     notes = {event.data["label"]: event.data for event in events if "label" in event.data}
-    return [{**roll, "note": notes.get(roll["label"], {})} for roll in rolls]
+    chains: dict[str, list[str]] = {}  # the label the game asked for -> every label drawn for it
+    for entry in overrides:
+        if entry["kind"] == "reroll":
+            chains.setdefault(entry["label"], [entry["label"]]).append(entry["new_label"])
+    replaced_by = {old: new for labels in chains.values() for old, new in pairwise(labels)}
+    asked_as = {labels[-1]: asked for asked, labels in chains.items()}
+    results = {entry["label"]: entry["values"] for entry in overrides if entry["kind"] == "result"}
+    annotated = []
+    for roll in rolls:
+        label = roll["label"]
+        # The game's events name the label it asked for; they describe the draw that counted.
+        asked = asked_as.get(label, None if label in replaced_by else label)
+        annotated.append(
+            {
+                **roll,
+                "note": notes.get(asked, {}) if asked else {},
+                "replaced_by": replaced_by.get(label),
+                "counts_as": results.get(asked) if asked else None,
+            }
+        )
+    return annotated
 
 
-def post_reports(
-    game: Game,
-    phase: OpenPhase,
-    record: dict[str, Any],
-    record_bytes: bytes,
-    events: list[Event],
-    defaulted: list[str],
-    envelope: dict[str, Any],
-) -> list[Path]:
+def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
+    """Return what a report of a phase adjudicated again says of the rollback that caused it."""
+    if phase.generation == 0:
+        return None
+    for generation, row in game.dir.superseded_phases(phase.turn, phase.phase):
+        if generation == phase.generation and row.record:
+            entries = game.dir.log_entries(("game.rollback",))
+            reasons = [e["data"]["reason"] for e in entries if e["data"]["generation"] == generation]
+            return {"record": row.record, "reason": reasons[-1] if reasons else "", "generation": generation}
+    return None
+
+
+def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
+    """Return the referee's changes in this phase as `player`'s report lists them."""
+    from referee.override import describe as describe_change
+    from referee.override import view_changes
+
+    changes = []
+    for entry in outcome.record.get("overrides", []):
+        details: list[str] = []
+        if entry["kind"] == "state":
+            before = game.dir.load_state(entry["state_from"])["state"]
+            after = game.dir.load_state(entry["state_to"])["state"]
+            lines = view_changes(game.module.view(before, player), game.module.view(after, player))
+            details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
+        elif entry["kind"] == "order" and entry["player"] == player:
+            details = [f"the corrected file is attached as {player}.corrected-orders.yaml"]
+        changes.append({**entry, "text": describe_change(entry), "details": details})
+    return changes
+
+
+def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, Any], list[Attachment]]:
+    """Return what the report of an adjudicated phase says to player `name`, and its attachments."""
+    phase, record, envelope = outcome.phase, outcome.record, outcome.envelope
+    record_name = f"{phase.stem}.json"
+    visible = [event for event in outcome.events if event.is_visible_to(name)]
+    view_bytes = view_yaml(game.module.view(envelope["state"], name))
+    view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
+    context = {
+        **_common(game, name),
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "events": visible,
+        "events_template": events_template(game.module),
+        "rolls": annotated_rolls(record["rolls"], outcome.events, record.get("overrides", [])),
+        "record": record,
+        "record_file": record_name,
+        "record_sha256": sha256_hex(outcome.record_bytes),
+        "defaulted": outcome.defaulted,
+        "over": envelope["over"],
+        "next_turn": envelope["turn"],
+        "next_phase": envelope["phase"],
+        "view_file": view_file,
+        "view_sha256": sha256_hex(view_bytes),
+        "changes": _changes(game, outcome, name),
+        "replaces": _replaced_record(game, phase),
+    }
+    attachments = [Attachment(view_file, view_bytes, "text/yaml")]
+    if name in outcome.corrections:
+        corrected = (game.dir.orders / outcome.corrections[name]).read_bytes()
+        attachments.append(Attachment(f"{name}.corrected-orders.yaml", corrected, "text/yaml"))
+    return context, attachments
+
+
+def post_reports(game: Game, outcome: Outcome) -> list[Path]:
     """Write each player's report of an adjudicated phase, with the signed public record attached."""
+    phase = outcome.phase
     record_name = f"{phase.stem}.json"
     record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
-    rolls = annotated_rolls(record["rolls"], events)
     paths = []
     for player in game.config.players:
         name = player.name
-        visible = [event for event in events if event.is_visible_to(name)]
-        view_bytes = view_yaml(game.module.view(envelope["state"], name))
-        view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
-        context = {
-            **_common(game, name),
-            "turn": phase.turn,
-            "phase": phase.phase,
-            "events": visible,
-            "events_template": events_template(game.module),
-            "rolls": rolls,
-            "record": record,
-            "record_file": record_name,
-            "record_sha256": sha256_hex(record_bytes),
-            "defaulted": defaulted,
-            "over": envelope["over"],
-            "next_turn": envelope["turn"],
-            "next_phase": envelope["phase"],
-            "view_file": view_file,
-            "view_sha256": sha256_hex(view_bytes),
-        }
+        context, attachments = report_context(game, outcome, name)
         paths.append(
             _deliver(
                 game,
                 name,
-                phase.stem,
+                phase.folder,
                 f"{name}.report",
                 f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
                 "report",
                 context,
-                make_message_id(_domain(game), game.config.game, phase.stem, "report", name),
+                make_message_id(_domain(game), game.config.game, phase.folder, "report", name),
                 [
-                    Attachment(view_file, view_bytes, "text/yaml"),
+                    *attachments,
                     # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
-                    Attachment(record_name, record_bytes, "application/json", kept=False),
+                    Attachment(record_name, outcome.record_bytes, "application/json", kept=False),
                     Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False),
                 ],
+            )
+        )
+    return paths
+
+
+def post_change(
+    game: Game,
+    name: str,
+    rollback: Rollback | None,
+    overrides: list[OverrideRow],
+    unfit: dict[str, list[Problem]],
+) -> list[Path]:
+    """Tell every player of a rollback and of the referee's overrides, each with its reason.
+
+    `name` (e.g. `override-3`) names the letters, kept under GAMEDIR/mail/changes/.
+    """
+    from referee.override import describe as describe_change
+    from referee.override import public_entry
+
+    paths = []
+    changes = [
+        {**public_entry(row), "text": describe_change(public_entry(row)), "turn": row.turn, "phase": row.phase}
+        for row in overrides
+    ]
+    for player in game.config.players:
+        context = {
+            **_common(game, player.name),
+            "rollback": rollback,
+            "changes": changes,
+            "unfit": unfit.get(player.name, []),
+            "letter_name": name,
+        }
+        paths.append(
+            _deliver(
+                game,
+                player.name,
+                "changes",
+                f"{player.name}.{name}",
+                f"[{game.config.game}] the referee changed the game ({name})",
+                "change",
+                context,
+                make_message_id(_domain(game), game.config.game, "changes", name, player.name),
+                [],
             )
         )
     return paths

@@ -14,7 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from referee import PROTOCOL, dice
+from referee import PROTOCOL, PROTOCOL_WITH_OVERRIDES, dice
 from referee.canonical import canonical_json, sha256_hex
 from referee.errors import RefereeError
 from referee.signatures import (
@@ -45,6 +45,15 @@ _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "state_after": ((str,), "64 lower-case hex digits"),
     "next_commit": ((str, type(None)), "64 lower-case hex digits or null"),
 }
+KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES)
+# Version 2 adds one field: the referee's overrides that changed the phase (section 11).
+_OVERRIDE_FIELDS: dict[str, dict[str, str]] = {
+    "reroll": {"label": "text", "new_label": "text"},
+    "result": {"label": "text", "values": "list"},
+    "order": {"player": "text", "sha256": "hex", "replaces": "hex-or-null"},
+    "state": {"path": "text", "state_from": "hex", "state_to": "hex"},
+    "withdraw": {"withdraws": "number"},
+}
 
 
 @dataclass
@@ -55,6 +64,7 @@ class VerifyReport:
     rolls: int = 0
     orders: int = 0
     problems: list[str] = field(default_factory=list)
+    superseded: int = 0  # records a rollback withdrew, checked each on its own
 
     @property
     def ok(self) -> bool:
@@ -131,8 +141,13 @@ def _check_signature(
 
 def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     problems: list[str] = []
-    for key in sorted(set(record) - set(_FIELDS)):
-        problems.append(f"{name}: unknown field {key!r} (a {PROTOCOL} record has a fixed set of fields)")
+    version = record.get("protocol")
+    fields = {**_FIELDS, "overrides": ((list,), "a list")} if version == PROTOCOL_WITH_OVERRIDES else _FIELDS
+    for key in sorted(set(record) - set(fields)):
+        shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
+        problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
+    if version == PROTOCOL_WITH_OVERRIDES and "overrides" not in record:
+        problems.append(f"{name}: field 'overrides' is missing (a {version} record lists the referee's overrides)")
     for key, (types, wanted) in _FIELDS.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
@@ -140,8 +155,9 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         value = record[key]
         if not isinstance(value, types) or isinstance(value, bool):
             problems.append(f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}")
-    if "protocol" in record and record["protocol"] != PROTOCOL:
-        problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {PROTOCOL!r}")
+    if "protocol" in record and record["protocol"] not in KNOWN_PROTOCOLS:
+        known = " and ".join(repr(p) for p in KNOWN_PROTOCOLS)
+        problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {known}")
     if _is_int(record.get("turn")) and record["turn"] < 0:
         problems.append(f"{name}: turn {record['turn']} is negative")
     for key in ("commit", "server_seed", "state_before", "state_after", "next_commit"):
@@ -267,6 +283,90 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
     return derived, problems
 
 
+def _check_overrides(record: dict[str, Any], name: str) -> list[str]:
+    """Return the problems in a version 2 record's `overrides`: each entry's shape, that what it
+    names is in the record, and that its state edits lead to `state_before` (section 11)."""
+    entries = record.get("overrides")
+    if not isinstance(entries, list):
+        return []
+    if not entries:
+        return [f"{name}: overrides is empty (a record without overrides is a {PROTOCOL} record)"]
+    problems: list[str] = []
+    rolls, listed = record.get("rolls"), record.get("orders")
+    labels = [r.get("label") for r in rolls if isinstance(r, dict)] if isinstance(rolls, list) else []
+    orders = (
+        {o.get("player"): o.get("sha256") for o in listed if isinstance(o, dict)} if isinstance(listed, list) else {}
+    )
+    edits: list[dict[str, Any]] = []
+    ids: list[Any] = []
+    for index, entry in enumerate(entries):
+        where = f"{name}: overrides[{index}]"
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        if kind not in _OVERRIDE_FIELDS:
+            problems.append(f"{where} must be an object whose kind is one of {', '.join(_OVERRIDE_FIELDS)}")
+            continue
+        assert isinstance(entry, dict)
+        wanted = {"id", "kind", "reason", *_OVERRIDE_FIELDS[kind]}
+        if set(entry) != wanted:
+            problems.append(f"{where} ({kind}) must have exactly the fields {', '.join(sorted(wanted))}")
+            continue
+        if not _is_int(entry["id"]) or not isinstance(entry["reason"], str) or not entry["reason"]:
+            problems.append(f"{where}: id must be a whole number and reason a non-empty text")
+            continue
+        ids.append(entry["id"])
+        problems += _override_entry_problems(entry, kind, where, labels, orders)
+        if kind == "state":
+            edits.append(entry)
+    if ids != sorted(set(ids)):
+        problems.append(f"{name}: overrides are not in the order made (by id, each once)")
+    for a, b in pairwise(edits):
+        if a["state_to"] != b["state_from"]:
+            problems.append(
+                f"{name}: override #{b['id']} edits state {b['state_from'][:16]}..., not the state "
+                f"#{a['id']} made ({a['state_to'][:16]}...)"
+            )
+    if edits and edits[-1]["state_to"] != record.get("state_before"):
+        problems.append(f"{name}: the state edits lead to {edits[-1]['state_to'][:16]}..., not to state_before")
+    return problems
+
+
+def _override_entry_problems(
+    entry: dict[str, Any], kind: str, where: str, labels: list[Any], orders: dict[Any, Any]
+) -> list[str]:
+    for key, wanted in _OVERRIDE_FIELDS[kind].items():
+        value = entry[key]
+        good = {
+            "text": isinstance(value, str) and bool(value),
+            "list": isinstance(value, list) and bool(value) and all(_is_int(v) for v in value),
+            "hex": isinstance(value, str) and bool(_HEX64.match(value)),
+            "hex-or-null": value is None or (isinstance(value, str) and bool(_HEX64.match(value))),
+            "number": _is_int(value),
+        }[wanted]
+        if not good:
+            return [f"{where}: {key} {json.dumps(value)[:70]} is not {wanted.replace('-', ' ')}"]
+    if kind == "reroll":
+        if entry["label"] not in labels or entry["new_label"] not in labels:
+            return [f"{where}: the re-roll of {entry['label']!r} as {entry['new_label']!r} needs both in rolls"]
+        if labels.index(entry["new_label"]) < labels.index(entry["label"]):
+            return [f"{where}: the re-roll {entry['new_label']!r} comes before the roll it replaces"]
+    if kind == "result" and entry["label"] not in labels:
+        return [f"{where}: the result names {entry['label']!r}, which is not in rolls"]
+    if kind == "order" and entry["replaces"] is not None and orders.get(entry["player"]) != entry["replaces"]:
+        return [
+            f"{where}: the corrected orders replace {entry['replaces'][:16]}..., which is not "
+            f"{entry['player']}'s order in orders"
+        ]
+    return []
+
+
+def opened_state(record: dict[str, Any]) -> Any:
+    """Return the state a phase opened with: before the referee's state edits, if any."""
+    for entry in record.get("overrides") or []:
+        if isinstance(entry, dict) and entry.get("kind") == "state":
+            return entry.get("state_from")
+    return record.get("state_before")
+
+
 def verify_record(
     record_bytes: bytes,
     signature: str | bytes | None,
@@ -297,6 +397,7 @@ def _verify_record(
     if not isinstance(record, dict):
         return None, problems + [f"{name}: not a JSON object"], 0
     problems += _check_fields(record, name)
+    problems += _check_overrides(record, name)
     orders, order_problems = _check_orders(record, name)
     problems += order_problems
     key, key_problems = _phase_key(record, orders, name)
@@ -343,9 +444,10 @@ def _check_chain(
             continue
         if a.get("game") != b.get("game"):
             problems.append(f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}")
-        if a.get("state_after") != b.get("state_before"):
+        if a.get("state_after") != opened_state(b):
+            what = "state_before" if opened_state(b) == b.get("state_before") else "the first state edit's state_from"
             problems.append(
-                f"{name_b}: state_before {str(b.get('state_before'))[:16]}... is not {name_a}'s "
+                f"{name_b}: {what} {str(opened_state(b))[:16]}... is not {name_a}'s "
                 f"state_after {str(a.get('state_after'))[:16]}...: the chain is broken (a record dropped or reordered?)"
             )
         if a.get("next_commit") is None and "next_commit" in a:
@@ -444,6 +546,12 @@ def verify_game_dir(game_dir: Path) -> VerifyReport:
         report = VerifyReport()
         problems.append(f"no records found in {records_dir}: nothing has been adjudicated yet")
     report.problems[:0] = problems
+    for path in sorted(records_dir.glob("superseded/*/*.json")) if records_dir.is_dir() else []:
+        report.superseded += 1
+        shown = f"superseded/{path.parent.name}/{path.name}"
+        sig_path = path.with_name(path.name + ".sig")
+        signature = sig_path.read_bytes() if sig_path.is_file() else None
+        report.problems += verify_record(path.read_bytes(), signature, referee_key, shown)[1]
     states_dir = game_dir / "states"
     if states_dir.is_dir():
         report.problems += _check_states(states_dir)

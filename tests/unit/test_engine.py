@@ -595,3 +595,45 @@ def test_the_referee_enters_orders_for_an_absent_player(game: TestGame) -> None:
     assert {"player": "carol", "sha256": entered.sha256} in record["orders"]
     assert "The referee entered carol's orders" in (game.dir / "mail" / "0001-t1-round" / "bob.report.txt").read_text()
     assert verify_game_dir(game.dir).ok
+
+
+# --- states edited behind the referee's back ---------------------------------------------------
+
+
+def _edit_state_file(game: TestGame, digest: str) -> tuple[Path, bytes]:
+    """Change a snapshot on disk, as someone with a text editor would; return it and its old bytes."""
+    path = game.dir / "states" / f"{digest}.json"
+    original = path.read_bytes()
+    envelope = json.loads(original)
+    envelope["state"]["notes"] = [{"round": 1, "by": {"alice": "I win"}}]
+    path.write_bytes(json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode())
+    problems = verify_game_dir(game.dir).problems
+    assert any(p.startswith(f"states/{digest}.json: content hashes to") for p in problems), problems
+    return path, original
+
+
+def test_a_state_file_edited_by_hand_is_caught_and_refused(game: TestGame) -> None:
+    """A snapshot changed on disk no longer hashes to its name: verify says which, and no command
+    plays on from it, even when the file changed is an older link of the chain."""
+    play_round(game, 1)
+    play_round(game, 2)
+    first, _, third = GameDir(game.dir).phases()
+    # The state the open phase starts from.
+    path, original = _edit_state_file(game, third.state_before)
+    with pytest.raises(StateError, match="was changed"):
+        game.submit("alice", 3, ROLLS)
+    with pytest.raises(StateError) as caught:
+        adjudicate(game.dir, force=True)
+    assert f"{path} was changed" in caught.value.message and "refuses to play on" in caught.value.message
+    assert any("referee override GAMEDIR state" in hint for hint in caught.value.hints)
+    path.write_bytes(original)
+    # A state further back in the chain.
+    for player in game.players:
+        accepted(game.submit(player, 3, ROLLS))
+    path, original = _edit_state_file(game, first.state_before)
+    with pytest.raises(StateError, match=f"{path} was changed"):
+        adjudicate(game.dir)
+    path.write_bytes(original)
+    assert status(game.dir)["turn"] == 3
+    adjudicate(game.dir)
+    assert verify_game_dir(game.dir).ok

@@ -349,7 +349,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
     game_dir, key_path = game
     referee = load_public_key_file(game_dir / "referee.pub")
     record = _load(game_dir, ROUND)
-    record["protocol"] = "pbem-referee/2"
+    record["protocol"] = "pbem-referee/3"
     record["orders"].reverse()
     record["rolls"][1]["label"] = record["rolls"][0]["label"]
     record["rolls"][2]["spec"] = "3d6"
@@ -364,7 +364,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         f"{ROUND}: unknown field 'extra' (a pbem-referee/1 record has a fixed set of fields)",
         f"{ROUND}: field 'turn' must be a whole number, not true",
         f"{ROUND}: field 'state_after' is missing",
-        f"{ROUND}: protocol is 'pbem-referee/2', this verifier knows 'pbem-referee/1'",
+        f"{ROUND}: protocol is 'pbem-referee/3', this verifier knows 'pbem-referee/1' and 'pbem-referee/2'",
         f"{ROUND}: orders are not sorted by player (bob, alice)",
         f"{ROUND}: label 'roll/alice/attack' is used by more than one roll",
         f"{ROUND}: roll 'events/weather' (3d6): the spec calls for 3 value(s), the record holds 1",
@@ -437,3 +437,98 @@ def test_ssh_keygen_verifies_a_record_with_the_documented_command(
         )
     assert result.returncode == 0, result.stderr
     assert 'Good "pbem-referee" signature for referee' in result.stdout
+
+
+# --- version 2: records with the referee's overrides -------------------------------------------
+
+
+def _with_overrides(game: tuple[Path, Path]) -> dict[str, Any]:
+    """Make record 2 a version 2 record: a re-roll, a result and two state edits before the phase."""
+    game_dir, key_path = game
+    record = _load(game_dir, ROUND)
+    first = _load(game_dir, "0001-t1-bid.json")
+    edited = _write_state(game_dir, {"turn": 2, "score": 1, "edited": 1})
+    again = _write_state(game_dir, {"turn": 2, "score": 1, "edited": 2})
+    seed = _seed(2)
+    orders = {o["player"]: o["sha256"] for o in record["orders"]}
+    key = dice.phase_key(seed, dice.transcript(GAME, 2, "round", record["commit"], orders))
+    rolls = dice.Dice(key)
+    rolls.roll("2d6", label="roll/alice/attack")
+    rolls.roll("2d6", label="roll/alice/attack/reroll-1")
+    rolls.roll("2d6", label="roll/bob/attack")
+    record["protocol"] = "pbem-referee/2"
+    record["rolls"] = rolls.rolls
+    record["state_before"] = again
+    record["overrides"] = [
+        {
+            "id": 1,
+            "kind": "state",
+            "path": "/edited",
+            "reason": "r",
+            "state_from": first["state_after"],
+            "state_to": edited,
+        },
+        {"id": 2, "kind": "state", "path": "/edited", "reason": "r", "state_from": edited, "state_to": again},
+        {
+            "id": 3,
+            "kind": "reroll",
+            "label": "roll/alice/attack",
+            "new_label": "roll/alice/attack/reroll-1",
+            "reason": "cocked die",
+        },
+        {"id": 4, "kind": "result", "label": "roll/bob/attack", "values": [6, 6], "reason": "agreed"},
+        {"id": 5, "kind": "order", "player": "bob", "sha256": "c" * 64, "replaces": orders["bob"], "reason": "r"},
+        {"id": 6, "kind": "withdraw", "withdraws": 9, "reason": "r"},
+    ]
+    _write_record(game_dir, key_path, ROUND, record)
+    return record
+
+
+def test_a_version_2_record_verifies_and_chains_through_its_state_edits(game: tuple[Path, Path]) -> None:
+    _with_overrides(game)
+    report = verify_game_dir(game[0])
+    assert report.ok, report.problems
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda r: r["overrides"][0].update(state_from="0" * 64), "is not 0001-t1-bid.json's state_after"),
+        (lambda r: r["overrides"][1].update(state_from="0" * 64), "override #2 edits state 0000000000000000..."),
+        (lambda r: r.update(state_before="0" * 64), "the state edits lead to"),
+        (lambda r: r["overrides"][2].update(new_label="roll/x"), "needs both in rolls"),
+        (lambda r: r["overrides"][3].update(label="roll/x"), "'roll/x', which is not in rolls"),
+        (lambda r: r["overrides"][4].update(replaces="d" * 64), "which is not bob's order in orders"),
+        (lambda r: r["overrides"][5].update(withdraws="9"), 'withdraws "9" is not number'),
+        (lambda r: r["overrides"][5].pop("reason"), "must have exactly the fields id, kind, reason, withdraws"),
+        (lambda r: r["overrides"].reverse(), "overrides are not in the order made"),
+        (lambda r: r.update(overrides=[]), "overrides is empty"),
+        (lambda r: r.pop("overrides"), "field 'overrides' is missing"),
+        (lambda r: r.update(protocol="pbem-referee/1"), "unknown field 'overrides' (a pbem-referee/1 record"),
+    ],
+)
+def test_version_2_problems(game: tuple[Path, Path], change: Any, problem: str) -> None:
+    record = _with_overrides(game)
+    change(record)
+    _write_record(game[0], game[1], ROUND, record)
+    problems = verify_game_dir(game[0]).problems
+    assert any(problem in p for p in problems), problems
+
+
+def test_the_doc_script_checks_a_version_2_record(game: tuple[Path, Path], tmp_path: Path) -> None:
+    import re
+    import sys
+
+    record = _with_overrides(game)
+    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    section = text[text.index("Checking a record by hand") :]
+    match = re.search(r"^```python\n(.*?)^```", section, flags=re.MULTILINE | re.DOTALL)
+    assert match
+    script = tmp_path / "check_record.py"
+    script.write_text(match.group(1))
+    path = tmp_path / ROUND
+    path.write_bytes(pretty_json(record))
+    result = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("OK: 3 rolls re-derived")
+    assert "override #3 reroll: roll/alice/attack" in result.stdout
