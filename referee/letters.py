@@ -263,7 +263,8 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "phase": phase.phase,
         "events": visible,
         "events_template": events_template(game.module),
-        "rolls": annotated_rolls(record["rolls"], outcome.events, record.get("overrides", [])),
+        # Only the reader's events annotate the dice: a private event's notes stay private.
+        "rolls": annotated_rolls(record["rolls"], visible, record.get("overrides", [])),
         "record": record,
         "record_file": record_name,
         "record_sha256": sha256_hex(outcome.record_bytes),

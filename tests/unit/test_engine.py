@@ -637,3 +637,36 @@ def test_a_state_file_edited_by_hand_is_caught_and_refused(game: TestGame) -> No
     assert status(game.dir)["turn"] == 3
     adjudicate(game.dir)
     assert verify_game_dir(game.dir).ok
+
+
+def test_a_private_events_notes_on_a_roll_reach_only_its_reader(
+    tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    import games
+    from referee.api import Event
+
+    moderator = games.GAMES[0]
+
+    def resolve(state: Any, orders: Any, dice: Any) -> Any:
+        state, events = moderator.resolve(state, orders, dice)
+        secret = Event(
+            "secret",
+            "Alice's scouts report.",
+            {"label": "roll/alice/scout", "purpose": "SECRET-NOTE"},
+            visible_to=("alice",),
+        )
+        return state, [*events, secret]
+
+    monkeypatch.setattr(games, "GAMES", (dataclasses.replace(moderator, resolve=resolve), *games.GAMES[1:]))
+    game = make_game(tmp_path)
+    for player in game.players:
+        assert game.submit(player, 1, "rolls: [{label: scout, dice: 2d6, purpose: scouting}]").accepted
+    adjudicate(game.dir)
+
+    mail = game.dir / "mail" / "0001-t1-round"
+    assert "SECRET-NOTE" in (mail / "alice.report.txt").read_text()
+    for other in ("bob", "carol"):
+        assert "SECRET-NOTE" not in (mail / f"{other}.report.txt").read_text()
+        assert "SECRET-NOTE" not in (mail / f"{other}.report.html").read_text()
