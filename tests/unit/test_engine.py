@@ -640,7 +640,7 @@ def test_a_state_file_edited_by_hand_is_caught_and_refused(game: TestGame) -> No
 
 
 def test_a_private_events_notes_on_a_roll_reach_only_its_reader(
-    tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, make_game: Callable[..., TestGame], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import dataclasses
 
