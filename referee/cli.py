@@ -387,6 +387,58 @@ def demo(directory: Path | None) -> None:
     run_demo(directory or Path("demo-game"), click.echo)
 
 
+@cli.group()
+def dispute() -> None:
+    """Disputes players sent by mail (`dispute GAME LABEL REASON`): list and resolve them.
+
+    \b
+    Example:
+        referee dispute list blenheim
+        referee dispute resolve blenheim 2 --upheld --note "the roll checks out"
+    """
+
+
+@dispute.command("list")
+@GAMEDIR
+def dispute_list(gamedir: Path) -> None:
+    """List the game's disputes, open and resolved.
+
+    \b
+    Example:
+        referee dispute list blenheim
+    """
+    from referee.disputes import disputes
+    from referee.journal import GameDir
+
+    found = disputes(GameDir(gamedir).require())
+    if not found:
+        click.echo("no disputes")
+    for item in found:
+        where = f"roll {item['label']} ({item['record']})" if item.get("record") else f"'{item['label']}'"
+        click.echo(f"#{item['number']}  {item['state']:<10}  {item['player']}: {where}: {item['reason']}")
+
+
+@dispute.command("resolve")
+@GAMEDIR
+@click.argument("number", type=int)
+@click.option("--upheld", "outcome", flag_value="upheld", help="The result stands; the explanation goes to all.")
+@click.option("--overridden", "outcome", flag_value="overridden", help="You changed it with `referee override`.")
+@click.option("--note", default="", help="Your words to the players.")
+def dispute_resolve(gamedir: Path, number: int, outcome: str | None, note: str) -> None:
+    """Resolve a dispute and tell every player (with `explain`'s evidence when upheld).
+
+    \b
+    Example:
+        referee dispute resolve blenheim 2 --upheld --note "the roll checks out"
+    """
+    from referee.disputes import resolve_dispute
+
+    if outcome is None:
+        raise click.UsageError("say how the dispute ends: --upheld or --overridden")
+    letters = resolve_dispute(gamedir, number, outcome, note)
+    click.echo(f"dispute #{number} {outcome}: {len(letters)} letter(s) in the outbox")
+
+
 HOME_OPTION = click.option(
     "--home",
     "home_path",

@@ -355,3 +355,34 @@ def post_change(
             )
         )
     return paths
+
+
+def post_dispute_resolution(
+    game: Game, dispute: dict[str, Any], outcome: str, note: str, evidence: str | None
+) -> list[Path]:
+    """Tell every player how a dispute was resolved, with the evidence when it was upheld."""
+    name = f"dispute-{dispute['number']}"
+    paths = []
+    for player in game.config.players:
+        context = {
+            **_common(game, player.name),
+            "dispute": dispute,
+            "outcome": outcome,
+            "note": note,
+            "evidence": evidence,
+            "letter_name": name,
+        }
+        paths.append(
+            _deliver(
+                game,
+                player.name,
+                "disputes",
+                f"{player.name}.{name}",
+                f"[{game.config.game}] dispute #{dispute['number']} {outcome}",
+                "dispute",
+                context,
+                make_message_id(_domain(game), game.config.game, "disputes", name, player.name),
+                [],
+            )
+        )
+    return paths

@@ -1,14 +1,14 @@
 """Disputes by mail: a player names a roll label (or an event) and gives a reason; the dispute is
 recorded in the game's journal, the referee is alerted, and the player gets its number.
-Resolving it (`referee dispute resolve`) tells every player.
+Resolving it (`referee dispute resolve`, in referee.disputes) tells every player.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
+from referee.disputes import disputes, find_roll
 from referee.home import Home, HomeConfig
 from referee.journal import GameDir
 from referee.mail.directory import Seat
@@ -16,30 +16,6 @@ from referee.mail.message import Incoming
 from referee.mail.replies import alert_referee, post_reply
 
 MAX_REASON = 4000
-
-
-def find_roll(game_dir: GameDir, label: str) -> str | None:
-    """Return the record (file name) that holds a roll with this label, newest first, or None."""
-    for record in sorted(game_dir.records.glob("*.json"), reverse=True):
-        try:
-            rolls = json.loads(record.read_bytes()).get("rolls", [])
-        except (OSError, ValueError):
-            continue
-        if any(roll.get("label") == label for roll in rolls):
-            return record.name
-    return None
-
-
-def disputes(game_dir: GameDir) -> list[dict[str, Any]]:
-    """Return the game's disputes, each with its state ("open" or how it was resolved)."""
-    found: dict[int, dict[str, Any]] = {}
-    for entry in game_dir.log_entries(("dispute.opened", "dispute.resolved")):
-        data = entry["data"]
-        if entry["kind"] == "dispute.opened":
-            found[data["number"]] = {**data, "state": "open", "at": entry["at"]}
-        elif data["number"] in found:
-            found[data["number"]].update(state=data["outcome"], resolution=data)
-    return [found[n] for n in sorted(found)]
 
 
 def open_dispute(

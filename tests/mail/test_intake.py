@@ -242,3 +242,33 @@ def test_orders_signed_by_ssh_keygen_and_pasted_by_a_mail_client(mail_world: Mai
 
     assert report.ok, report.lines()
     assert status(mail_world.game_dirs[GAME_ID])["received"] == ["carol"]
+
+
+def test_a_dispute_by_mail_is_recorded_alerted_and_its_resolution_goes_to_everyone(mail_world: MailWorld) -> None:
+    from referee.disputes import disputes, resolve_dispute
+    from referee.journal import GameDir
+
+    for player in mail_world.players:
+        mail_world.deliver(mail_world.orders_mail(player, mail_world.order(player, 1, ROLL)))
+    mail_world.run()
+    mail_world.smtp.clear()
+    mail_world.deliver(mail_world.text_mail("bob@example.org", "dispute roll/alice/scout far too lucky"))
+
+    mail_world.run()
+
+    (opened,) = disputes(GameDir(mail_world.game_dirs[GAME_ID]))
+    assert opened["label"] == "roll/alice/scout" and opened["reason"] == "far too lucky"
+    assert opened["record"] == "0001-t1-round.json" and opened["state"] == "open"
+    (alert,) = mail_world.smtp.letters_to(ALERTS)
+    assert "dispute #1 from bob" in alert["Subject"]
+    assert "referee explain" in alert.get_body(("plain",)).get_content()
+    assert any("dispute #1 recorded" in x["Subject"] for x in mail_world.letters("bob"))
+
+    resolve_dispute(mail_world.game_dirs[GAME_ID], 1, "upheld", "the roll checks out")
+    mail_world.run()
+
+    for player in mail_world.players:
+        (letter,) = [x for x in mail_world.letters(player) if "dispute #1 upheld" in x["Subject"]]
+        body = letter.get_body(("plain",)).get_content()
+        assert "far too lucky" in body and "the roll checks out" in body and "phase key" in body.lower()
+    assert disputes(GameDir(mail_world.game_dirs[GAME_ID]))[0]["state"] == "upheld"

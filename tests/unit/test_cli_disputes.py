@@ -85,3 +85,21 @@ def test_usage_and_refusals(game: TestGame) -> None:
             ["override", str(game.dir), "order", "alice", str(game.dir / "nothing.yaml"), "--reason", "r"],
             catch_exceptions=False,
         )
+
+
+def test_dispute_list_and_resolve(game: TestGame) -> None:
+    from referee.journal import GameDir
+
+    game_dir = GameDir(game.dir)
+    with game_dir.lock(), game_dir.transaction():
+        data = {"number": 1, "player": "bob", "label": "roll/alice/attack", "record": "0002-t2-round.json"}
+        game_dir.log("dispute.opened", {**data, "reason": "too lucky", "source": "test"}, player="bob")
+    game_dir.close()
+
+    assert "#1  open" in run("dispute", "list", game.dir)
+    assert "dispute #1 upheld: 2 letter(s)" in run("dispute", "resolve", game.dir, "1", "--upheld", "--note", "fine")
+    assert "#1  upheld" in run("dispute", "list", game.dir)
+    letter = (game.dir / "mail" / "disputes" / "alice.dispute-1.txt").read_text()
+    assert "too lucky" in letter and "fine" in letter and "0002-t2-round.json" in letter
+    with pytest.raises(RefereeError, match="already resolved"):
+        CliRunner().invoke(cli, ["dispute", "resolve", str(game.dir), "1", "--upheld"], catch_exceptions=False)
