@@ -71,10 +71,34 @@ class Schedule:
             return opened_at + duration
         return _next_weekday_time(text, opened_at, self.timezone)
 
+    def rule(self, phase: str) -> str | None:
+        """Return the phase's deadline as a rule players can read in its notice, or None."""
+        text = self.deadline_text(phase)
+        if text is None:
+            return None
+        if parse_duration(text, None) is not None:
+            due = f"{text.strip()} after this notice was sent"
+        else:
+            day, hour, minute = _weekday_time(text, "deadline")
+            due = f"the next {WEEKDAYS[day].title()} at {hour:02d}:{minute:02d} ({self.timezone.key}) after this notice"
+        grace = f"; late orders are still taken for {_duration_text(self.grace)}" if self.grace else ""
+        policy = {
+            "wait": "the referee decides what stands for missing orders",
+            "default": "the game's default orders stand for missing ones",
+            "absent": "the game's default orders stand for missing ones, and a player who misses "
+            f"{self.absent_after} phases in a row is no longer awaited",
+        }[self.missed_orders]
+        return f"{due}{grace}; then {policy}"
+
     def local(self, moment: datetime) -> str:
         """Return a moment as the game's players read it: 'Sunday 2026-11-22 20:00 Europe/London'."""
         here = moment.astimezone(self.timezone)
         return f"{here:%A %Y-%m-%d %H:%M} {self.timezone.key}"
+
+
+def _duration_text(duration: timedelta) -> str:
+    hours, seconds = divmod(int(duration.total_seconds()), 3600)
+    return f"{hours}h{seconds // 60:02d}m" if seconds else f"{hours}h"
 
 
 def parse_duration(text: Any, where: str | None) -> timedelta | None:

@@ -150,8 +150,21 @@ def notice_context(
         "entropy_digits": ENTROPY_HEX_DIGITS,
         "view_file": f"{name}.view.yaml",
         "view_sha256": sha256_hex(view_bytes),
+        "deadline": _deadline_rule(game, phase.phase),
     }
     return context, view_bytes
+
+
+def _deadline_rule(game: Game, phase: str) -> str | None:
+    """Return the phase's deadline rule: the game's schedule over its referee home's defaults
+    (a game directory in HOME/games/ has them). A rule, not a moment, so the notice reads the
+    same whenever it is written again (after a crash, or by the audit)."""
+    from referee.attendance import game_schedule
+    from referee.home import Home
+
+    home = Home(game.dir.path.parent.parent)
+    defaults = home.load_config().defaults if home.config_path.exists() else {}
+    return game_schedule(game.config, defaults).rule(phase)
 
 
 def post_ack(

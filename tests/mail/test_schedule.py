@@ -118,3 +118,19 @@ def test_the_absent_policy_stops_waiting_after_missed_phases(mail_world: MailWor
     send(mail_world, "carol", 4)  # carol's orders bring her back
     mail_world.run()
     assert absent_players(GameDir(mail_world.game_dirs[game]), date.today()) == set()
+
+
+def test_the_notice_states_the_deadline_rule(mail_world: MailWorld) -> None:
+    scheduled(mail_world, "default")
+    notice = (mail_world.game_dirs["sched"] / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    assert "Deadline: 72h after this notice was sent; late orders are still taken for 1h;" in notice
+    assert "the game's default orders stand for missing ones" in notice
+
+
+def test_a_weekday_rule() -> None:
+    from referee.deadlines import parse_schedule
+
+    schedule = parse_schedule({"deadline": "sun 20:00", "timezone": "Europe/London"}, "test")
+    assert schedule.rule("round") == (
+        "the next Sunday at 20:00 (Europe/London) after this notice; then the referee decides what stands for missing orders"
+    )
