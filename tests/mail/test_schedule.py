@@ -132,5 +132,6 @@ def test_a_weekday_rule() -> None:
 
     schedule = parse_schedule({"deadline": "sun 20:00", "timezone": "Europe/London"}, "test")
     assert schedule.rule("round") == (
-        "the next Sunday at 20:00 (Europe/London) after this notice; then the referee decides what stands for missing orders"
+        "the next Sunday at 20:00 (Europe/London) after this notice; "
+        "then the referee decides what stands for missing orders"
     )
