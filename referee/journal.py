@@ -96,7 +96,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         version = 1
     for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
         db.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {number};\nCOMMIT;")
-    if version == len(MIGRATIONS):
+    if version == len(MIGRATIONS) and db.execute("PRAGMA user_version").fetchone()[0] != version:
         db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
 
 
@@ -204,8 +204,11 @@ class GameDir:
             self._db.row_factory = sqlite3.Row
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
-            _migrate(self._db)
+            # A journal already at the current version needs no schema script: opening stays a
+            # read, which matters to `referee run` opening every game of a home on each pass.
+            if self._db.execute("PRAGMA user_version").fetchone()[0] != len(MIGRATIONS):
+                self._db.executescript(SCHEMA)
+                _migrate(self._db)
             if fresh:
                 os.chmod(self.journal_path, 0o600)
         return self._db
