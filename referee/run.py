@@ -160,23 +160,24 @@ def _intake(
 def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, path: Path, now: datetime) -> list[str]:
     """Carry out one game's schedule now; return a line per thing done."""
     game_dir = GameDir(path)
-    phase = game_dir.open_phase()
-    if phase is None:
-        return []
-    game_config = directory.configs[game]
-    schedule = game_schedule(game_config, config.defaults)
-    facts = phase_facts(game_dir, phase, now.astimezone(schedule.timezone).date())
-    done = []
-    for action in plan(schedule, facts, now).actions:
-        if isinstance(action, Remind):
-            done.append(
-                _remind(home, config, directory, game, game_dir, phase, action, schedule.local(action.deadline))
-            )
-        elif isinstance(action, AlertReferee):
-            done.append(_alert(home, config, game, game_dir, phase, action))
-        elif isinstance(action, Adjudicate):
-            done += _adjudicate(home, config, game, path, phase, action, schedule)
-    return done
+    try:
+        phase = game_dir.open_phase()
+        if phase is None:
+            return []
+        schedule = game_schedule(directory.configs[game], config.defaults)
+        facts = phase_facts(game_dir, phase, now.astimezone(schedule.timezone).date())
+        done = []
+        for action in plan(schedule, facts, now).actions:
+            if isinstance(action, Remind):
+                deadline = schedule.local(action.deadline)
+                done.append(_remind(home, config, directory, game, game_dir, phase, action, deadline))
+            elif isinstance(action, AlertReferee):
+                done.append(_alert(home, config, game, game_dir, phase, action))
+            elif isinstance(action, Adjudicate):
+                done += _adjudicate(home, config, game, path, phase, action, schedule, now)
+        return done
+    finally:
+        game_dir.close()
 
 
 def _remind(
@@ -235,7 +236,14 @@ def _alert(home: Home, config: HomeConfig, game: str, game_dir: GameDir, phase: 
 
 
 def _adjudicate(
-    home: Home, config: HomeConfig, game: str, path: Path, phase: OpenPhase, action: Adjudicate, schedule: Schedule
+    home: Home,
+    config: HomeConfig,
+    game: str,
+    path: Path,
+    phase: OpenPhase,
+    action: Adjudicate,
+    schedule: Schedule,
+    now: datetime,
 ) -> list[str]:
     try:
         result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
@@ -255,7 +263,7 @@ def _adjudicate(
     ]
     game_dir = GameDir(path)
     for player in newly_absent(schedule, missed_in_a_row(game_dir)):
-        if player in result.defaulted and player not in absent_players(game_dir, datetime.now(UTC).date()):
+        if player in result.defaulted and player not in absent_players(game_dir, now.date()):
             declare_absence(game_dir, player, None, "missed", f"missed:{phase.stem}")
             lines.append(f"{game}: {player} marked absent after missed phases")
     return lines

@@ -23,12 +23,12 @@ from referee.engine import submit
 from referee.errors import RefereeError
 from referee.files import atomic_write
 from referee.home import Home, HomeConfig
-from referee.mail.commands import HELP, Answer, help_sections, run_command
+from referee.mail.commands import Answer, help_sections, run_command
 from referee.mail.directory import Directory
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.message import Incoming, OrderPart, read_message
-from referee.mail.replies import Section, post_reply
+from referee.mail.replies import post_reply
 from referee.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
@@ -295,6 +295,3 @@ def move_handled(
         with ledger.transaction():
             ledger.mark_moved(folders["inbox"], selected.uidvalidity, uids, now)
         report.moved += len(uids)
-
-
-__all__ = ["HELP", "IntakeReport", "Section", "fetch_and_store", "handle_stored", "move_handled"]
