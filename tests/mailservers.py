@@ -181,6 +181,7 @@ class SmtpServer:
     dovecot: Dovecot | None = None
     mailboxes: dict[str, str] = field(default_factory=dict)
     port: int = 0
+    login: tuple[str, str] | None = None  # require SMTP AUTH with this user and password
     _controller: Any = None
     handler: _Delivery | None = None
 
@@ -190,7 +191,18 @@ class SmtpServer:
         self.port = self.port or free_port()
         if self.handler is None:
             self.handler = _Delivery(self.dovecot, self.mailboxes)
-        self._controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+        options: dict[str, Any] = {}
+        if self.login is not None:
+            from aiosmtpd.smtp import AuthResult
+
+            expected = self.login
+
+            def authenticate(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> Any:
+                given = (data.login.decode(), data.password.decode()) if hasattr(data, "login") else None
+                return AuthResult(success=given == expected)
+
+            options = {"authenticator": authenticate, "auth_require_tls": False, "auth_required": True}
+        self._controller = Controller(self.handler, hostname="127.0.0.1", port=self.port, **options)
         self._controller.start()
         return self
 

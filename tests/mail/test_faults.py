@@ -131,3 +131,31 @@ def test_a_run_while_another_holds_the_home_leaves_at_once(mail_world: MailWorld
         report = run_pass(mail_world.home)
     assert report.skipped and report.ok
     assert "another `referee run`" in report.lines()[0]
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")  # loopback only
+def test_smtp_authentication(mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    mail_world.smtp.stop()
+    mail_world.smtp.login = ("referee", "smtp-secret")
+    mail_world.smtp.start()
+    config = mail_world.home.config_path.read_text()
+    mail_world.home.config_path.write_text(
+        # aiosmtpd stalls smtplib's fallback to AUTH LOGIN after a refused AUTH PLAIN: a short timeout.
+        config.replace(
+            "  security: none\n", "  security: none\n  timeout: 3\n  username: referee\n  password_env: SMTP_PW\n", 2
+        ).replace(
+            "  timeout: 3\n  username: referee\n  password_env: SMTP_PW\n", "", 1
+        )  # the IMAP account keeps its own
+    )
+    monkeypatch.setenv("SMTP_PW", "wrong")
+    mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
+    start = datetime.now(UTC)
+
+    refused = mail_world.run(now=start)
+    assert not refused.ok and refused.send.sent == 0
+    assert "smtp-secret" not in "\n".join(refused.lines()) and "wrong" not in "\n".join(refused.lines())
+    monkeypatch.setenv("SMTP_PW", "smtp-secret")
+    accepted = mail_world.run(now=start + timedelta(minutes=5))
+
+    assert accepted.ok and accepted.send.sent == 1
+    assert len(acks(mail_world, "alice")) == 1

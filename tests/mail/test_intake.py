@@ -272,3 +272,14 @@ def test_a_dispute_by_mail_is_recorded_alerted_and_its_resolution_goes_to_everyo
         body = letter.get_body(("plain",)).get_content()
         assert "far too lucky" in body and "the roll checks out" in body and "phase key" in body.lower()
     assert disputes(GameDir(mail_world.game_dirs[GAME_ID]))[0]["state"] == "upheld"
+
+
+def test_without_move_messages_are_copied_flagged_and_expunged(mail_world: MailWorld) -> None:
+    mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
+    mail_world.deliver(mail_world.text_mail("stranger@example.net", "hello?"))
+
+    report = mail_world.run(use_move=False)
+
+    assert report.ok and report.intake.moved == 2
+    assert mail_world.folder("INBOX") == []
+    assert len(mail_world.folder("Processed")) == 1 and len(mail_world.folder("Rejected")) == 1
