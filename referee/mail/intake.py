@@ -153,6 +153,9 @@ def handle_stored(
         except RefereeError as exc:  # a game that cannot take mail now: the message waits for the next pass
             report.errors.append(f"{message.sha256[:12]}: {exc.message}")
             continue
+        except Exception as exc:  # a bug met by one mail must not stop the others; it stays stored
+            report.errors.append(f"{message.sha256[:12]}: unexpected {type(exc).__name__}: {exc}")
+            continue
         with ledger.transaction():
             ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
         report.handled += 1
