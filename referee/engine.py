@@ -21,6 +21,7 @@ from referee.adjudication import Adjudication, adjudicate_phase, open_phase, pre
 from referee.api import GameModule
 from referee.canonical import sha256_hex
 from referee.config import GameConfig, config_yaml, load_config_file, parse_config
+from referee.deadlines import Schedule
 from referee.errors import ConfigError, RefereeError, SignatureError, StateError
 from referee.files import atomic_write
 from referee.journal import GameDir, OpenPhase
@@ -59,6 +60,17 @@ class Game:
     def referee_key_line(self) -> str:
         """The referee's public key line, as letters print it."""
         return self.dir.public_key.read_text(encoding="utf-8").strip()
+
+    @cached_property
+    def schedule(self) -> Schedule:
+        """The game's schedule: its game.yaml `schedule:` over its referee home's defaults (a game
+        directory in HOME/games/ has a home); read once per command, not once per letter."""
+        from referee.attendance import game_schedule
+        from referee.home import Home
+
+        home = Home(self.dir.path.parent.parent)
+        defaults = home.load_config().defaults if home.config_path.exists() else {}
+        return game_schedule(self.config, defaults)
 
     @cached_property
     def _private_key(self) -> Any:

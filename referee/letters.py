@@ -7,7 +7,7 @@ Each letter is rendered from templates/ as text and HTML, its text signed by the
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -150,21 +150,10 @@ def notice_context(
         "entropy_digits": ENTROPY_HEX_DIGITS,
         "view_file": f"{name}.view.yaml",
         "view_sha256": sha256_hex(view_bytes),
-        "deadline": _deadline_rule(game, phase.phase),
+        # A rule, not a moment: the notice reads the same whenever it is written again.
+        "deadline": game.schedule.rule(phase.phase),
     }
     return context, view_bytes
-
-
-def _deadline_rule(game: Game, phase: str) -> str | None:
-    """Return the phase's deadline rule: the game's schedule over its referee home's defaults
-    (a game directory in HOME/games/ has them). A rule, not a moment, so the notice reads the
-    same whenever it is written again (after a crash, or by the audit)."""
-    from referee.attendance import game_schedule
-    from referee.home import Home
-
-    home = Home(game.dir.path.parent.parent)
-    defaults = home.load_config().defaults if home.config_path.exists() else {}
-    return game_schedule(game.config, defaults).rule(phase)
 
 
 def post_ack(
@@ -341,33 +330,38 @@ def post_change(
     from referee.override import describe as describe_change
     from referee.override import public_entry
 
-    paths = []
     changes = [
         {**public_entry(row), "text": describe_change(public_entry(row)), "turn": row.turn, "phase": row.phase}
         for row in overrides
     ]
-    for player in game.config.players:
-        context = {
-            **_common(game, player.name),
-            "rollback": rollback,
-            "changes": changes,
-            "unfit": unfit.get(player.name, []),
-            "letter_name": name,
-        }
-        paths.append(
-            _deliver(
-                game,
-                player.name,
-                "changes",
-                f"{player.name}.{name}",
-                f"[{game.config.game}] the referee changed the game ({name})",
-                "change",
-                context,
-                make_message_id(_domain(game), game.config.game, "changes", name, player.name),
-                [],
-            )
+    return _to_every_player(
+        game,
+        "changes",
+        name,
+        f"[{game.config.game}] the referee changed the game ({name})",
+        "change",
+        lambda player: {"rollback": rollback, "changes": changes, "unfit": unfit.get(player, [])},
+    )
+
+
+def _to_every_player(
+    game: Game, folder: str, name: str, subject: str, kind: str, context: Callable[[str], dict[str, Any]]
+) -> list[Path]:
+    """Post letter `kind` to every player, kept as GAMEDIR/mail/FOLDER/PLAYER.NAME; return the paths."""
+    return [
+        _deliver(
+            game,
+            player.name,
+            folder,
+            f"{player.name}.{name}",
+            subject,
+            kind,
+            {**_common(game, player.name), **context(player.name), "letter_name": name},
+            make_message_id(_domain(game), game.config.game, folder, name, player.name),
+            [],
         )
-    return paths
+        for player in game.config.players
+    ]
 
 
 def post_dispute_resolution(
@@ -375,27 +369,6 @@ def post_dispute_resolution(
 ) -> list[Path]:
     """Tell every player how a dispute was resolved, with the evidence when it was upheld."""
     name = f"dispute-{dispute['number']}"
-    paths = []
-    for player in game.config.players:
-        context = {
-            **_common(game, player.name),
-            "dispute": dispute,
-            "outcome": outcome,
-            "note": note,
-            "evidence": evidence,
-            "letter_name": name,
-        }
-        paths.append(
-            _deliver(
-                game,
-                player.name,
-                "disputes",
-                f"{player.name}.{name}",
-                f"[{game.config.game}] dispute #{dispute['number']} {outcome}",
-                "dispute",
-                context,
-                make_message_id(_domain(game), game.config.game, "disputes", name, player.name),
-                [],
-            )
-        )
-    return paths
+    details = {"dispute": dispute, "outcome": outcome, "note": note, "evidence": evidence}
+    subject = f"[{game.config.game}] dispute #{dispute['number']} {outcome}"
+    return _to_every_player(game, "disputes", name, subject, "dispute", lambda player: details)

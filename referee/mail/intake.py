@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from referee.canonical import sha256_hex
 from referee.engine import submit
 from referee.errors import RefereeError
 from referee.files import atomic_write
@@ -123,8 +124,6 @@ def _oversized(header: bytes, size: int) -> bytes:
 
 
 def _store_file(home: Home, raw: bytes) -> str:
-    from referee.canonical import sha256_hex
-
     sha = sha256_hex(raw)
     path = home.spool / spool_name(sha)
     if not path.exists():
