@@ -8,6 +8,11 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     resolve(state, orders_by_player, dice) -> (state, events)  (must not mutate `state`)
     view(state, player or None) -> dict                        (None: the public view)
     check(state) -> list[str]                                  (broken invariants, for tests)
+    secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
+
+`view` is the only way a letter learns the state. `secrets` names each hidden leaf of the
+state (a JSON pointer) with the roles entitled to see it; the contract tests put a marker in
+each and fail if one reaches anyone else's view, notice or report.
 
 `setup` gets no dice on purpose: the first commitment is published only when the first
 phase opens, so any random set-up belongs in a game's first adjudicated phase, where every
@@ -23,6 +28,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from referee.dice import DiceError, DiceSpec, parse_spec
 from referee.errors import GameDataError
+from referee.hidden import Hidden
 from referee.schema import Problem
 from referee.tables import Lookup, MissingTableError, Table, Tables, parse_tables, require
 from referee.yamlsafe import load_strict
@@ -34,12 +40,14 @@ __all__ = [
     "Event",
     "GameDataError",
     "GameModule",
+    "Hidden",
     "Label",
     "Lookup",
     "MissingTableError",
     "PhaseSpec",
     "Problem",
     "Role",
+    "Secret",
     "Table",
     "Tables",
     "load_data",
@@ -50,6 +58,9 @@ __all__ = [
 
 Role = str
 Label = str
+# A hidden leaf of a game's state: its JSON pointer ("/units/3/strength") and the roles that
+# may see it (none: only the referee, until a rule reveals it).
+Secret = tuple[str, tuple[Role, ...]]
 T = TypeVar("T")
 
 ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}
@@ -68,6 +79,26 @@ class Dice(Protocol):
 
     def shuffle(self, items: Sequence[T], *, label: Label) -> list[T]:
         """Return `items` in a shuffled order."""
+        ...
+
+    # Hidden draws: the record commits to each value without showing it. Give an owner
+    # `hidden.opening(i)` in an event's data["openings"] (a list) visible to them, and everyone
+    # in an event visible to all when a rule makes the value public.
+
+    def hidden_roll(self, spec: str, *, label: Label) -> Hidden:
+        """Roll dice only some may see (a hidden unit's strength)."""
+        ...
+
+    def hidden_uniform(self, n: int, *, label: Label) -> Hidden:
+        """Draw an integer in 0..n-1 only some may see (a secret random pick)."""
+        ...
+
+    def hidden_shuffle(self, items: Sequence[str], *, label: Label) -> Hidden:
+        """Shuffle ids (a deck of cards) in secret; the record commits to each position."""
+        ...
+
+    def seal(self, values: Sequence[Any], *, label: Label) -> Hidden:
+        """Commit to values chosen in secret (a sealed choice), to be opened later."""
         ...
 
 
@@ -125,6 +156,7 @@ class GameModule:
     check: Callable[[Any], list[str]]
     options: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
+    secrets: Callable[[Any], list[Secret]] = field(default=lambda state: [])
     # A package (e.g. "games.polemos_obb") whose templates/ folder has events.txt.j2 and
     # events.html.j2: the game's own rendering of a report's "What happened" section.
     templates: str | None = None

@@ -15,7 +15,10 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from referee.hidden import Hidden, HiddenDraws
 
 TRANSCRIPT_HEADER = "pbem-referee-rolls/1"
 MAX_LABEL_BYTES = 200
@@ -211,19 +214,28 @@ class Dice:
     """The only source of randomness a game module gets: every draw is labelled and recorded.
 
     `rolls` is the public record's list (label, spec, values) in the order drawn. Labels are
-    unique within a phase, so adding a roll never shifts another.
+    unique within a phase, so adding a roll never shifts another. Hidden draws (section 8) go
+    to `hidden`, whose entries the record lists as commitments only.
     """
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, hidden: HiddenDraws | None = None) -> None:
         self._key = key
         self._used: set[str] = set()
         self.rolls: list[dict[str, Any]] = []
+        if hidden is None:
+            from referee.hidden import HiddenDraws
 
-    def _stream(self, label: str) -> Stream:
+            hidden = HiddenDraws(None, 0, "")
+        self.hidden = hidden
+
+    def _claim(self, label: str) -> None:
         if label in self._used:
             raise DiceError(f"dice label {label!r} was already used in this phase")
-        stream = Stream(self._key, label)
         self._used.add(label)
+
+    def _stream(self, label: str) -> Stream:
+        stream = Stream(self._key, label)  # checks the label before it is claimed
+        self._claim(label)
         return stream
 
     def roll(self, spec: str | DiceSpec, *, label: str) -> list[int]:
@@ -250,3 +262,31 @@ class Dice:
         order = self._stream(label).shuffle(range(len(items)))
         self.rolls.append({"label": label, "spec": f"shuffle({len(items)})", "values": order})
         return [items[i] for i in order]
+
+    def hidden_roll(self, spec: str | DiceSpec, *, label: str) -> Hidden:
+        """Roll dice in secret: the record holds a commitment to each die, not its value."""
+        parsed = spec if isinstance(spec, DiceSpec) else parse_spec(spec)
+        self._claim_hidden(label)
+        return self.hidden.roll(parsed, label)
+
+    def hidden_uniform(self, n: int, *, label: str) -> Hidden:
+        """Draw one integer in 0..n-1 in secret (a secret random pick)."""
+        _limit(n)
+        self._claim_hidden(label)
+        return self.hidden.uniform(n, label)
+
+    def hidden_shuffle(self, items: Sequence[str], *, label: str) -> Hidden:
+        """Shuffle ids (cards) in secret: the record commits to the id at each position."""
+        self._claim_hidden(label)
+        return self.hidden.shuffle(items, label)
+
+    def seal(self, values: Sequence[Any], *, label: str) -> Hidden:
+        """Commit to values the game chose (a sealed choice), to be opened when a rule says."""
+        self._claim_hidden(label)
+        return self.hidden.seal(values, label)
+
+    def _claim_hidden(self, label: str) -> None:
+        from referee.hidden import check_hidden_label
+
+        check_hidden_label(label)
+        self._claim(label)
