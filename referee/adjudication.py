@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import PROTOCOL, PROTOCOL_WITH_OVERRIDES
+from referee import PROTOCOL, PROTOCOL_WITH_HIDDEN, PROTOCOL_WITH_OVERRIDES
 from referee.api import Event, PhaseSpec
 from referee.canonical import canonical_json, pretty_json, sha256_hex
 from referee.dice import commitment, phase_key, transcript
 from referee.errors import StateError
 from referee.files import atomic_write
+from referee.hidden import HiddenDraws, game_commitment, hidden_key
 from referee.journal import OpenPhase
 from referee.orders import parse_order_file
 from referee.schema import Problem
@@ -127,6 +128,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     would look over.
     """
     game_dir = game.dir
+    game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
     for envelope in opening.chain:
         state = game_dir.save_state(envelope)
     spec = opening.spec
@@ -178,6 +180,7 @@ class Outcome:
     envelope: dict[str, Any]  # the state the phase left (before the next phase's state edits)
     opening: Opening
     corrections: dict[str, str] = field(default_factory=dict)  # player -> corrected order file (in orders/)
+    hidden_inputs: dict[str, list[Any]] = field(default_factory=dict)  # label -> what the final reveal publishes
 
 
 def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None = None) -> Adjudication:
@@ -201,6 +204,8 @@ def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: b
                 "defaulted": outcome.defaulted,
                 "forced": force,
                 "events": [event.as_dict() for event in outcome.events],
+                "record_sha256": sha256_hex(outcome.record_bytes),
+                "hidden_inputs": outcome.hidden_inputs,
             },
             phase.turn,
             phase.phase,
@@ -236,9 +241,12 @@ def phase_outcome(
         raise StateError(f"the journal holds no seed for turn {phase.ident} that matches its commitment")
     standing = {p: o for p, o in game.dir.standing_orders(phase).items() if p in spec.active}
     hashes = {p: o.sha256 for p, o in standing.items()}
-    key = phase_key(seed, transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes))
+    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes)
+    key = phase_key(seed, script)
+    secret = game.dir.hidden_secret()
+    hidden = HiddenDraws(hidden_key(secret, script) if secret else None, phase.turn, phase.phase)
     overrides = game.dir.overrides(phase.turn, phase.phase)
-    dice = OverridingDice(key, in_force(overrides))
+    dice = OverridingDice(key, in_force(overrides), hidden)
     state, events = game.module.resolve(envelope["state"], orders, dice)
     events = [*notes, *events, *_unused(in_force(overrides), dice)]
     next_envelope = wrap_state(game, state, game.module.phase(state), phase.state_before)
@@ -249,8 +257,13 @@ def phase_outcome(
     ]
     changes += [public_entry(row) for row in [*corrected.values(), *dice.applied]]
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
+    opened = public_openings(events)
+    secrets_part: dict[str, Any] = {}
+    if hidden.entries or opened:
+        assert secret is not None  # openings come from hidden draws, which need the secret
+        secrets_part = {"hidden_commit": game_commitment(secret), "hidden": hidden.entries, "opened": opened}
     record = {
-        "protocol": PROTOCOL_WITH_OVERRIDES if changes else PROTOCOL,
+        "protocol": PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if changes else PROTOCOL,
         "game": game.config.game,
         "turn": phase.turn,
         "phase": phase.phase,
@@ -263,9 +276,26 @@ def phase_outcome(
         "state_after": state_hash(next_envelope),
         "next_commit": opening.commit,
         **({"overrides": sorted(changes, key=lambda entry: entry["id"])} if changes else {}),
+        **secrets_part,
     }
     files = {player: row.body["file"] for player, row in corrected.items()}
-    return Outcome(phase, record, pretty_json(record), events, defaulted, next_envelope, opening, files)
+    return Outcome(
+        phase, record, pretty_json(record), events, defaulted, next_envelope, opening, files, dict(hidden.inputs)
+    )
+
+
+def public_openings(events: list[Event]) -> list[dict[str, Any]]:
+    """Return the record's `opened` list: each opening an event gave, with its value and salt when
+    the event is public (anyone can check it), or only whom it went to."""
+    opened = []
+    for event in events:
+        for opening in event.data.get("openings", ()):
+            where = {key: opening[key] for key in ("turn", "phase", "label", "index")}
+            if event.visible_to == "all":
+                opened.append({**where, "value": opening["value"], "salt": opening["salt"], "to": "all"})
+            else:
+                opened.append({**where, "to": sorted(event.visible_to)})
+    return opened
 
 
 def _orders_to_execute(

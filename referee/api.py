@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal, Protocol, TypeVar
 
+from referee import decks
 from referee.dice import DiceError, DiceSpec, parse_spec
 from referee.errors import GameDataError
 from referee.hidden import Hidden
@@ -50,10 +51,18 @@ __all__ = [
     "Secret",
     "Table",
     "Tables",
+    "all_in",
+    "box_secrets",
+    "box_view",
+    "decks",
     "load_data",
     "parse_spec",
     "parse_tables",
     "require",
+    "reveal_choices",
+    "seal_choice",
+    "sealed_box",
+    "waiting_for",
 ]
 
 Role = str
@@ -166,3 +175,15 @@ def load_data(package: str, name: str) -> Any:
     """Return the YAML data file `name` from the `data/` folder of the game package `package`."""
     text = resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
     return load_strict(text)
+
+
+# Helpers built on the contract above, imported last because they use it.
+from referee.sealed import (  # noqa: E402
+    all_in,
+    box_secrets,
+    box_view,
+    reveal_choices,
+    seal_choice,
+    sealed_box,
+    waiting_for,
+)

@@ -223,26 +223,61 @@ def preview(gamedir: Path, force: bool) -> None:
 
 @cli.command()
 @GAMEDIR
-def verify(gamedir: Path) -> None:
+@click.option(
+    "--final", is_flag=True, help="Also require the revealed game secret to prove every hidden draw (game over)."
+)
+def verify(gamedir: Path, final: bool) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
     GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
-    player can check a game from the records mailed to them. Exits 3 on any problem.
+    player can check a game from the records mailed to them; reveals of hidden
+    draws go in reveals/. Exits 3 on any problem.
 
     \b
     Example:
         referee verify blenheim
+        referee verify --final blenheim    # after `referee reveal --final`
     """
     from referee.errors import VerificationError
     from referee.verify import verify_game_dir
 
-    report = verify_game_dir(gamedir)
+    report = verify_game_dir(gamedir, final)
     if not report.ok:
         raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
     click.echo(
         f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
     )
+    if report.openings or report.hidden_proven:
+        click.echo(
+            f"hidden draws: {report.openings} public opening(s) checked against their commitments, "
+            f"{report.hidden_proven} draw(s) proven from what was revealed"
+        )
+    if report.final:
+        click.echo("final: the revealed game secret proves every hidden draw of the game")
+
+
+@cli.command()
+@GAMEDIR
+@click.option("--draw", "patterns", multiple=True, metavar="LABEL", help="A hidden draw's label (* and ? match).")
+@click.option("--final", is_flag=True, help="Reveal the game secret, proving every hidden draw (the game is over).")
+def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
+    """Publish hidden draws' keys (a finished deck) or, after the game, its hidden secret.
+
+    Writes GAMEDIR/reveals/NNNN.json, signed, and sends it to every player, who can
+    then check each revealed draw against its commitments with `referee verify`.
+
+    \b
+    Example:
+        referee reveal blenheim --draw 'deck/events/*'
+        referee reveal blenheim --final
+    """
+    from referee.reveal import reveal as run_reveal
+
+    if not patterns and not final:
+        raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
+    target = run_reveal(gamedir, patterns, final)
+    click.echo(f"revealed: {target} (sent to every player)")
 
 
 @cli.command()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
 from referee.errors import ConfigError, RefereeError
 from referee.orders import NAME_PATTERN
 from referee.signatures import PublicKey, load_public_key_file, parse_public_key
@@ -14,18 +15,20 @@ from referee.tables import parse_tables
 from referee.yamlsafe import StrictYAMLError, dump, load_strict
 
 TOP_LEVEL = ("game", "module", "title", "scenario", "options", "tables", "referee", "players", "schedule")
-PLAYER_FIELDS = ("name", "email", "key", "key_file")
+PLAYER_FIELDS = ("name", "email", "key", "key_file", "encrypt")
 EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 DEFAULT_REFEREE_EMAIL = "referee@localhost"
 
 
 @dataclass(frozen=True)
 class Player:
-    """A player: the role they play (their name in order files), address and signing key."""
+    """A player: the role they play (their name in order files), address and signing key, and
+    whether their letters are encrypted to that key."""
 
     name: str
     email: str
     key: PublicKey
+    encrypt: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,16 @@ class GameConfig:
             "options": self.options,
             "tables": self.tables,
             "referee": {"email": self.referee_email, "name": self.referee_name},
-            "players": [{"name": p.name, "email": p.email, "key": p.key.line()} for p in self.players],
+            "players": [_player_data(p) for p in self.players],
             **({"schedule": self.schedule} if self.schedule else {}),
         }
+
+
+def _player_data(player: Player) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": player.name, "email": player.email, "key": player.key.line()}
+    if player.encrypt:  # only when asked, so that the game.yaml of every other game reads as before
+        data["encrypt"] = True
+    return data
 
 
 def load_config_file(path: Path) -> GameConfig:
@@ -166,8 +176,20 @@ def _players(entries: Any, base: Path, source: str) -> tuple[Player, ...]:
                 f"{where} ({name}): the same key is registered for two players",
                 hints=("each player signs with a key of their own",),
             )
-        players.append(Player(name, email, key))
+        players.append(Player(name, email, key, _encrypt(entry, key, f"{where} ({name})")))
     return tuple(players)
+
+
+def _encrypt(entry: dict, key: PublicKey, where: str) -> bool:
+    encrypt = entry.get("encrypt", False)
+    if not isinstance(encrypt, bool):
+        raise ConfigError(f"{where}: 'encrypt' must be true or false, got {encrypt!r}")
+    if encrypt and not can_encrypt_to(key):
+        raise ConfigError(
+            f"{where}: 'encrypt: true', but age cannot encrypt to this player's {key.key_type} key",
+            hints=(UNSUPPORTED_KEY_HINT,),
+        )
+    return encrypt
 
 
 def _tables(value: Any, base: Path, source: str) -> dict[str, Any] | None:

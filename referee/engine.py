@@ -61,6 +61,14 @@ class Game:
         """The referee's public key line, as letters print it."""
         return self.dir.public_key.read_text(encoding="utf-8").strip()
 
+    @property
+    def hidden_commit(self) -> str | None:
+        """The commitment to the game's hidden-draw secret, which every notice states."""
+        from referee.hidden import game_commitment
+
+        secret = self.dir.hidden_secret()
+        return game_commitment(secret) if secret else None
+
     @cached_property
     def schedule(self) -> Schedule:
         """The game's schedule: its game.yaml `schedule:` over its referee home's defaults (a game

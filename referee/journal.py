@@ -331,6 +331,17 @@ class GameDir:
         row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
         return bytes.fromhex(row["server_seed"])
 
+    def hidden_secret(self, create: bool = False) -> bytes | None:
+        """Return the game's hidden-draw secret (docs/protocol.md section 8); with `create`,
+        draw and store it first if the game has none. Drawn once, as seeds are."""
+        value = self.get_meta("hidden_secret")
+        if value is None and create:
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('hidden_secret', ?)", (os.urandom(32).hex(),)
+            )
+            value = self.get_meta("hidden_secret")
+        return bytes.fromhex(value) if value else None
+
     def seed_of(self, turn: int, phase: str) -> bytes | None:
         """Return the seed of a phase without drawing one (None when it has none)."""
         row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()

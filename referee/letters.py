@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from referee import PROTOCOL
 from referee.api import Event, PhaseSpec
 from referee.canonical import canonical_json, sha256_hex
+from referee.encryption import seal_letter
 from referee.files import atomic_write
 from referee.orders import ENTROPY_HEX_DIGITS
 from referee.outbox import Attachment, Letter, make_message_id, post
@@ -61,7 +62,8 @@ def _deliver(
     """Render, sign, keep and post one letter; return the path of its signed text.
 
     The letter goes to the player's registered address; `fallback_address` is used only when
-    the letter concerns no known player (a mail whose signature matched no one).
+    the letter concerns no known player (a mail whose signature matched no one). A player who
+    asked for encryption gets it sealed to their key; the copies kept here stay plain.
     """
     text, html = render(kind, context)
     text_bytes = text.encode("utf-8")
@@ -91,6 +93,10 @@ def _deliver(
                 *attachments,
             ],
         )
+        if recipient is not None and recipient.encrypt:
+            letter = seal_letter(
+                letter, [recipient.key], recipient.name, game.config.referee_name, game.config.referee_email
+            )
         post(game.dir.outbox, letter, game.config.referee_email, game.config.referee_name)
     return text_path
 
@@ -142,6 +148,7 @@ def notice_context(
         "phase": phase.phase,
         "phase_title": spec.title,
         "commit": phase.commit,
+        "hidden_commit": game.hidden_commit,
         "active": spec.active,
         "is_active": name in spec.active,
         "sealed": spec.sealed,
@@ -221,6 +228,19 @@ def annotated_rolls(
     return annotated
 
 
+def proofs(events: list[Event]) -> list[dict[str, Any]]:
+    """Return the openings of hidden draws the reader's events carry, each with the exact text
+    its commitment hashes after the salt (docs/protocol.md section 8)."""
+    from referee.hidden import VALUE_PREFIX, value_text
+
+    found = []
+    for event in events:
+        for opening in event.data.get("openings", ()):
+            text = f"{VALUE_PREFIX} {opening['label']} {opening['index']} {value_text(opening['value'])}"
+            found.append({**opening, "text": text})
+    return found
+
+
 def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
     """Return what a report of a phase adjudicated again says of the rollback that caused it."""
     if phase.generation == 0:
@@ -278,6 +298,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "view_sha256": sha256_hex(view_bytes),
         "changes": _changes(game, outcome, name),
         "replaces": _replaced_record(game, phase),
+        "proofs": proofs(visible),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]
     if name in outcome.corrections:
@@ -308,8 +329,8 @@ def post_reports(game: Game, outcome: Outcome) -> list[Path]:
                 [
                     *attachments,
                     # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
-                    Attachment(record_name, outcome.record_bytes, "application/json", kept=False),
-                    Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False),
+                    Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
+                    Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),
                 ],
             )
         )
@@ -345,7 +366,13 @@ def post_change(
 
 
 def _to_every_player(
-    game: Game, folder: str, name: str, subject: str, kind: str, context: Callable[[str], dict[str, Any]]
+    game: Game,
+    folder: str,
+    name: str,
+    subject: str,
+    kind: str,
+    context: Callable[[str], dict[str, Any]],
+    attachments: Sequence[Attachment] = (),
 ) -> list[Path]:
     """Post letter `kind` to every player, kept as GAMEDIR/mail/FOLDER/PLAYER.NAME; return the paths."""
     return [
@@ -358,7 +385,7 @@ def _to_every_player(
             kind,
             {**_common(game, player.name), **context(player.name), "letter_name": name},
             make_message_id(_domain(game), game.config.game, folder, name, player.name),
-            [],
+            list(attachments),
         )
         for player in game.config.players
     ]
@@ -372,3 +399,23 @@ def post_dispute_resolution(
     details = {"dispute": dispute, "outcome": outcome, "note": note, "evidence": evidence}
     subject = f"[{game.config.game}] dispute #{dispute['number']} {outcome}"
     return _to_every_player(game, "disputes", name, subject, "dispute", lambda player: details)
+
+
+def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -> list[Path]:
+    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N)."""
+    data = reveal_file.read_bytes()
+    signature = reveal_file.with_name(reveal_file.name + ".sig").read_bytes()
+    name = f"reveal-{reveal_file.stem}"
+    subject = f"[{game.config.game}] hidden draws revealed" + (" (the game secret)" if final else "")
+    return _to_every_player(
+        game,
+        "reveals",
+        name,
+        subject,
+        "reveal",
+        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name},
+        [
+            Attachment(reveal_file.name, data, "application/json", kept=False, public=True),
+            Attachment(reveal_file.name + ".sig", signature, "application/octet-stream", kept=False, public=True),
+        ],
+    )

@@ -30,6 +30,9 @@ class Attachment:
     data: bytes
     content_type: str = "application/octet-stream"
     kept: bool = True  # also kept beside the letter under GAMEDIR/mail/ (False: it is stored elsewhere)
+    # Every player gets the same file (the public record, its signature), so it goes plain even
+    # to a player who asked for encryption. Private is the default: a forgotten flag stays safe.
+    public: bool = False
 
 
 @dataclass

@@ -26,6 +26,7 @@ from referee.canonical import canonical_json, sha256_hex
 from referee.dice import Dice, DiceSpec, parse_spec
 from referee.errors import RefereeError, StateError
 from referee.files import atomic_write
+from referee.hidden import HiddenDraws
 from referee.journal import OpenPhase, OverrideRow
 from referee.orders import parse_order_file
 from referee.schema import Problem, check
@@ -96,8 +97,8 @@ class OverridingDice(Dice):
     the game the referee's values instead. `applied` lists the overrides that took effect.
     """
 
-    def __init__(self, key: bytes, overrides: Sequence[OverrideRow]) -> None:
-        super().__init__(key)
+    def __init__(self, key: bytes, overrides: Sequence[OverrideRow], hidden: HiddenDraws | None = None) -> None:
+        super().__init__(key, hidden)
         self._rerolls: dict[str, list[OverrideRow]] = {}
         self._results: dict[str, OverrideRow] = {}
         for row in overrides:

@@ -14,7 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from referee import PROTOCOL, PROTOCOL_WITH_OVERRIDES, dice
+from referee import PROTOCOL, PROTOCOL_WITH_HIDDEN, PROTOCOL_WITH_OVERRIDES, dice, hidden
 from referee.canonical import canonical_json, sha256_hex
 from referee.errors import RefereeError
 from referee.signatures import (
@@ -45,7 +45,16 @@ _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "state_after": ((str,), "64 lower-case hex digits"),
     "next_commit": ((str, type(None)), "64 lower-case hex digits or null"),
 }
-KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES)
+KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN)
+# Version 3 adds the hidden draws (section 8); its `overrides` appear only when there are some.
+_HIDDEN_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "hidden_commit": ((str,), "64 lower-case hex digits"),
+    "hidden": ((list,), "a list"),
+    "opened": ((list,), "a list"),
+}
+_HIDDEN_SPEC = re.compile(
+    r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|(?:shuffle|sealed)\((?P<size>[0-9]+)\))$"
+)
 # Version 2 adds one field: the referee's overrides that changed the phase (section 11).
 _OVERRIDE_FIELDS: dict[str, dict[str, str]] = {
     "reroll": {"label": "text", "new_label": "text"},
@@ -65,6 +74,9 @@ class VerifyReport:
     orders: int = 0
     problems: list[str] = field(default_factory=list)
     superseded: int = 0  # records a rollback withdrew, checked each on its own
+    openings: int = 0  # public openings of hidden draws checked against their commitments
+    hidden_proven: int = 0  # hidden draws re-derived from a revealed draw key or the game secret
+    final: bool = False  # the game secret was revealed and proved every hidden draw
 
     @property
     def ok(self) -> bool:
@@ -73,7 +85,10 @@ class VerifyReport:
 
     def summary(self) -> str:
         """Return one line saying what was checked and whether it all held."""
-        checked = f"{self.records} record(s), {self.rolls} roll(s), {self.orders} order hash(es) checked"
+        checked = f"{self.records} record(s), {self.rolls} roll(s), {self.orders} order hash(es)"
+        if self.openings or self.hidden_proven:
+            checked += f", {self.openings} public opening(s), {self.hidden_proven} hidden draw(s)"
+        checked += " checked"
         if self.ok:
             return f"{checked}: all good"
         return f"{checked}: {len(self.problems)} problem(s)"
@@ -142,13 +157,18 @@ def _check_signature(
 def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     problems: list[str] = []
     version = record.get("protocol")
-    fields = {**_FIELDS, "overrides": ((list,), "a list")} if version == PROTOCOL_WITH_OVERRIDES else _FIELDS
+    fields = dict(_FIELDS)
+    if version in (PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN):
+        fields["overrides"] = ((list,), "a list")
+    if version == PROTOCOL_WITH_HIDDEN:
+        fields.update(_HIDDEN_FIELDS)
     for key in sorted(set(record) - set(fields)):
         shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
         problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
     if version == PROTOCOL_WITH_OVERRIDES and "overrides" not in record:
         problems.append(f"{name}: field 'overrides' is missing (a {version} record lists the referee's overrides)")
-    for key, (types, wanted) in _FIELDS.items():
+    required = {**_FIELDS, **(_HIDDEN_FIELDS if version == PROTOCOL_WITH_HIDDEN else {})}
+    for key, (types, wanted) in required.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
             continue
@@ -156,11 +176,11 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         if not isinstance(value, types) or isinstance(value, bool):
             problems.append(f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}")
     if "protocol" in record and record["protocol"] not in KNOWN_PROTOCOLS:
-        known = " and ".join(repr(p) for p in KNOWN_PROTOCOLS)
+        known = ", ".join(repr(p) for p in KNOWN_PROTOCOLS)
         problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {known}")
     if _is_int(record.get("turn")) and record["turn"] < 0:
         problems.append(f"{name}: turn {record['turn']} is negative")
-    for key in ("commit", "server_seed", "state_before", "state_after", "next_commit"):
+    for key in ("commit", "server_seed", "state_before", "state_after", "next_commit", "hidden_commit"):
         value = record.get(key)
         if isinstance(value, str) and not _HEX64.match(value):
             problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
@@ -403,7 +423,98 @@ def _verify_record(
     key, key_problems = _phase_key(record, orders, name)
     problems += key_problems
     derived, roll_problems = _check_rolls(record, key, name)
-    return record, problems + roll_problems, derived
+    problems += roll_problems
+    if record.get("protocol") == PROTOCOL_WITH_HIDDEN:
+        problems += _check_hidden_entries(record, name)
+    return record, problems, derived
+
+
+def _check_hidden_entries(record: dict[str, Any], name: str) -> list[str]:
+    """Return the problems in a version 3 record's `hidden` and `opened` lists (their shape)."""
+    problems: list[str] = []
+    entries, opened = record.get("hidden"), record.get("opened")
+    if isinstance(entries, list) and isinstance(opened, list) and not entries and not opened:
+        problems.append(f"{name}: hidden and opened are both empty (such a record is not a {PROTOCOL_WITH_HIDDEN} one)")
+    rolls = record.get("rolls")
+    labels = {r.get("label") for r in rolls if isinstance(r, dict)} if isinstance(rolls, list) else set()
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        where = f"{name}: hidden[{index}]"
+        if not isinstance(entry, dict) or set(entry) != {"label", "spec", "commitments"}:
+            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'commitments'")
+            continue
+        label, spec, commitments = entry["label"], entry["spec"], entry["commitments"]
+        try:
+            hidden.check_hidden_label(label)
+        except (TypeError, ValueError) as error:
+            problems.append(f"{where}: {error}")
+            continue
+        if label in labels:
+            problems.append(f"{name}: label {label!r} is used by more than one draw")
+        labels.add(label)
+        match = _HIDDEN_SPEC.match(spec) if isinstance(spec, str) else None
+        if match is None:
+            problems.append(f"{where}: spec is not kdN, uniform(N), shuffle(N) or sealed(N)")
+            continue
+        if not isinstance(commitments, list) or not all(isinstance(c, str) and _HEX64.match(c) for c in commitments):
+            problems.append(f"{where}: commitments must be a list of 64 lower-case hex digits each")
+            continue
+        wanted = match["count"] or match["size"]
+        if (int(wanted) if wanted is not None else max(1, len(commitments))) != len(commitments):
+            problems.append(f"{where}: {spec} calls for {wanted} commitment(s), the record holds {len(commitments)}")
+    for index, entry in enumerate(opened if isinstance(opened, list) else []):
+        problems += _opening_shape(entry, f"{name}: opened[{index}]")
+    return problems
+
+
+def _opening_shape(entry: Any, where: str) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where} must be an object"]
+    public = entry.get("to") == "all"
+    wanted = {"turn", "phase", "label", "index", "to", *(("value", "salt") if public else ())}
+    if set(entry) != wanted:
+        return [f"{where} must have exactly the fields {', '.join(sorted(wanted))}"]
+    if not (_is_int(entry["turn"]) and _is_int(entry["index"]) and isinstance(entry["label"], str)):
+        return [f"{where}: turn and index must be whole numbers, label a text"]
+    if public and not (isinstance(entry["salt"], str) and _HEX64.match(entry["salt"])):
+        return [f"{where}: salt must be 64 lower-case hex digits"]
+    if not public and not (isinstance(entry["to"], list) and all(isinstance(p, str) for p in entry["to"])):
+        return [f'{where}: to must be "all" or a list of players']
+    return []
+
+
+def check_public_openings(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -> tuple[int, list[str]]:
+    """Return how many public openings (`opened` entries to "all") were checked against the
+    commitment they open, in the record of the phase named, and the problems found."""
+    committed: dict[tuple[Any, Any, Any], list[Any]] = {}
+    hidden_commits: set[Any] = set()
+    checked, problems = 0, []
+    for name, _, record in entries:
+        if record is None or record.get("protocol") != PROTOCOL_WITH_HIDDEN:
+            continue
+        hidden_commits.add(record.get("hidden_commit"))
+        for entry in record.get("hidden") or []:
+            if isinstance(entry, dict):
+                committed[(record.get("turn"), record.get("phase"), entry.get("label"))] = (
+                    entry.get("commitments") or []
+                )
+        for index, opening in enumerate(record.get("opened") or []):
+            if not isinstance(opening, dict) or opening.get("to") != "all" or _opening_shape(opening, ""):
+                continue
+            where = f"{name}: opened[{index}] ({opening['label']} #{opening['index']})"
+            commitments = committed.get((opening["turn"], opening["phase"], opening["label"]))
+            if commitments is None or not 0 <= opening["index"] < len(commitments):
+                problems.append(
+                    f"{where}: no such hidden draw in the records of turn {opening['turn']} '{opening['phase']}'"
+                )
+                continue
+            checked += 1
+            if not hidden.check_opening(opening, commitments[opening["index"]]):
+                problems.append(
+                    f"{where}: value {json.dumps(opening['value'])[:60]} and salt do not match the commitment"
+                )
+    if len(hidden_commits) > 1:
+        problems.append("the records name more than one hidden_commit: a game has one hidden secret")
+    return checked, problems
 
 
 def _sequence(path: Path) -> int | None:
@@ -488,6 +599,8 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         report.problems += _name_problems(path, record)
         entries.append((path.name, _sequence(path), record))
     report.problems += _check_chain(entries)
+    report.openings, opening_problems = check_public_openings(entries)
+    report.problems += opening_problems
     report.problems = [_one_line(line) for line in report.problems]
     return report
 
@@ -522,8 +635,10 @@ def _check_states(states_dir: Path) -> list[str]:
     return problems
 
 
-def verify_game_dir(game_dir: Path) -> VerifyReport:
-    """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, and GAMEDIR/states/ if present."""
+def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
+    """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
+    present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret
+    must be revealed and prove every hidden draw."""
     game_dir = Path(game_dir)
     problems: list[str] = []
     key_path = game_dir / "referee.pub"
@@ -555,5 +670,10 @@ def verify_game_dir(game_dir: Path) -> VerifyReport:
     states_dir = game_dir / "states"
     if states_dir.is_dir():
         report.problems += _check_states(states_dir)
+    from referee.reveal import verify_reveals
+
+    revealed = verify_reveals(game_dir, referee_key, final)
+    report.hidden_proven, report.final = revealed.proven, revealed.final
+    report.problems += revealed.problems or []
     report.problems = [_one_line(line) for line in report.problems]
     return report

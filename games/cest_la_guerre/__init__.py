@@ -16,6 +16,7 @@ GAME = GameModule(
     resolve=rules.resolve,
     view=rules.view,
     check=rules.check,
+    secrets=rules.secrets,
     options=OPTIONS,
     description=rules.__doc__ or "",
     templates="games.cest_la_guerre",

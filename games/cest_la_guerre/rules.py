@@ -30,8 +30,9 @@ from games.cest_la_guerre.pregame import (
 )
 from games.cest_la_guerre.sequence import after_movement, end_bound
 from games.cest_la_guerre.units import placed
+from games.cest_la_guerre.views import secrets as hidden_leaves
 from games.cest_la_guerre.views import view as build_view
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem
+from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, Secret
 
 ROLES = ("blue", "red")
 SCENARIOS = ("open-battle",)
@@ -166,6 +167,11 @@ def resolve(
 def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
     """Return what `player` (None: the public) may see."""
     return build_view(state, player)
+
+
+def secrets(state: Mapping[str, Any]) -> list[Secret]:
+    """Return the hidden leaves of the state and who may see each (for the leak test)."""
+    return hidden_leaves(state)
 
 
 def check(state: Mapping[str, Any]) -> list[str]:

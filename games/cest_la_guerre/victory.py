@@ -15,14 +15,19 @@ from games.cest_la_guerre.events import public
 from games.cest_la_guerre.units import units_of
 
 
-def points_lost(state: Mapping[str, Any], role: str) -> int:
-    """Return a side's losses in half-points."""
-    options = state["options"]
+def lost_statuses(options: Mapping[str, Any]) -> frozenset[str]:
+    """Return the statuses of the cards whose points count as lost (and so are public)."""
     counted = {"destroyed", "off_table"}
     if options["dummies_count_as_lost"]:
         counted.add("removed")
     if options["unarrived_reserve_lost"]:
         counted.add("reserve")
+    return frozenset(counted)
+
+
+def points_lost(state: Mapping[str, Any], role: str) -> int:
+    """Return a side's losses in half-points."""
+    counted = lost_statuses(state["options"])
     return sum(unit["cost"] for unit in units_of(state, role) if unit["status"] in counted)
 
 

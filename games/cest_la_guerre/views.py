@@ -4,6 +4,10 @@ Everyone sees the table: terrain, every placed card's marker and pose, and what 
 it is face up. Only the owner sees a face-down card's identity, its dummies, its Reserve Force
 before it arrives, its card ids and names, and the list it chose (unless option
 army_list_public). Nothing else leaves the state.
+
+`secrets` names the same hidden leaves for the contract tests' leak test: what the views above
+keep from the opponent, and nothing the table shows (a card's marker and pose, the moves and
+shots everyone watched, the public Initiative Points).
 """
 
 from __future__ import annotations
@@ -15,9 +19,18 @@ from games.cest_la_guerre.armies import catalogue
 from games.cest_la_guerre.data import show_points
 from games.cest_la_guerre.formations import command_group
 from games.cest_la_guerre.units import describe, is_dummy, marker_order, units_of
-from games.cest_la_guerre.victory import points_lost
+from games.cest_la_guerre.victory import lost_statuses, points_lost
+from referee.api import Secret
 
 GAME_ID = "cest-la-guerre"
+# What a card is: its owner's, until it turns face up (a removed dummy is known for one).
+IDENTITY = ("type", "grade", "label", "british", "british_no_bonus", "weapon", "dismount")
+# Its owner's always: what they call it, and its historical condition.
+OWNER_ONLY = ("id", "name", "condition")
+# What only a face-up card shows of its state (a face-down one is only "face-down card").
+FACE_DOWN_STATE = ("casualties", "disordered", "in_square")
+# What a side chose: the opponent learns the list only with option army_list_public.
+LIST_FIELDS = ("list", "list_name", "period", "special_rules")
 
 
 def public_card(unit: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,3 +143,35 @@ def _own(state: Mapping[str, Any], role: str) -> dict[str, Any]:
         "reserve_waiting": [u["id"] for u in cards if u["status"] == "reserve"],
         "cards": [own_card(u) for u in cards],
     }
+
+
+def is_known(unit: Mapping[str, Any]) -> bool:
+    """Return whether anyone may know what a card is: placed and face up, or removed as a dummy."""
+    if unit["marker"] is None:
+        return False
+    return (bool(unit["face_up"]) and not is_dummy(unit)) or unit["status"] == "removed"
+
+
+def secrets(state: Mapping[str, Any]) -> list[Secret]:
+    """Return every hidden leaf of the state (a JSON pointer) with the one side that may see it."""
+    found: list[Secret] = []
+    for role in state["roles"]:
+        side = state["sides"][role]
+        fields = [] if state["options"]["army_list_public"] else [f for f in LIST_FIELDS if f in side]
+        fields += [f for f in ("points", "ip_spent") if f in side]
+        if not side["reserve_arrived"]:  # once it has come on, everyone saw it arrive
+            fields.append("reserve_arrived")
+        found += [(f"/sides/{role}/{field}", (role,)) for field in fields]
+    lost = lost_statuses(state["options"])
+    for index, unit in enumerate(state["units"]):
+        fields = list(OWNER_ONLY)
+        if unit["status"] not in lost:  # points lost are public, card by card
+            fields.append("cost")
+        if not is_known(unit):
+            fields += IDENTITY
+        if unit["marker"] is None:  # not on the table yet: whether it waits in reserve
+            fields.append("status")
+        elif not unit["face_up"]:
+            fields += FACE_DOWN_STATE
+        found += [(f"/units/{index}/{field}", (unit["owner"],)) for field in fields if field in unit]
+    return found

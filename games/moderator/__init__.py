@@ -1,4 +1,5 @@
-"""moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes)."""
+"""moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes,
+decks of cards and hidden notes)."""
 
 from games.moderator import rules
 from referee.api import GameModule
@@ -6,7 +7,7 @@ from referee.api import GameModule
 GAME = GameModule(
     id="moderator",
     title="Moderator: a verifiable journal for any wargame",
-    version="1",
+    version="2",  # 2: decks of cards and hidden notes
     scenarios=("open",),
     roles=rules.roles,
     setup=rules.setup,
@@ -15,6 +16,7 @@ GAME = GameModule(
     resolve=rules.resolve,
     view=rules.view,
     check=rules.check,
+    secrets=rules.secrets,
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
 )

@@ -1,6 +1,13 @@
 """Rules of `moderator`: each round, every player may request labelled die rolls (read
-against the referee's tables, with named modifiers), seal a declaration, and leave a note.
-Everything is revealed to every player when the round is adjudicated.
+against the referee's tables, with named modifiers), seal a declaration, leave a note, act on
+the game's decks of cards, and write hidden notes. Rolls, declarations and notes are revealed
+to every player when the round is adjudicated; cards in hands and draw piles, and hidden notes,
+only to whoever may see them (README.md, "What each player sees").
+
+Round 1's adjudication shuffles every deck and deals it before anything else: `setup` gets no
+dice, so that nothing is drawn before the first commitment. Card actions therefore start in
+round 2. Each round resolves player by player (in name order), and each player's orders in
+this order: rolls, card actions (in their list's order), hidden note, reveals, declaration, note.
 """
 
 from __future__ import annotations
@@ -9,7 +16,27 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, Tables, parse_spec, parse_tables
+from games.moderator.hidden_notes import (
+    NOTE_SCHEMA,
+    REVEAL_SCHEMA,
+    note_problems,
+    note_secrets,
+    note_view,
+    reveal_notes,
+    seal_note,
+)
+from referee.api import (
+    Dice,
+    Event,
+    GameDataError,
+    PhaseSpec,
+    Problem,
+    Secret,
+    Tables,
+    decks,
+    parse_spec,
+    parse_tables,
+)
 
 PHASE = "round"
 MAX_ROLLS = 5000
@@ -17,7 +44,10 @@ LABEL = r"[a-z0-9][a-z0-9_.-]{0,47}"
 OPTIONS = {
     "rounds": "how many rounds the game lasts (a whole number; leave out for no limit)",
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
+    "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
+    "hand_limit, deal, discard, reshuffle}} (see README.md)",
 }
+MAX_CARD_ACTIONS = 50
 
 ROLL_SCHEMA = {
     "type": "map",
@@ -52,6 +82,14 @@ ORDER_SCHEMA = {
         "rolls": {"type": "list", "max": MAX_ROLLS, "items": ROLL_SCHEMA, "description": "roll requests"},
         "declaration": {"type": "any", "description": "a sealed declaration (bid, plan...), revealed with the report"},
         "note": {"type": "str", "max": 4000, "description": "a note to every player"},
+        "cards": {
+            "type": "list",
+            "max": MAX_CARD_ACTIONS,
+            "items": decks.CARD_ACTION_SCHEMA,
+            "description": "card actions, carried out in this order",
+        },
+        "hidden_note": NOTE_SCHEMA,
+        "reveal": REVEAL_SCHEMA,
     },
 }
 EXAMPLE = {
@@ -65,10 +103,11 @@ def roles(scenario: str, options: Mapping[str, Any]) -> None:
 
 
 def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the state before round 1."""
+    """Return the state before round 1: the decks unshuffled (round 1's adjudication deals)."""
     rounds = options.get("rounds")
     if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1):
         raise GameDataError(f"option 'rounds' must be a whole number of at least 1, got {rounds!r}")
+    definitions = decks.parse_decks(options.get("decks"), players)
     return {
         "round": 1,
         "rounds": rounds,
@@ -77,7 +116,19 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "declarations": [],
         "notes": [],
         "last_rolls": [],
+        "cards": decks.new_decks(definitions, players),
+        "hidden_notes": [],
     }
+
+
+def _cards(state: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return the decks' state (a game begun before decks existed has none)."""
+    return state.get("cards") or decks.new_decks({}, state["players"])
+
+
+def _is_dealt(state: Mapping[str, Any]) -> bool:
+    cards = _cards(state)
+    return bool(cards["decks"]) and all(decks.is_started(cards, deck) for deck in cards["decks"])
 
 
 def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
@@ -91,7 +142,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         sealed=True,
         schema=ORDER_SCHEMA,
         default_orders={},
-        example=EXAMPLE,
+        example={**EXAMPLE, "cards": []} if _is_dealt(state) else EXAMPLE,
         title=f"round {state['round']}",
     )
 
@@ -101,7 +152,15 @@ def _tables(state: Mapping[str, Any]) -> Tables:
 
 
 def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
-    """Return the problems with a player's orders: duplicate labels, bad dice, unknown tables."""
+    """Return the problems with a player's orders: duplicate labels, bad dice, unknown tables,
+    card actions the state does not allow, hidden notes and reveals."""
+    problems = _roll_problems(state, orders)
+    problems += decks.action_problems(_cards(state), player, orders.get("cards") or [], "orders.cards")
+    problems += note_problems(state.get("hidden_notes", []), state["players"], player, orders)
+    return problems
+
+
+def _roll_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[Problem]:
     problems: list[Problem] = []
     tables = _tables(state)
     seen: set[str] = set()
@@ -189,18 +248,33 @@ def roll_label(player: str, label: str) -> str:
 def resolve(
     state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], dice: Dice
 ) -> tuple[dict[str, Any], list[Event]]:
-    """Roll every request in player order, read tables, reveal declarations and notes."""
+    """Deal the decks in round 1; then, player by player, roll every request, carry out the card
+    actions, seal the hidden note, reveal notes, and reveal declarations and notes."""
     tables = _tables(state)
     events: list[Event] = []
     rolled: list[dict[str, Any]] = []
     declarations: dict[str, Any] = {}
     notes: dict[str, str] = {}
+    cards: Mapping[str, Any] = _cards(state)
+    if not all(decks.is_started(cards, deck) for deck in cards["decks"]):
+        cards, dealt = decks.start(cards, dice)
+        events += dealt
+    hidden: list[dict[str, Any]] = [dict(note) for note in state.get("hidden_notes", [])]
     for player in sorted(orders):
         order = orders[player]
         for request in order.get("rolls") or []:
             event = _roll(player, request, tables, dice)
             events.append(event)
             rolled.append(_summary(event.data))
+        for action in order.get("cards") or []:
+            cards, happened = decks.apply_action(cards, player, action, dice)
+            events += happened
+        if order.get("hidden_note") is not None:
+            hidden, happened = seal_note(hidden, state["round"], player, order["hidden_note"], dice)
+            events += happened
+        if order.get("reveal"):
+            hidden, happened = reveal_notes(hidden, state["round"], player, order["reveal"])
+            events += happened
         if order.get("declaration") is not None:
             declarations[player] = order["declaration"]
             events.append(
@@ -221,6 +295,8 @@ def resolve(
         else list(state["declarations"]),
         "notes": [*state["notes"], {"round": state["round"], "by": notes}] if notes else list(state["notes"]),
         "last_rolls": rolled,
+        "cards": cards,
+        "hidden_notes": hidden,
     }
     return new_state, events
 
@@ -262,7 +338,8 @@ def _short(value: Any) -> str:
 
 
 def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
-    """Return what a player (or the public) sees: everything, since all is revealed at adjudication."""
+    """Return what a player (or the public) sees: rolls, declarations and notes (all revealed at
+    adjudication), the decks as `player` may see them, and the hidden notes they may read."""
     return {
         "game": "moderator",
         "you": player,
@@ -273,7 +350,17 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "declarations": list(state["declarations"]),
         "notes": list(state["notes"]),
         "last_rolls": list(state["last_rolls"]),
+        "decks": decks.deck_view(_cards(state), player),
+        "hidden_notes": [note_view(note, player) for note in state.get("hidden_notes", [])],
     }
+
+
+def secrets(state: Mapping[str, Any]) -> list[Secret]:
+    """Return every hidden leaf of the state with who may see it: cards in draw piles (no one),
+    in hands (their holder), discarded face down (their discarder), and hidden notes not yet
+    revealed (their writer and readers)."""
+    found = decks.secrets(_cards(state), "/cards") if "cards" in state else []
+    return found + note_secrets(state.get("hidden_notes", []), "/hidden_notes")
 
 
 def check(state: Mapping[str, Any]) -> list[str]:
@@ -285,4 +372,8 @@ def check(state: Mapping[str, Any]) -> list[str]:
         problems.append("round past the last round")
     if sorted(state["players"]) != list(state["players"]):
         problems.append("players not sorted")
+    problems += decks.check(_cards(state))
+    for note in state.get("hidden_notes", []):
+        if note["opening"]["value"] != note["text"]:
+            problems.append(f"hidden note {note['opening']['label']}: its opening is not its text")
     return problems

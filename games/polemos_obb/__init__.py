@@ -20,6 +20,7 @@ GAME = GameModule(
     resolve=rules.resolve,
     view=rules.view,
     check=rules.check,
+    secrets=rules.secrets,
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
     templates="games.polemos_obb",

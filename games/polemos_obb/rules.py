@@ -40,10 +40,10 @@ from games.polemos_obb.model import (
 from games.polemos_obb.options import OPTIONS, game_tables, missing_parts, read_options
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
-from games.polemos_obb.views import view
+from games.polemos_obb.views import secrets, view
 from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem
 
-__all__ = ["OPTIONS", "check", "phase", "resolve", "roles", "setup", "validate", "view"]
+__all__ = ["OPTIONS", "check", "phase", "resolve", "roles", "secrets", "setup", "validate", "view"]
 SCHEMA_VERSION = 1
 
 

@@ -4,6 +4,9 @@ Everything on the table is public: the order of battle, base states, generals, e
 Tempo points (the income dice are in the public record) and last turn's revealed bids. A
 player's standing orders are seen by that player alone. Bids are never in the state before
 the auction is adjudicated, so no view can show one early.
+
+`secrets` lists, for the contract tests' leak test, the only hidden leaves of the state: each
+army's standing orders, which its own player alone may see.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.model import army_of_player, army_order, is_in_play
+from referee.api import Secret
 
 
 def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
@@ -105,3 +109,18 @@ def _engagement(engagement: Mapping[str, Any]) -> dict[str, Any]:
         "pairs": [{"bases": list(p["bases"]), "in_contact": p["contact"]} for p in engagement["pairs"]],
         "support": {b: list(s) for b, s in engagement["support"].items()},
     }
+
+
+def secrets(state: Mapping[str, Any]) -> list[Secret]:
+    """Return each leaf of every army's standing orders (a JSON pointer), seen by its player alone."""
+    found: list[Secret] = []
+    for army, standing in state["standing"].items():
+        player = (state["armies"][army]["player"],)
+        found.append((_pointer("standing", army, "respond"), player))
+        found += [(_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
+    return found
+
+
+def _pointer(*parts: str) -> str:
+    """Return the JSON pointer (RFC 6901) of a path: "~" and "/" in a key are escaped."""
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)

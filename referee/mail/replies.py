@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.encryption import seal_letter
 from referee.home import Home, HomeConfig
+from referee.mail.directory import Directory
 from referee.outbox import Attachment, Letter, make_message_id, post
 from referee.reports import render
+from referee.signatures import PublicKey
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,11 @@ def post_reply(
     attachments: list[Attachment] | None = None,
     auto_submitted: str = "auto-replied",
 ) -> Path:
-    """Post a letter to `to` in the home's outbox; `key` names it uniquely (e.g. the mail it answers)."""
+    """Post a letter to `to` in the home's outbox; `key` names it uniquely (e.g. the mail it answers).
+
+    A letter that carries private files (a report sent again) to the address of a player who
+    asked for encryption is sealed: its body becomes a cover note and the files go as FILE.age.
+    """
     context = {
         "title": subject,
         "paragraphs": paragraphs,
@@ -50,7 +57,25 @@ def post_reply(
         auto_submitted=auto_submitted,
         attachments=attachments or [],
     )
+    if any(not item.public for item in letter.attachments):
+        keys = _encryption_keys(home, to)
+        if keys:
+            letter = seal_letter(letter, keys, None, config.referee_name, config.referee_email)
     return post(home.outbox, letter, config.referee_email, config.referee_name)
+
+
+def _encryption_keys(home: Home, address: str) -> list[PublicKey]:
+    """Return the keys of the players at `address` who asked for encryption.
+
+    A reply names no game, and one address may play in several: the letter is encrypted to each
+    such key, and any one of them opens it."""
+    directory = Directory.load(home)
+    keys: list[PublicKey] = []
+    for seat in directory.seats_of(address):
+        player = directory.configs[seat.game].player(seat.player)
+        if player is not None and player.encrypt and player.key not in keys:
+            keys.append(player.key)
+    return keys
 
 
 def alert_referee(home: Home, config: HomeConfig, subject: str, paragraphs: list[str], key: str) -> Path:

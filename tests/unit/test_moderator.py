@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
+import random
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ import yaml
 from games.moderator import GAME, rules
 from referee.canonical import canonical_json
 from referee.dice import Dice, Stream
+from referee.hidden import HiddenDraws
 from referee.schema import check as check_schema_of
 
 TABLES = yaml.safe_load("""\
@@ -333,3 +336,246 @@ def test_check_finds_broken_invariants() -> None:
 
 def test_game_module_wiring() -> None:
     assert GAME.id == "moderator" and GAME.resolve is rules.resolve and GAME.scenarios == ("open",)
+
+
+# --- decks, card actions and hidden notes ------------------------------------------------------
+
+DECKS = {
+    "strategy": {
+        "title": "Strategy",
+        "cards": [{"id": f"s{n:02d}", "name": f"Strategy {n:02d}"} for n in range(1, 16)],
+        "hand_limit": 4,
+        "deal": 3,
+    },
+    "intel": {"cards": [{"id": "spy", "count": 3}, {"id": "decoy", "count": 3}], "discard": "face-down", "deal": 1},
+    "reserves": {"cards": [{"id": "guard"}, {"id": "line", "count": 2}], "per_player": True},
+}
+
+
+def hidden_dice(turn: int, seed: str = "") -> Dice:
+    """Real dice for one round, hidden draws included."""
+    key = hashlib.sha256(f"key {seed}{turn}".encode()).digest()
+    return Dice(key, HiddenDraws(hashlib.sha256(f"hidden {seed}{turn}".encode()).digest(), turn, "round"))
+
+
+def card_state(decks_option: Any = DECKS) -> dict[str, Any]:
+    return rules.setup("open", ["carol", "alice", "bob"], {"decks": decks_option, "tables": TABLES})
+
+
+def dealt_state() -> dict[str, Any]:
+    state, _ = rules.resolve(card_state(), {}, hidden_dice(1))
+    return state
+
+
+def held(state: dict[str, Any], player: str, deck: str = "strategy") -> list[str]:
+    return [entry["card"] for entry in state["cards"]["decks"][deck]["hands"][player]]
+
+
+def test_setup_with_decks_and_a_bad_definition() -> None:
+    state = card_state()
+    assert sorted(state["cards"]["decks"]) == ["intel", "reserves/alice", "reserves/bob", "reserves/carol", "strategy"]
+    assert state["hidden_notes"] == [] and rules.check(state) == []
+    with pytest.raises(rules.GameDataError, match=r"options\.decks\.intel\.discard: must be one of"):
+        card_state({"intel": {**DECKS["intel"], "discard": "open"}})
+    assert new_state()["cards"] == {"definitions": {}, "decks": {}}
+
+
+def test_card_actions_wait_for_round_one_to_deal() -> None:
+    state = card_state()
+    problems = rules.validate(state, "alice", {"cards": [{"draw": "strategy"}]})
+    assert [p.code for p in problems] == ["illegal.cards.not-dealt"] and "first phase" in problems[0].message
+    spec = rules.phase(state)
+    assert spec is not None and "cards" not in spec.example
+    assert rules.validate(state, "alice", {"hidden_note": {"id": "plan", "text": "x"}}) == []
+
+
+def test_round_one_deals_before_anything_else() -> None:
+    state, events = rules.resolve(card_state(), {"alice": {"rolls": [roll(label="a", dice="1d6")]}}, hidden_dice(1))
+    kinds = [event.kind for event in events]
+    assert kinds.index("roll") == len(kinds) - 1 and kinds[0] == "deck.shuffled"
+    assert all(len(held(state, p)) == 3 and len(held(state, p, "intel")) == 1 for p in ("alice", "bob", "carol"))
+    spec = rules.phase(state)
+    assert spec is not None and spec.example["cards"] == [] and check_schema_of(spec.example, spec.schema) == []
+    assert rules.check(state) == []
+
+
+def test_card_actions_resolve_in_player_order_then_list_order() -> None:
+    state = dealt_state()
+    top = [entry["card"] for entry in state["cards"]["decks"]["strategy"]["draw"][:3]]
+    mine = held(state, "alice")
+    orders = {
+        "bob": {"cards": [{"draw": "strategy"}]},
+        "alice": {"cards": [{"play": mine[0], "deck": "strategy"}, {"draw": "strategy", "count": 2}]},
+    }
+    for player, order in orders.items():
+        assert check_schema_of(order, ORDER_SCHEMA) == [] and rules.validate(state, player, order) == []
+    new, events = rules.resolve(state, orders, hidden_dice(2))
+    assert held(new, "alice") == [*mine[1:], *top[:2]] and held(new, "bob")[-1] == top[2]
+    assert [(e.kind, e.data["player"]) for e in events] == [
+        ("deck.played", "alice"),
+        ("hand.drawn", "alice"),
+        ("deck.drawn", "alice"),
+        ("hand.drawn", "bob"),
+        ("deck.drawn", "bob"),
+    ]
+    assert rules.check(new) == []
+
+
+ORDER_SCHEMA = rules.ORDER_SCHEMA
+
+
+@pytest.mark.parametrize(
+    "orders, code, path",
+    [
+        ({"cards": [{"play": "s99", "deck": "strategy"}]}, "illegal.cards.not-held", "orders.cards[0].play"),
+        ({"cards": [{"draw": "strategy", "count": 2}]}, "illegal.cards.hand-limit", "orders.cards[0].count"),
+        ({"cards": [{"look": "tarot"}]}, "illegal.cards.unknown-deck", "orders.cards[0].look"),
+        ({"cards": [{"draw": "reserves/bob"}]}, "illegal.cards.unknown-deck", "orders.cards[0].draw"),
+        ({"cards": [{"play": "s01"}]}, "invalid.missing", "orders.cards[0].deck"),
+        ({"hidden_note": {"id": "n", "text": "t", "to": ["dave"]}}, "illegal.note.player", "orders.hidden_note.to[0]"),
+        (
+            {"hidden_note": {"id": "n", "text": "t", "to": ["alice"]}},
+            "illegal.note.to-self",
+            "orders.hidden_note.to[0]",
+        ),
+        ({"reveal": ["nothing"]}, "illegal.note.unknown", "orders.reveal[0]"),
+        ({"hidden_note": {"id": "n", "text": "t"}, "reveal": ["n"]}, "illegal.note.same-round", "orders.reveal[0]"),
+    ],
+)
+def test_card_and_note_problems(orders: dict[str, Any], code: str, path: str) -> None:
+    problems = rules.validate(dealt_state(), "alice", orders)
+    assert (code, path) in [(p.code, p.path) for p in problems], problems
+    assert all(p.message for p in problems)
+
+
+def test_a_hidden_note_is_sealed_shown_to_its_readers_then_revealed_to_all() -> None:
+    note = {"id": "plan-b", "text": "Feint left, strike right.", "to": ["bob"]}
+    state, events = rules.resolve(dealt_state(), {"alice": {"hidden_note": note}}, hidden_dice(2))
+    sealed, public = events
+    assert (sealed.kind, sealed.visible_to, public.kind, public.visible_to) == (
+        "note.hidden",
+        ("alice", "bob"),
+        "note.sealed",
+        "all",
+    )
+    assert note["text"] not in json.dumps(public.as_dict()) and "plan-b" not in json.dumps(public.as_dict())
+    opening = sealed.data["openings"][0]
+    assert opening["label"] == "note/alice/1" and opening["value"] == note["text"]
+    line = f"pbem-hidden/1 {opening['label']} 0 {note['text']}\n".encode()
+    assert hashlib.sha256(bytes.fromhex(opening["salt"]) + line).hexdigest() == opening["commitment"]
+    for player, sees in (("alice", True), ("bob", True), ("carol", False), (None, False)):
+        shown = json.dumps(rules.view(state, player))
+        assert (note["text"] in shown) == sees and ("plan-b" in shown) == sees
+        assert opening["commitment"] in shown
+    assert rules.validate(state, "alice", {"hidden_note": {"id": "plan-b", "text": "again"}})[0].code == (
+        "illegal.note.id-used"
+    )
+    state, events = rules.resolve(state, {"alice": {"reveal": ["plan-b"]}}, hidden_dice(3))
+    assert [(e.kind, e.visible_to) for e in events] == [("note.revealed", "all")]
+    assert events[0].data["openings"] == [opening] and note["text"] in events[0].text
+    assert note["text"] in json.dumps(rules.view(state, "carol"))
+    assert rules.validate(state, "alice", {"reveal": ["plan-b"]})[0].code == "illegal.note.revealed"
+    assert rules.secrets(state) == [s for s in rules.secrets(state) if not s[0].startswith("/hidden_notes")]
+    assert rules.check(state) == []
+
+
+def mark_secrets(state: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """Put a marker in every secret leaf of `state` (in place); return the secrets, in order."""
+    found = rules.secrets(state)
+    for n, (pointer, _) in enumerate(found):
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+        parent: Any = state
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+        parent[int(parts[-1]) if isinstance(parent, list) else parts[-1]] = f"SECRET{n:05d}X"
+    return found
+
+
+def leaks(state: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """Return (viewer, pointer) for every secret leaf a view shows to someone not entitled to it."""
+    marked = copy.deepcopy(state)
+    found = mark_secrets(marked)
+    shown = {player: json.dumps(rules.view(marked, player)) for player in (*marked["players"], None)}
+    return [
+        (player, pointer)
+        for n, (pointer, roles) in enumerate(found)
+        for player, text in shown.items()
+        if player not in roles and f"SECRET{n:05d}X" in text
+    ]
+
+
+def test_views_show_each_player_only_their_own_cards_and_notes() -> None:
+    state = dealt_state()
+    state, _ = rules.resolve(
+        state,
+        {
+            "alice": {"hidden_note": {"id": "x", "text": "for bob", "to": ["bob"]}},
+            "carol": {"cards": [{"discard": held(state, "carol", "intel")[0], "deck": "intel"}]},
+        },
+        hidden_dice(2),
+    )
+    assert leaks(state) == []
+    bob = rules.view(state, "bob")["decks"]["strategy"]
+    assert [c["card"] for c in bob["your_hand"]] == held(state, "bob")
+    assert bob["hand_sizes"] == {"alice": 3, "bob": 3, "carol": 3}
+    for card in held(state, "alice"):
+        assert card not in json.dumps(rules.view(state, "bob")) and card not in json.dumps(rules.view(state, None))
+
+
+def random_card_orders(rng: random.Random, state: dict[str, Any], player: str) -> dict[str, Any]:
+    """Return card actions and notes for `player`, chosen from what their view shows."""
+    mine = rules.view(state, player)
+    actions: list[dict[str, Any]] = []
+    for deck_id, deck in mine["decks"].items():
+        ref = deck["deck"] if deck["owner"] == player and "/" in deck_id else deck_id
+        if "your_hand" not in deck:
+            continue
+        cards = [c["card"] for c in deck["your_hand"]]
+        room = (deck["hand_limit"] or 99) - len(cards)
+        for card in rng.sample(cards, k=min(len(cards), rng.choice([0, 1, 2]))):
+            verb = rng.choice(["play", "discard", "return", "remove"])
+            actions.append(
+                {
+                    verb: card,
+                    "deck": ref,
+                    **({"to": rng.choice(["top", "bottom", "shuffle"])} if verb == "return" else {}),
+                }
+            )
+            room += 1
+        if room > 0 and rng.random() < 0.6:
+            actions.append({"draw": ref, "count": rng.randint(1, min(room, 3))})
+        if rng.random() < 0.2:
+            actions.append({rng.choice(["look", "reshuffle", "shuffle"]): ref})
+    orders: dict[str, Any] = {"cards": actions}
+    written = [n["id"] for n in mine["hidden_notes"] if n["by"] == player]
+    hidden = [n["id"] for n in mine["hidden_notes"] if n["by"] == player and n["revealed"] is None]
+    if rng.random() < 0.3:
+        others = [p for p in state["players"] if p != player]
+        orders["hidden_note"] = {"id": f"n{len(written) + 1}", "text": f"{player} secret {len(written) + 1}"}
+        orders["hidden_note"]["to"] = rng.sample(others, k=rng.randint(0, len(others)))
+    if hidden and rng.random() < 0.3:
+        orders["reveal"] = [rng.choice(hidden)]
+    return orders
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_card_play_keeps_the_invariants_and_leaks_nothing(seed: int) -> None:
+    rng = random.Random(seed)
+    state = card_state()
+    for turn in range(1, 13):
+        spec = rules.phase(state)
+        assert spec is not None
+        orders = {}
+        for player in spec.active:
+            orders[player] = random_card_orders(rng, state, player) if turn > 1 else {}
+            assert check_schema_of(orders[player], spec.schema) == []
+            assert rules.validate(state, player, orders[player]) == [], (turn, player, orders[player])
+        before = copy.deepcopy(state)
+        new, events = rules.resolve(state, orders, hidden_dice(turn, f"{seed}/"))
+        assert state == before
+        state = json.loads(canonical_json(new))
+        assert rules.check(state) == [], (turn, rules.check(state))
+        assert leaks(state) == []
+        assert not any(e.kind == "hand.skipped" for e in events)  # each player's own actions never clash
+        for event in events:
+            canonical_json(event.as_dict())

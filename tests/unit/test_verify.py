@@ -349,7 +349,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
     game_dir, key_path = game
     referee = load_public_key_file(game_dir / "referee.pub")
     record = _load(game_dir, ROUND)
-    record["protocol"] = "pbem-referee/3"
+    record["protocol"] = "pbem-referee/9"
     record["orders"].reverse()
     record["rolls"][1]["label"] = record["rolls"][0]["label"]
     record["rolls"][2]["spec"] = "3d6"
@@ -364,7 +364,8 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         f"{ROUND}: unknown field 'extra' (a pbem-referee/1 record has a fixed set of fields)",
         f"{ROUND}: field 'turn' must be a whole number, not true",
         f"{ROUND}: field 'state_after' is missing",
-        f"{ROUND}: protocol is 'pbem-referee/3', this verifier knows 'pbem-referee/1' and 'pbem-referee/2'",
+        f"{ROUND}: protocol is 'pbem-referee/9', this verifier knows 'pbem-referee/1', 'pbem-referee/2', "
+        "'pbem-referee/3'",
         f"{ROUND}: orders are not sorted by player (bob, alice)",
         f"{ROUND}: label 'roll/alice/attack' is used by more than one roll",
         f"{ROUND}: roll 'events/weather' (3d6): the spec calls for 3 value(s), the record holds 1",

@@ -1,0 +1,284 @@
+"""Hidden draws (docs/protocol.md section 8): commitments in the record, openings in the owner's
+report, public openings checked by `verify`, partial and final reveals, and tampering caught."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import games
+from referee.api import Dice, Event, GameModule, PhaseSpec
+from referee.dice import Dice as CoreDice
+from referee.dice import DiceError
+from referee.engine import adjudicate, init_game, submit
+from referee.errors import StateError
+from referee.hidden import HiddenDraws, check_opening, value_commitment
+from referee.reveal import reveal
+from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.verify import verify_game_dir
+
+PLAYERS = ("alice", "bob")
+CARDS = ["ambush", "ambush", "forced-march", "rain", "spy"]
+
+
+# -- a small game that draws in secret ---------------------------------------------------
+
+
+def _setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
+    return {"round": 1, "players": sorted(players), "hands": {}, "strengths": {}, "shown": []}
+
+
+def _phase(state: Mapping[str, Any]) -> PhaseSpec | None:
+    if state["round"] > 2:
+        return None
+    return PhaseSpec(turn=state["round"], name="round", active=tuple(state["players"]), default_orders={})
+
+
+def _resolve(state: Mapping[str, Any], orders: Mapping[str, Any], dice: Dice) -> tuple[dict[str, Any], list[Event]]:
+    new = json.loads(json.dumps(state))
+    events = []
+    if state["round"] == 1:
+        deck = dice.hidden_shuffle(CARDS, label="deck/events/shuffle-1")
+        for seat, player in enumerate(new["players"]):
+            new["hands"][player] = [deck.opening(seat)]
+            events.append(Event("deal", f"{player} draws a card", {"openings": [deck.opening(seat)]}, (player,)))
+            strength = dice.hidden_roll("1d6", label=f"strength/{player}")
+            new["strengths"][player] = strength.opening(0)
+            events.append(
+                Event(
+                    "strength",
+                    f"{player}'s column is {strength.values[0]} strong",
+                    {"openings": [strength.opening(0)]},
+                    (player,),
+                )
+            )
+        events.append(Event("public", "Two cards were dealt; three are left"))
+    else:
+        card = new["hands"]["alice"].pop()
+        new["shown"].append(card)
+        events.append(Event("play", f"alice plays {card['value']}", {"openings": [card]}))
+    new["round"] += 1
+    return new, events
+
+
+def _view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
+    return {
+        "round": state["round"],
+        "hand": [c["value"] for c in state["hands"].get(player or "", [])],
+        "strength": state["strengths"].get(player or "", {}).get("value"),
+        "shown": [c["value"] for c in state["shown"]],
+    }
+
+
+HIDDEN_GAME = GameModule(
+    id="hidden-test",
+    title="Hidden test",
+    version="1",
+    scenarios=("open",),
+    roles=lambda scenario, options: None,
+    setup=_setup,
+    phase=_phase,
+    validate=lambda state, player, orders: [],
+    resolve=_resolve,
+    view=_view,
+    check=lambda state: [],
+)
+
+
+def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rounds: int) -> Path:
+    """Return a game of `hidden-test` after `rounds` rounds (orders signed with real keys)."""
+    monkeypatch.setattr(games, "GAMES", (*games.GAMES, HIDDEN_GAME))
+    setup = tmp_path / "setup"
+    setup.mkdir()
+    keys = {}
+    for player in PLAYERS:
+        keys[player] = setup / player
+        generate_keypair(keys[player], comment=player)
+    players = "".join(f"  - {{name: {p}, email: {p}@example.org, key_file: {p}.pub}}\n" for p in PLAYERS)
+    (setup / "game.yaml").write_text(
+        "game: hidden-1\nmodule: hidden-test\ntitle: Hidden\nreferee: {email: ref@example.org}\nplayers:\n" + players
+    )
+    game_dir = tmp_path / "game"
+    init_game(game_dir, setup / "game.yaml")
+    for turn in range(1, rounds + 1):
+        for player in PLAYERS:
+            raw = f"game: hidden-1\nturn: {turn}\nphase: round\nplayer: {player}\norders: {{}}\n".encode()
+            assert submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS)).accepted
+        adjudicate(game_dir)
+    return game_dir
+
+
+@pytest.fixture
+def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Return a finished two-round game of `hidden-test`."""
+    return play(tmp_path, monkeypatch, 2)
+
+
+def record(game_dir: Path, turn: int) -> dict[str, Any]:
+    return json.loads(next((game_dir / "records").glob(f"*-t{turn}-round.json")).read_text())
+
+
+# -- the pure part -----------------------------------------------------------------------
+
+
+def test_an_opening_checks_with_a_few_lines_of_independent_code() -> None:
+    dice = CoreDice(b"k" * 32, HiddenDraws(b"h" * 32, 1, "round"))
+    deck = dice.hidden_shuffle(CARDS, label="deck/x")
+    assert sorted(deck.values) == sorted(CARDS)
+    for index in range(len(CARDS)):
+        opening = deck.opening(index)
+        line = f"pbem-hidden/1 {opening['label']} {opening['index']} {opening['value']}\n".encode()
+        assert hashlib.sha256(bytes.fromhex(opening["salt"]) + line).hexdigest() == deck.commitments[index]
+    forged = {**deck.opening(0), "value": "spy" if deck.values[0] != "spy" else "rain"}
+    assert not check_opening(forged, deck.commitments[0])
+
+
+def test_salts_are_per_position_so_one_opening_tells_nothing_of_another() -> None:
+    dice = CoreDice(b"k" * 32, HiddenDraws(b"h" * 32, 1, "round"))
+    deck = dice.hidden_shuffle(CARDS, label="deck/x")
+    assert len(set(deck.salts)) == len(CARDS)
+    # Two copies of one card commit differently: equal commitments would give the copies away.
+    copies = [i for i, card in enumerate(deck.values) if card == "ambush"]
+    assert deck.commitments[copies[0]] != deck.commitments[copies[1]]
+
+
+def test_the_hidden_key_mixes_in_the_orders_and_the_secret() -> None:
+    key = hmac.digest(b"s" * 32, b"pbem-referee-hidden/1\ntranscript", "sha256")
+    first = CoreDice(b"k" * 32, HiddenDraws(key, 1, "r")).hidden_roll("3d6", label="x")
+    other = CoreDice(b"k" * 32, HiddenDraws(b"o" * 32, 1, "r")).hidden_roll("3d6", label="x")
+    assert first.commitments != other.commitments
+    assert value_commitment(bytes.fromhex(first.salts[0]), "x", 0, first.values[0]) == first.commitments[0]
+
+
+def test_hidden_labels_are_checked_and_shared_with_public_ones() -> None:
+    dice = CoreDice(b"k" * 32, HiddenDraws(b"h" * 32, 1, "round"))
+    dice.roll("1d6", label="a")
+    with pytest.raises(DiceError, match="already used"):
+        dice.hidden_roll("1d6", label="a")
+    with pytest.raises(DiceError, match="no spaces"):
+        dice.seal(["x"], label="with space")
+    with pytest.raises(DiceError, match="ids without spaces"):
+        dice.hidden_shuffle(["two words"], label="deck")
+    with pytest.raises(DiceError, match="no hidden-draw secret"):
+        CoreDice(b"k" * 32).hidden_roll("1d6", label="b")
+
+
+# -- through the engine ------------------------------------------------------------------
+
+
+def test_the_record_commits_to_hidden_draws_and_shows_none_of_them(played: Path) -> None:
+    first = record(played, 1)
+    assert first["protocol"] == "pbem-referee/3"
+    assert [entry["label"] for entry in first["hidden"]] == ["deck/events/shuffle-1", "strength/alice", "strength/bob"]
+    assert len(first["hidden"][0]["commitments"]) == len(CARDS)
+    assert {tuple(o["to"]) for o in first["opened"]} == {("alice",), ("bob",)}
+    text = json.dumps(first)
+    assert not any(card in text for card in CARDS)
+    second = record(played, 2)
+    assert second["opened"][0]["to"] == "all" and second["opened"][0]["value"] in CARDS
+    assert verify_game_dir(played).ok
+
+
+def test_each_player_gets_only_their_own_proofs(played: Path) -> None:
+    first = record(played, 1)
+    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
+    bob = (played / "mail" / "0001-t1-round" / "bob.report.txt").read_text()
+    commitments = first["hidden"][0]["commitments"]
+    assert commitments[0] in alice and commitments[0] not in bob
+    assert commitments[1] in bob and commitments[1] not in alice
+    assert "strength/alice #0" in alice and "strength/alice #0" not in bob
+    notice = (played / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    assert "hidden commit" in notice
+
+
+def test_a_public_opening_that_does_not_match_is_caught(played: Path) -> None:
+    path = next((played / "records").glob("*-t2-round.json"))
+    body = json.loads(path.read_text())
+    card = body["opened"][0]["value"]
+    body["opened"][0]["value"] = "spy" if card != "spy" else "rain"
+    path.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n")
+    problems = verify_game_dir(played).problems
+    assert any("do not match the commitment" in p for p in problems)
+
+
+def test_final_reveal_proves_every_draw_and_a_changed_commitment_fails(played: Path, tmp_path: Path) -> None:
+    with pytest.raises(StateError):  # nothing matches
+        reveal(played, ["nothing/*"])
+    report = verify_game_dir(played, final=True)
+    assert any("no reveal gives the game secret" in p for p in report.problems)
+    reveal(played, final=True)
+    report = verify_game_dir(played, final=True)
+    assert report.ok, report.problems
+    assert report.final and report.hidden_proven == 3
+    assert (played / "mail" / "reveals" / "alice.reveal-0001.txt").is_file()
+
+    # A player's copy: records, reveals and the key, nothing else.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for part in ("records", "reveals", "referee.pub"):
+        (shutil.copytree if (played / part).is_dir() else shutil.copy)(played / part, copy / part)
+    assert verify_game_dir(copy, final=True).ok
+
+    # One committed card altered in the record: the signature and the final proof both fail.
+    path = next((copy / "records").glob("*-t1-round.json"))
+    body = json.loads(path.read_text())
+    body["hidden"][0]["commitments"][2] = "0" * 64
+    path.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n")
+    problems = verify_game_dir(copy, final=True).problems
+    assert any("bad signature" in p for p in problems)
+    assert any("do not match their commitments" in p or "not proven" in p for p in problems)
+
+
+def test_the_final_reveal_waits_for_the_end_and_a_deck_can_be_revealed_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_dir = play(tmp_path, monkeypatch, 1)
+    with pytest.raises(StateError, match="not over"):
+        reveal(game_dir, final=True)
+    target = reveal(game_dir, ["deck/*"])
+    body = json.loads(target.read_text())
+    assert body["game_secret"] is None and body["draws"][0]["inputs"] == CARDS
+    report = verify_game_dir(game_dir)
+    assert report.ok and report.hidden_proven == 1 and not report.final
+    assert not verify_game_dir(game_dir, final=True).ok
+
+
+# -- sealed choices over several phases ----------------------------------------------------
+
+
+def test_sealed_choices_are_shown_to_their_chooser_and_opened_for_all_when_all_are_in() -> None:
+    from referee.api import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box
+
+    box = sealed_box("guard", ["marlborough", "tallard"])
+    first = CoreDice(b"k" * 32, HiddenDraws(b"h" * 32, 3, "plans"))
+    box, events = seal_choice(box, "tallard", {"commit": "old-guard"}, first)
+    assert not all_in(box)
+    private, public = events
+    assert private.visible_to == ("tallard",) and "old-guard" in private.text
+    assert public.visible_to == "all" and "old-guard" not in json.dumps(public.as_dict())
+    assert box_view(box, "marlborough") == {"name": "guard", "chosen": ["tallard"], "waiting_for": ["marlborough"]}
+    assert box_view(box, "tallard")["yours"] == {"commit": "old-guard"}
+    with pytest.raises(ValueError, match="still waits for marlborough"):
+        reveal_choices(box)
+    with pytest.raises(ValueError, match="already sealed"):
+        seal_choice(box, "tallard", "again", first)
+
+    later = CoreDice(b"j" * 32, HiddenDraws(b"i" * 32, 4, "plans"))
+    box, _ = seal_choice(box, "marlborough", "hold", later)
+    choices, revealed = reveal_choices(box)
+    assert choices == {"marlborough": "hold", "tallard": {"commit": "old-guard"}}
+    commitments = {
+        "tallard": first.hidden.entries[0]["commitments"][0],
+        "marlborough": later.hidden.entries[0]["commitments"][0],
+    }
+    for opening in revealed.data["openings"]:
+        player = opening["label"].rsplit("/", 1)[1]
+        assert check_opening(opening, commitments[player])
+    assert ("/box/sealed/tallard/value", ("tallard",)) in box_secrets(box, "/box")
