@@ -6,6 +6,7 @@ Each letter is rendered from templates/ as text and HTML, its text signed by the
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -113,8 +114,19 @@ def _common(game: Game, player: str | None) -> dict[str, Any]:
 
 
 def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -> str:
-    """Return a ready-to-fill order file for `player` in this phase."""
-    header = {"game": game.config.game, "turn": phase.turn, "phase": phase.phase, "player": player, "seq": 1}
+    """Return a ready-to-fill order file for `player` in this phase.
+
+    It carries an `entropy` line for this player alone, so the order's hash in the public record
+    cannot be guessed by trying short orders (a sealed choice, a hidden note). The digits come
+    from the game's hidden secret, committed before the game: the referee cannot pick them to
+    steer the dice, and the template reads the same each time the notice is written.
+    """
+    header: dict[str, Any] = {"game": game.config.game, "turn": phase.turn, "phase": phase.phase, "player": player}
+    header["seq"] = 1
+    secret = game.dir.hidden_secret()
+    if secret is not None:
+        message = f"pbem-referee-entropy/1\n{game.config.game}\n{phase.turn}\n{phase.phase}\n{player}\n".encode()
+        header["entropy"] = hmac.digest(secret, message, "sha256").hex()[:ENTROPY_HEX_DIGITS]
     orders = spec.example if spec.example is not None else spec.default_orders
     return dump(header) + dump({"orders": orders})
 
