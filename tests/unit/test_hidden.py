@@ -282,3 +282,29 @@ def test_sealed_choices_are_shown_to_their_chooser_and_opened_for_all_when_all_a
         player = opening["label"].rsplit("/", 1)[1]
         assert check_opening(opening, commitments[player])
     assert ("/box/sealed/tallard/value", ("tallard",)) in box_secrets(box, "/box")
+
+
+def test_the_vectors_of_protocol_section_8() -> None:
+    from referee import dice as dice_module
+    from referee.hidden import draw_key, game_commitment, hidden_key
+
+    seed, secret = bytes(range(32)), bytes(range(32, 64))
+    orders = {"tallard": "a" * 64, "eugene": "b" * 64}
+    script = dice_module.transcript("blenheim-1704", 3, "tempo-bid", dice_module.commitment(seed), orders)
+    key = hidden_key(secret, script)
+    assert game_commitment(secret) == "72dbb7336c76780023f83da4c355f2eeea85733b13d3477697917790c1229084"
+    assert key.hex() == "5add747b34df96a668c2b4fc7fe897ed16587b0cc98d9b42d8308105a46fe28e"
+    label = "deck/events/shuffle-1"
+    assert draw_key(key, label).hex() == "46ff534e5e00f9a8dea77f35d739e44b85e9165ffe2687d6974f7c4efe7fc3f8"
+    draws = HiddenDraws(key, 3, "tempo-bid")
+    deck = draws.shuffle([f"c{i}" for i in range(10)], label)
+    assert deck.values == ("c2", "c0", "c3", "c6", "c9", "c7", "c1", "c4", "c5", "c8")
+    assert deck.salts[0] == "111a31908df439be9c846586767dc05eaec1e4e495c7445722c3574c572403ef"
+    line = f"pbem-hidden/1 {label} 0 c2\n".encode()
+    assert hashlib.sha256(bytes.fromhex(deck.salts[0]) + line).hexdigest() == deck.commitments[0]
+    assert deck.commitments[0] == "d6ffef617a8fddf72b23146270c92b4749bed58008815037cc0b0a6b554f5858"
+    strength = draws.roll(dice_module.parse_spec("2d6"), "strength/column-3")
+    assert strength.values == (3, 5)
+    assert strength.commitments[0] == "d3065dfbb97ae16e38156692b6712eeaf6aeaa57828db9f40f04c8a4ecd8be93"
+    plan = draws.seal([{"plan": "hold"}], "sealed/plans/tallard")
+    assert plan.commitments[0] == "175f55bfb676007b77d96d519a9f02c002c00ed97a41ea0ce3d8be13fc51e0f7"
