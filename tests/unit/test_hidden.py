@@ -308,3 +308,16 @@ def test_the_vectors_of_protocol_section_8() -> None:
     assert strength.commitments[0] == "d3065dfbb97ae16e38156692b6712eeaf6aeaa57828db9f40f04c8a4ecd8be93"
     plan = draws.seal([{"plan": "hold"}], "sealed/plans/tallard")
     assert plan.commitments[0] == "175f55bfb676007b77d96d519a9f02c002c00ed97a41ea0ce3d8be13fc51e0f7"
+
+
+def test_the_audit_replays_a_game_with_hidden_draws_and_a_rollback_keeps_them_provable(played: Path) -> None:
+    from referee.audit import audit
+    from referee.rollback import rollback
+
+    assert audit(played).ok
+    rollback(played, "1/round", "a test of the roll forward", forward=True)
+    assert audit(played).ok
+    reveal(played, final=True)
+    report = verify_game_dir(played, final=True)
+    assert report.ok, report.problems
+    assert report.superseded == 2 and report.hidden_proven == 6
