@@ -36,6 +36,7 @@ KEY_TYPES = {"alice": "ed25519", "bob": "rsa", "carol": "ed25519"}
 ENCRYPTED = {"alice": "~/.ssh/id_ed25519", "bob": "~/.ssh/id_rsa"}
 ROLL = "rolls:\n  - {label: charge, table: morale, modifiers: [elite], purpose: the Gendarmerie charge}\n"
 RECORD = "0001-t1-round.json"
+SECRET = "march on Blindheim at dawn"  # bob's hidden note: his view and report show it, no one else's
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +63,9 @@ def write_setup(root: Path, ssh_keygen: str, key_types: dict[str, str], encrypte
     return setup / "game.yaml"
 
 
-def play_round(game: TestGame, turn: int) -> None:
+def play_round(game: TestGame, turn: int, orders: dict[str, str] | None = None) -> None:
     for player in game.players:
-        assert game.submit(player, turn, ROLL).accepted
+        assert game.submit(player, turn, (orders or {}).get(player, ROLL)).accepted
     adjudicate(game.dir, expect=f"{turn}/round")
 
 
@@ -76,7 +77,7 @@ def played(tmp_path_factory: pytest.TempPathFactory, ssh_keygen: str) -> TestGam
     init_game(root / "game", config)
     keys = {player: root / "setup" / "keys" / player for player in KEY_TYPES}
     game = TestGame(root / "game", keys, players=tuple(KEY_TYPES))
-    play_round(game, 1)
+    play_round(game, 1, {"bob": ROLL + f"hidden_note: {{id: plan, text: {SECRET}}}\n"})
     return game
 
 
@@ -177,6 +178,18 @@ def test_the_opened_letter_carries_the_referees_signature(played: TestGame, age:
     signature = open_with_age(age, played.keys["alice"], files["alice.report.txt.sig.age"])
     referee_key = load_public_key_file(played.dir / "referee.pub")
     assert verify(text, signature, NAMESPACE_REFEREE) == referee_key
+
+
+def test_a_hidden_note_shows_only_once_opened_by_its_writer(played: TestGame, age: str) -> None:
+    (report,) = [m for m in letters_in(played.dir / "outbox", "bob") if m["Subject"].endswith("report")]
+    files = attachments(report)
+    assert SECRET in open_with_age(age, played.keys["bob"], files["bob.view-after.yaml.age"]).decode()
+    for player in KEY_TYPES:
+        for message in letters_in(played.dir / "outbox", player):
+            shown = bodies(message) + "".join(
+                data.decode() for name, data in attachments(message).items() if not name.endswith(".age")
+            )
+            assert SECRET not in shown, (player, message["Subject"])
 
 
 def test_the_public_record_goes_plain(played: TestGame) -> None:
