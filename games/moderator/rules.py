@@ -76,7 +76,7 @@ ROLL_SCHEMA = {
         "column": {"type": "str", "max": 64, "description": "the table column to read, for tables with columns"},
     },
 }
-ORDER_SCHEMA = {
+ORDER_SCHEMA: dict[str, Any] = {
     "type": "map",
     "fields": {
         "rolls": {"type": "list", "max": MAX_ROLLS, "items": ROLL_SCHEMA, "description": "roll requests"},
@@ -91,6 +91,11 @@ ORDER_SCHEMA = {
         "hidden_note": NOTE_SCHEMA,
         "reveal": REVEAL_SCHEMA,
     },
+}
+# A game without decks takes no card actions: its notices do not describe them.
+ORDER_SCHEMA_WITHOUT_CARDS = {
+    "type": "map",
+    "fields": {k: v for k, v in ORDER_SCHEMA["fields"].items() if k != "cards"},
 }
 EXAMPLE = {
     "rolls": [{"label": "first-roll", "dice": "2d6", "purpose": "what this roll decides"}],
@@ -140,7 +145,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         name=PHASE,
         active=tuple(state["players"]),
         sealed=True,
-        schema=ORDER_SCHEMA,
+        schema=ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS,
         default_orders={},
         example={**EXAMPLE, "cards": []} if _is_dealt(state) else EXAMPLE,
         title=f"round {state['round']}",

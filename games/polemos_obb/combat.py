@@ -32,6 +32,7 @@ from games.polemos_obb.model import (
     army_order,
     division_arm,
     is_standing,
+    json_pointer,
     live_pairs,
     side_of_base,
     standing_bases,
@@ -177,10 +178,11 @@ def _fight_encounter(
         engagement["fought_turn"] = state["turn"]
         engagement.pop("column_shaken", None)
     names = "; ".join(f"{e['titles'][0]} against {e['titles'][1]} ({e['id']})" for e in summaries)
+    # The standing orders a defender response round made public (for the leak test: see views.py).
+    reveals = sorted({pointer for played in rounds for pointer in played.pop("reveals")})
+    data = {"engagements": summaries, "rounds": rounds, "outcome": outcome, "titles": titles}
     r.say(
-        "combat.encounter",
-        f"Encounter: {names}. {outcome['text']}",
-        {"engagements": summaries, "rounds": rounds, "outcome": outcome, "titles": titles},
+        "combat.encounter", f"Encounter: {names}. {outcome['text']}", {**data, "reveals": reveals} if reveals else data
     )
 
 
@@ -199,10 +201,14 @@ def _fight_round(
     ordered = list(dict.fromkeys(id(p) for p in [*listed, *pairs]))
     by_id = {id(p): p for p in pairs}
     combats, skipped = [], []
+    reveals: set[str] = set()
     for key in ordered:
         pair = by_id[key]
         attacker, defender = sorted(pair["bases"], key=lambda b: side_of_base(state, b) != side)
         fights, reason = _fights(state, pair, kind, attacker, defender, order)
+        army = army_of_base(state, defender)
+        if kind == "defender-response" and pair["last"] == "no-effect" and army in state["standing"]:
+            reveals.add(json_pointer("standing", army))  # the base did what its standing order says
         if not fights:
             skipped.append({"attacker": attacker, "defender": defender, "reason": reason})
             continue
@@ -220,6 +226,7 @@ def _fight_round(
         "title": f"{title} round",
         "combats": combats,
         "skipped": skipped,
+        "reveals": sorted(reveals),
     }
 
 

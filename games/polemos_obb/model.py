@@ -166,3 +166,8 @@ def general_can_move(state: Mapping[str, Any], general: str) -> bool:
 def live_pairs(state: Mapping[str, Any], engagement: Mapping[str, Any]) -> list[Any]:
     """Return an engagement's pairs whose two bases still stand."""
     return [p for p in engagement["pairs"] if all(is_standing(state, b) for b in p["bases"])]
+
+
+def json_pointer(*parts: str) -> str:
+    """Return the JSON pointer (RFC 6901) of a path in the state: "~" and "/" in a key escaped."""
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)

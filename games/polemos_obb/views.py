@@ -6,7 +6,8 @@ player's standing orders are seen by that player alone. Bids are never in the st
 the auction is adjudicated, so no view can show one early.
 
 `secrets` lists, for the contract tests' leak test, the only hidden leaves of the state: each
-army's standing orders, which its own player alone may see.
+army's standing orders, which its own player alone may see. A defender response round shows
+what a base's standing order made it do; its encounter event says so (`reveals`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.polemos_obb.model import army_of_player, army_order, is_in_play
+from games.polemos_obb.model import army_of_player, army_order, is_in_play, json_pointer
 from referee.api import Secret
 
 
@@ -116,11 +117,6 @@ def secrets(state: Mapping[str, Any]) -> list[Secret]:
     found: list[Secret] = []
     for army, standing in state["standing"].items():
         player = (state["armies"][army]["player"],)
-        found.append((_pointer("standing", army, "respond"), player))
-        found += [(_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
+        found.append((json_pointer("standing", army, "respond"), player))
+        found += [(json_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
     return found
-
-
-def _pointer(*parts: str) -> str:
-    """Return the JSON pointer (RFC 6901) of a path: "~" and "/" in a key are escaped."""
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)

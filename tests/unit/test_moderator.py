@@ -579,3 +579,48 @@ def test_random_card_play_keeps_the_invariants_and_leaks_nothing(seed: int) -> N
         assert not any(e.kind == "hand.skipped" for e in events)  # each player's own actions never clash
         for event in events:
             canonical_json(event.as_dict())
+
+
+def test_a_game_without_decks_takes_no_card_actions() -> None:
+    spec = rules.phase(new_state())
+    assert spec is not None and "cards" not in spec.schema["fields"] and "hidden_note" in spec.schema["fields"]
+    problems = check_schema_of({"cards": [{"draw": "strategy"}]}, spec.schema)
+    assert [p.code for p in problems] == ["invalid.unknown-field"]
+    assert rules.validate(new_state(), "alice", {"cards": [{"draw": "strategy"}]})[0].code == (
+        "illegal.cards.unknown-deck"
+    )
+    spec = rules.phase(card_state())
+    assert spec is not None and spec.schema is rules.ORDER_SCHEMA
+
+
+# --- a bot for the contract tests ---------------------------------------------------------------
+
+# tests/contract/play.py can play `moderator` with decks through these (its players are alpha,
+# bravo and charlie); the orders name cards in hand, so they are not public:
+#     BOTS["moderator"] = [Bot("open", BOT_OPTIONS, card_bot, 8, (1, 2), False)]
+BOT_OPTIONS = {
+    "rounds": 8,
+    "decks": {**DECKS, "spies": {"cards": [{"id": "agent", "count": 2}, {"id": "mole"}], "owner": "bravo", "deal": 1}},
+}
+
+
+def card_bot(game: Any, state: dict[str, Any], spec: Any, role: str, rng: random.Random) -> dict[str, Any]:
+    """Return orders for `role`: a hidden note in round 1, then card actions and notes chosen from
+    their view (the contract tests' order maker signature)."""
+    if spec.turn == 1:
+        return {"hidden_note": {"id": "opening", "text": f"{role}'s opening plan"}}
+    return random_card_orders(rng, state, role)
+
+
+def test_the_contract_bot_plays_valid_orders() -> None:
+    players = ["alpha", "bravo", "charlie"]
+    state = rules.setup("open", players, BOT_OPTIONS)
+    rng = random.Random(5)
+    for turn in range(1, 9):
+        spec = rules.phase(state)
+        assert spec is not None
+        orders = {player: card_bot(GAME, state, spec, player, rng) for player in players}
+        assert all(rules.validate(state, p, o) == [] for p, o in orders.items())
+        state = json.loads(canonical_json(rules.resolve(state, orders, hidden_dice(turn, "bot/"))[0]))
+        assert rules.check(state) == [] and leaks(state) == []
+    assert rules.phase(state) is None and rules.secrets(state)

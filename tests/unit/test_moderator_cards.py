@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -326,3 +328,37 @@ def test_the_face_down_discard_and_the_look_stay_private(played: Played) -> None
 def test_the_game_verifies(played: Played) -> None:
     report = verify_game_dir(played.game.dir)
     assert report.ok, report.problems
+
+
+def readme_script() -> str:
+    """The check_card.py script README.md gives players."""
+    readme = (Path(__file__).resolve().parents[2] / "games" / "moderator" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Checking a card against the record", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_check_card_script(played: Played, tmp_path: Path) -> None:
+    script = tmp_path / "check_card.py"
+    script.write_text(readme_script(), encoding="utf-8")
+    records_dir = played.game.dir / "records"
+
+    def run(*args: object) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(script), str(records_dir), *map(str, args)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+    mine = yaml.safe_load((played.game.dir / "mail" / "0001-t1-round" / "carol.view-after.yaml").read_text())
+    card = mine["decks"]["strategy"]["your_hand"][0]
+    proof = card["proof"]
+    result = run(proof["label"], proof["index"], card["card"], proof["salt"])
+    assert result.returncode == 0 and result.stdout.startswith("OK:"), result
+    wrong = next(c["id"] for c in STRATEGY if c["id"] != card["card"])
+    result = run(proof["label"], proof["index"], wrong, proof["salt"])
+    assert result.returncode == 1 and result.stdout.startswith("MISMATCH:")
+    revealed = next(
+        o
+        for _, record, _ in records(played)
+        for o in record["opened"]
+        if o["label"] == "note/alice/1" and o["to"] == "all"
+    )
+    assert run("note/alice/1", 0, revealed["value"], revealed["salt"]).returncode == 0
+    assert "no record" in run("deck/nothing/shuffle-1", 0, "x", "00").stderr
