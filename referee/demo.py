@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from referee.errors import RefereeError
 from referee.files import atomic_write
@@ -35,7 +36,22 @@ tables:
       - {range: "4-5", result: {line: 1 hit, column: 2 hits}}
       - {range: "6+", result: {line: 2 hits, column: 3 hits}}
 """
-# The players' orders, turn by turn: roll requests (some read on the tables), sealed declarations, notes.
+# A deck of event cards: round 1 shuffles it in secret and deals two to each player.
+DECKS = """\
+events:
+  title: Event cards
+  cards:
+    - {id: rain, name: Heavy rain, count: 2}
+    - {id: fog, name: Morning fog, count: 2}
+    - {id: courier, name: Courier captured}
+    - {id: forced-march, name: Forced march, count: 2}
+    - {id: ammunition, name: Ammunition runs low}
+  deal: 2
+  hand_limit: 4
+"""
+# The players' orders, turn by turn: roll requests (some read on the tables), sealed declarations,
+# notes, cards and a hidden note; PLAY marks where alice plays the first card of her hand.
+PLAY = "PLAY"
 ORDERS = """\
 - alice:
     rolls:
@@ -45,6 +61,7 @@ ORDERS = """\
     rolls:
       - {label: guards-morale, table: morale, modifiers: [elite], purpose: Guards charged by cuirassiers}
       - {label: volley, table: fire, column: line, modifiers: [close-range], purpose: volley at 50 paces}
+    hidden_note: {id: flank-march, text: The 3rd brigade marches round the left flank., to: [carol]}
   carol:
     rolls:
       - {label: events, dice: 1d10z, purpose: random event (d10 read 0-9)}
@@ -53,8 +70,11 @@ ORDERS = """\
     rolls:
       - {label: assault, dice: 2d6, purpose: assault on the village}
       - {label: village-morale, table: morale, modifiers: [veteran, flanked], purpose: defenders of the village}
+    cards: PLAY
   bob:
     declaration: {bid: 4}
+    cards:
+      - {draw: events}
   carol:
     declaration: {bid: 3}
     rolls:
@@ -65,6 +85,7 @@ ORDERS = """\
   bob:
     rolls:
       - {label: rally, table: morale, modifiers: [shaken], purpose: rallying the second line}
+    reveal: [flank-march]
   carol:
     note: Carol withdraws in good order.
 """
@@ -72,7 +93,8 @@ ORDERS = """\
 
 def run_demo(directory: Path, say: Callable[[str], None]) -> None:
     """Create, play and verify the demo game in `directory`, telling the user what happens."""
-    from referee.engine import adjudicate, init_game, submit
+    from referee.engine import Game, adjudicate, init_game, submit
+    from referee.reveal import reveal
     from referee.signatures import generate_keypair
     from referee.signing import sign_order_file
     from referee.verify import verify_game_dir
@@ -87,7 +109,8 @@ def run_demo(directory: Path, say: Callable[[str], None]) -> None:
     atomic_write(
         directory / "game.yaml",
         (
-            "game: demo-skirmish\nmodule: moderator\ntitle: Demo skirmish\noptions: {rounds: 3}\ntables: tables.yaml\n"
+            "game: demo-skirmish\nmodule: moderator\ntitle: Demo skirmish\ntables: tables.yaml\n"
+            f"options:\n  rounds: 3\n  decks:\n{_indent(DECKS, 4)}"
             f"referee: {{email: referee@example.org, name: Demo Referee}}\nplayers:\n{players}"
         ).encode(),
     )
@@ -97,6 +120,12 @@ def run_demo(directory: Path, say: Callable[[str], None]) -> None:
     first_orders: Path | None = None
     for turn, orders in enumerate(load_strict(ORDERS), start=1):
         for player, body in orders.items():
+            if body.get("cards") == PLAY:
+                game_state = Game.open(game)
+                hand = game_state.module.view(game_state.envelope(game_state.dir.current_state_hash())["state"], player)
+                card = _first_card(hand)
+                body["cards"] = [{"play": card, "deck": "events"}]
+                say(f"  turn {turn}: {player} plays '{card}' from her hand, face up")
             path = keys / f"{player}-t{turn}.yaml"
             header = {"game": "demo-skirmish", "turn": turn, "phase": "round", "player": player}
             atomic_write(path, dump({**header, "orders": body}).encode())
@@ -114,9 +143,30 @@ def run_demo(directory: Path, say: Callable[[str], None]) -> None:
     if not report.ok:
         raise RefereeError("the demo game did not verify: " + "; ".join(report.problems))
     say(f"verified: {report.records} records, {report.rolls} rolls re-derived, signatures and chain hold")
+    revealed = reveal(game, final=True)
+    report = verify_game_dir(game, final=True)
+    if not report.ok:
+        raise RefereeError("the demo game's hidden draws did not verify: " + "; ".join(report.problems))
+    say(
+        f"game over: the hidden secret is revealed ({revealed.relative_to(directory)}); "
+        f"{report.hidden_proven} hidden draws and {report.openings} public openings "
+        "(a card played, a note revealed) proven"
+    )
     say(f"reports and notices: {game / 'mail'} (e.g. {game / 'mail' / '0003-t3-round' / 'alice.report.txt'})")
     say(f"outgoing mail (maildir): {game / 'outbox' / 'new'}")
-    say(f"check it yourself: referee verify {game}")
+    say(f"check it yourself: referee verify --final {game}")
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
+
+
+def _first_card(view: dict[str, Any]) -> str:
+    """Return the id of the first card in a player's view of their hand."""
+    for deck in view.get("decks", {}).values():
+        for card in deck.get("your_hand") or []:
+            return str(card["card"])
+    raise RefereeError("the demo expected a card in alice's hand")
 
 
 def _fresh(directory: Path) -> Path:
