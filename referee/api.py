@@ -130,7 +130,10 @@ class Event:
     """Something that happened in adjudication; `text` is the sentence reports show.
 
     Secrecy is decided here, when the event is made: `visible_to` is "all" or the roles
-    that may see it.
+    that may see it. Two keys of `data` mean something to the core: "openings" (a list of
+    `Hidden.opening(i)`) gives those who see the event the proofs of hidden values, and the
+    record lists them; "reveals" (a list of JSON pointers) declares hidden leaves of the state
+    that a rule makes known to those who see it, which the leak test then allows.
     """
 
     kind: str

@@ -37,7 +37,8 @@ class Reached:
     state: dict[str, Any]
     spec: PhaseSpec
     players: tuple[str, ...]
-    origin: str  # "<scenario> seed <n> step <k>" or "<scenario> bot step <k>"
+    origin: str  # "<scenario> seed <n> step <k>" or "<scenario> bot seed <n> step <k>"
+    orders: dict[str, Any] | None = None  # what a bot ordered, when it names nothing hidden
 
 
 def players_of(game: GameModule, scenario: str, options: dict[str, Any] | None = None) -> tuple[str, ...]:
@@ -78,8 +79,10 @@ def play(
     options: dict[str, Any] | None = None,
     orders: OrderMaker = example_or_default,
     origin: str = "",
+    keep_orders: bool = False,
 ) -> list[Reached]:
-    """Play up to `steps` phases; return every state reached with a phase open."""
+    """Play up to `steps` phases; return every state reached with a phase open (with the orders
+    given in it when `keep_orders`: orders that name nothing hidden, fit for any world)."""
     options = {"rounds": 6} if options is None else options
     players = players_of(game, scenario, options)
     state = canonical(game.setup(scenario, list(players), options))
@@ -89,8 +92,9 @@ def play(
         spec = game.phase(state)
         if spec is None:
             break
-        reached.append(Reached(state, spec, players, f"{scenario} {origin or f'seed {seed}'} step {step}"))
         given = {role: orders(game, state, spec, role, rng) for role in spec.active}
+        kept = copy.deepcopy(given) if keep_orders else None
+        reached.append(Reached(state, spec, players, f"{scenario} {origin or f'seed {seed}'} step {step}", kept))
         new_state, _ = game.resolve(state, given, dice_for(seed.to_bytes(4, "big"), spec.turn, spec.name))
         state = canonical(new_state)
     return reached
@@ -135,10 +139,76 @@ def _obb_standing(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng:
     return orders
 
 
-# game id -> (scenario, options, order maker, phases): a richer game than example orders play.
-BOTS: dict[str, tuple[str, dict[str, Any], OrderMaker, int]] = {
-    "cest-la-guerre": ("open-battle", {"loss_threshold": 6, "rounds": 12}, _clg_bot, 40),
-    "polemos-obb": ("danube-demo", {"rounds": 2}, _obb_standing, 14),
+# The book's combat example, as orders: van Gelder's division moves, then attacks de Salon's.
+OBB_MOVES = {"moves": [{"order": "move", "brigades": ["W", "X", "Y", "Z"]}]}
+OBB_ATTACK = {
+    "division": "van-gelder",
+    "target": "de-salon",
+    "pairs": [["X", "M"], ["Y", "N"], ["Z", "O"]],
+    "support": [{"base": "X", "by": ["W"]}],
+    "rounds": [["X", "Y", "Z"], ["Y", "X"], ["Z", "Y", "X"]],
+}
+
+
+def _obb_attack(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Polemos, the combat example: standing orders, all TP to the division, the book's attack."""
+    orders = _obb_standing(game, state, spec, role, rng)
+    kind = spec.name.split("-", 1)[-1]
+    army = state["armies"][role]
+    if kind == "bid":
+        orders["bid"] = max(1, army["tp"] - 5) if role == "dutch" else 1
+    elif kind == "command":
+        general = state["divisions"][army["divisions"][0]]["commander"]
+        orders["allocate"] = [{"general": general, "tp": army["tp"]}]
+    elif kind == "moves" and role == "dutch":
+        orders = copy.deepcopy(OBB_MOVES)
+    elif kind == "contact" and role == "dutch":
+        orders["attacks"] = [copy.deepcopy(OBB_ATTACK)]
+    return orders if not game.validate(state, role, orders) else phase_orders(spec)
+
+
+def _moderator_notes(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Moderator: the example orders, with a hidden note for the writer and, at times, another."""
+    orders = phase_orders(spec)
+    readers = [p for p in state["players"] if p != role and rng.random() < 0.5][:1]
+    orders["hidden_note"] = {"id": f"plan-{spec.turn}", "text": f"{role}'s plan for round {spec.turn}", "to": readers}
+    return orders if not game.validate(state, role, orders) else phase_orders(spec)
+
+
+def _moderator_tests() -> Any:
+    return _test_module("unit/test_moderator.py", "test_moderator")
+
+
+def _moderator_cards(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Moderator with decks: the card bot of its own tests (draws, plays, looks, returns...)."""
+    return _moderator_tests().card_bot(game, state, spec, role, rng)
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A richer play of one scenario than example orders give."""
+
+    scenario: str
+    options: dict[str, Any]
+    orders: OrderMaker
+    phases: int
+    seeds: Sequence[int]
+    public_orders: bool  # its orders name only what everyone sees: the leak test replays them
+
+
+OBB_MORALE = {"cmf": {"dutch": 15, "bavarian": 15}}  # test values: the book's are missing
+BOTS: dict[str, list[Bot]] = {
+    # Its orders name cards by id (deployment, the reserve): the leak test resolves with examples.
+    "moderator": [
+        Bot("open", {"rounds": 4}, _moderator_notes, 4, (7,), True),
+        # Decks, hands and every card action: its orders name cards in hand, so they are not public.
+        Bot("open", _moderator_tests().BOT_OPTIONS, _moderator_cards, 8, (1, 2), False),
+    ],
+    "cest-la-guerre": [Bot("open-battle", {"loss_threshold": 6, "rounds": 12}, _clg_bot, 40, (7,), False)],
+    "polemos-obb": [
+        Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),
+        Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE}, _obb_attack, 24, (2, 3), True),
+    ],
 }
 
 
@@ -146,9 +216,10 @@ def reach(game: GameModule, seeds: Sequence[int] = (1, 2), steps: int = 30) -> l
     """Return the distinct states bounded plays of `game` reach: each scenario with each seed
     (example or default orders), then the game's test bot if it has one."""
     reached = [r for scenario in game.scenarios for seed in seeds for r in play(game, scenario, seed, steps)]
-    if game.id in BOTS:
-        scenario, options, maker, phases = BOTS[game.id]
-        reached += play(game, scenario, 7, phases, options, maker, origin="bot")
+    for bot in BOTS.get(game.id, []):
+        for seed in bot.seeds:
+            origin = f"bot seed {seed}"
+            reached += play(game, bot.scenario, seed, bot.phases, bot.options, bot.orders, origin, bot.public_orders)
     seen: set[bytes] = set()
     distinct = []
     for item in reached:

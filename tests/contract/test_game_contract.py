@@ -4,17 +4,16 @@ JSON-canonical states, views built for each role, and invariants that hold in pl
 from __future__ import annotations
 
 import ast
-import copy
 import json
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import pytest
+from play import dice_for, phase_orders, players_of
 
 import games
 from referee.canonical import canonical_json
-from referee.dice import Dice
 from referee.schema import check_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,9 +79,9 @@ def thaw(value: Any) -> Any:
 
 @pytest.mark.parametrize("game", games.GAMES, ids=lambda g: g.id)
 def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
-    """A bounded random play: each phase's example orders or defaults, fixed dice by phase."""
+    """A bounded play: each phase's example orders (or defaults), real dice fixed by phase."""
     for scenario in game.scenarios:
-        players = game.roles(scenario, {}) or ("alpha", "bravo", "charlie")
+        players = players_of(game, scenario, {"rounds": 6})
         state = game.setup(scenario, list(players), {"rounds": 6})
         for step in range(20):
             spec = game.phase(state)
@@ -90,14 +89,11 @@ def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
                 break
             assert game.check(state) == []
             check_schema(spec.schema)  # a module's schema is well formed
-            orders = {
-                role: copy.deepcopy(spec.example if spec.example is not None else spec.default_orders)
-                for role in spec.active
-            }
+            orders = {role: phase_orders(spec) for role in spec.active}
             for role, order in orders.items():
                 assert game.validate(state, role, order) == [], f"{game.id}: its own example orders are refused"
             before = canonical_json(state)
-            new_state, events = game.resolve(freeze(state), orders, Dice(bytes([step]) * 32))
+            new_state, events = game.resolve(freeze(state), orders, dice_for(bytes([step]), spec.turn, spec.name))
             assert canonical_json(state) == before, "resolve changed its input"
             state = json.loads(canonical_json(thaw(new_state)))
             for event in events:
