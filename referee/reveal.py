@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +139,7 @@ class RevealCheck:
 
     proven: int = 0
     final: bool = False
-    problems: list[str] | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> RevealCheck:
@@ -148,8 +148,8 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
     every hidden draw of every record."""
     from referee.verify import _check_signature, _load_json
 
-    check = RevealCheck(problems=[])
-    problems: list[str] = check.problems  # type: ignore[assignment]
+    check = RevealCheck()
+    problems = check.problems
     draws = {(d.record, d.label): d for d in hidden_draws(game_dir / "records")}
     proven: set[tuple[str, str]] = set()
     secrets: list[bytes] = []
@@ -172,8 +172,11 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
                 problems.append(f"{name}: game_secret does not hash to hidden_commit: it is not the committed secret")
             else:
                 secrets.append(secret)
-        for entry in entries:
-            key = (entry.get("record"), entry.get("label"))
+        for entry in entries if isinstance(entries, list) else [None]:
+            if not isinstance(entry, dict) or not _is_hex64(entry.get("draw_key")):
+                problems.append(f"{name}: each draw must be an object with a draw_key of 64 hex digits")
+                continue
+            key = (str(entry.get("record")), str(entry.get("label")))
             draw = draws.get(key)
             where = f"{name}: {entry.get('label')} ({entry.get('record')})"
             if draw is None:
@@ -209,6 +212,10 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
     elif require_final:
         problems += [f"{d.record}: hidden draw {d.label} is not proven" for k, d in draws.items() if k not in proven]
     return check
+
+
+def _is_hex64(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _prove(draw: HiddenDraw, key_of_draw: bytes, inputs: Any) -> str | None:

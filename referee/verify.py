@@ -674,6 +674,6 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
 
     revealed = verify_reveals(game_dir, referee_key, final)
     report.hidden_proven, report.final = revealed.proven, revealed.final
-    report.problems += revealed.problems or []
+    report.problems += revealed.problems
     report.problems = [_one_line(line) for line in report.problems]
     return report

@@ -321,3 +321,13 @@ def test_the_audit_replays_a_game_with_hidden_draws_and_a_rollback_keeps_them_pr
     report = verify_game_dir(played, final=True)
     assert report.ok, report.problems
     assert report.superseded == 2 and report.hidden_proven == 6
+
+
+def test_a_forged_or_mangled_reveal_is_reported_not_trusted(played: Path) -> None:
+    reveal(played, final=True)
+    forged = played / "reveals" / "0002.json"
+    forged.write_text(json.dumps({"type": "pbem-referee-reveal/1", "game_secret": "00" * 32, "draws": [1]}))
+    problems = verify_game_dir(played, final=True).problems
+    assert any("reveals/0002.json: no signature" in p for p in problems)
+    assert any("game_secret does not hash to hidden_commit" in p for p in problems)
+    assert any("each draw must be an object" in p for p in problems)
