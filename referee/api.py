@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any, Literal, Protocol, TypeVar
 
 from referee import decks
+from referee.canonical import thaw
 from referee.dice import DiceError, DiceSpec, parse_spec
 from referee.errors import GameDataError
 from referee.hidden import Hidden
@@ -62,6 +63,7 @@ __all__ = [
     "reveal_choices",
     "seal_choice",
     "sealed_box",
+    "thaw",
     "waiting_for",
 ]
 

@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from referee.canonical import thaw
+
 if TYPE_CHECKING:
     from referee.api import Dice, Event
 
@@ -48,7 +50,7 @@ def new_decks(definitions: Mapping[str, Mapping[str, Any]], players: Sequence[st
                 "hands": {player: [] for player in holders},
                 "shuffles": 0,
             }
-    return {"definitions": plain(definitions), "decks": decks}
+    return {"definitions": thaw(definitions), "decks": decks}
 
 
 def deck_ids(state: Mapping[str, Any]) -> list[str]:
@@ -105,7 +107,7 @@ def resolve_deck(state: Mapping[str, Any], ref: str, player: str) -> tuple[str |
 
 def start(state: Mapping[str, Any], dice: Dice) -> tuple[DecksState, list[Event]]:
     """Shuffle every deck never shuffled, then deal each its `deal` cards (decks in id order)."""
-    new, events = plain(state), []
+    new, events = thaw(state), []
     for deck in deck_ids(new):
         if not is_started(new, deck):
             new, shuffled = shuffle(new, deck, dice, reason="the game starts")
@@ -118,7 +120,7 @@ def shuffle(
     state: Mapping[str, Any], deck: str, dice: Dice, by: str | None = None, reason: str = ""
 ) -> tuple[DecksState, list[Event]]:
     """Shuffle a deck's draw pile in secret: a new hidden shuffle, every position committed."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     label = _new_draw_pile(pile, deck, [entry["card"] for entry in pile["draw"]], dice)
     who = f"{by} shuffled" if by else "The referee shuffled"
@@ -131,7 +133,7 @@ def reshuffle(
     state: Mapping[str, Any], deck: str, dice: Dice, by: str | None = None, reason: str = ""
 ) -> tuple[DecksState, list[Event]]:
     """Shuffle a deck's discard pile (face up and down) into its draw pile: one new shuffle."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     discards = len(pile["discard"])
     cards = [entry["card"] for entry in [*pile["draw"], *pile["discard"]]]
@@ -150,7 +152,7 @@ def reshuffle(
 def deal(state: Mapping[str, Any], deck: str, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Deal the deck's `deal` cards to each holder, one card at a time in player order, each
     hand up to its limit; return a private event per player and one public event."""
-    new = plain(state)
+    new = thaw(state)
     pile, definition = _pile(new, deck), definition_of(new, deck)
     events: list[Event] = []
     dealt: dict[str, list[dict[str, Any]]] = {player: [] for player in sorted(pile["hands"])}
@@ -181,7 +183,7 @@ def deal(state: Mapping[str, Any], deck: str, dice: Dice) -> tuple[DecksState, l
 def draw(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Draw `count` cards from the top into the player's hand, stopping at the hand limit, or
     when the draw pile is empty and its discards cannot be reshuffled."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     _require_holder(pile, deck, player)
     events: list[Event] = []
@@ -209,7 +211,7 @@ def draw(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
 def look(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Show the player the top `count` cards (all, if fewer are left) without moving them; a
     look never reshuffles. `dice` is unused: every operation takes it."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     seen = pile["draw"][:count]
     events = []
@@ -231,7 +233,7 @@ def look(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
 
 def play(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Play a card from the hand face up onto the discard pile; its opening goes to everyone."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
     pile["discard"].append({**entry, "face_up": True, "by": player})
@@ -242,7 +244,7 @@ def play(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice
 def discard(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Discard a card from the hand: face up (shown, with its opening) or face down (only the
     player learns which card; the others learn that one was discarded), as the deck says."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
     face_up = definition_of(new, deck)["discard"] == "face-up"
@@ -263,7 +265,7 @@ def discard(state: Mapping[str, Any], deck: str, player: str, card: str, dice: D
 def remove(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice) -> tuple[DecksState, list[Event]]:
     """Remove a card from the game, shown to everyone with its opening: from the player's hand,
     or, if they hold none, the top-most face-up copy in the discard pile."""
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     if any(entry["card"] == card for entry in pile["hands"].get(player, [])):
         entry, where = _take_from_hand(pile, deck, player, card), "hand"
@@ -285,7 +287,7 @@ def return_card(
     bottom it keeps its opening; shuffled in, the whole draw pile is shuffled anew."""
     if to not in PLACES:
         raise DeckError(f"a card returns to one of {', '.join(PLACES)}, not {to!r}")
-    new = plain(state)
+    new = thaw(state)
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
     label = None
@@ -309,15 +311,6 @@ def return_card(
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def plain(value: Any) -> Any:
-    """Return a deep copy of `value` as plain dicts and lists (the input may be frozen)."""
-    if isinstance(value, Mapping):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    return value
 
 
 def _pile(state: DecksState, deck: str) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from referee.canonical import thaw
 from referee.deck_moves import (
     MAX_CARDS,
     PLACES,
@@ -50,7 +51,6 @@ from referee.deck_moves import (
     look,
     make_event,
     new_decks,
-    plain,
     play,
     remove,
     reshuffle,
@@ -365,7 +365,7 @@ def apply_action(
     problems = [p for p in action_problems(state, player, [action], "card action") if "hand-limit" not in p.code]
     if problems:
         text = f"{player}'s card action {_describe(action)} was not carried out: {problems[0].message}."
-        return plain(state), [make_event("hand.skipped", text, {"player": player, "action": dict(action)}, (player,))]
+        return thaw(state), [make_event("hand.skipped", text, {"player": player, "action": dict(action)}, (player,))]
     verb = next(v for v in VERBS if v in action)
     ref = action[verb] if verb in ON_A_DECK else action["deck"]
     deck, _ = resolve_deck(state, ref, player)

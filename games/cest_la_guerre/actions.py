@@ -19,12 +19,11 @@ from games.cest_la_guerre.hidden import assign_markers, public_name, reveal, rev
 from games.cest_la_guerre.initiative import move_cost
 from games.cest_la_guerre.movement import destination, move_card
 from games.cest_la_guerre.placing import place, placement_problems
-from games.cest_la_guerre.plain import thaw
 from games.cest_la_guerre.relations import contacts_on, directly_behind, front_enemy
 from games.cest_la_guerre.terrain import LIVE_RIVER, rivers_crossed
 from games.cest_la_guerre.units import find, is_commander, placed, units_of
 from games.cest_la_guerre.zones import entry_edge
-from referee.api import Dice
+from referee.api import Dice, thaw
 
 VERBS = (
     "move",

@@ -36,7 +36,6 @@ from games.cest_la_guerre.geometry import (
 )
 from games.cest_la_guerre.hidden import public_name, reveal
 from games.cest_la_guerre.outcomes import apply_results, fall_back
-from games.cest_la_guerre.plain import thaw
 from games.cest_la_guerre.relations import (
     REACH,
     close,
@@ -49,7 +48,7 @@ from games.cest_la_guerre.relations import (
 )
 from games.cest_la_guerre.terrain import centre, elevation, los_clear
 from games.cest_la_guerre.units import by_marker, can_shoot, find, is_artillery, is_dummy, placed, weapon_range
-from referee.api import Dice, Problem
+from referee.api import Dice, Problem, thaw
 
 Unit = dict[str, Any]
 ELEVATED_CLEARANCE = 100  # friends must be farther than this from the target for guns on a hill (L313)

@@ -12,11 +12,10 @@ from games.cest_la_guerre.data import show_points
 from games.cest_la_guerre.events import private, public
 from games.cest_la_guerre.hidden import assign_markers, reveal_check
 from games.cest_la_guerre.placing import place, placement_problems
-from games.cest_la_guerre.plain import thaw
 from games.cest_la_guerre.sequence import start_round
 from games.cest_la_guerre.units import describe, units_of
 from games.cest_la_guerre.zones import enemy_edge
-from referee.api import Dice, Problem
+from referee.api import Dice, Problem, thaw
 
 DEPLOY_DEPTH = 100  # 10 cm from the base edge (L154)
 CARD_STATE = {

@@ -19,7 +19,6 @@ from games.cest_la_guerre.battle import combat_problems, run_combat
 from games.cest_la_guerre.events import to_events
 from games.cest_la_guerre.geometry import overlaps, rect_of
 from games.cest_la_guerre.options import resolve_options
-from games.cest_la_guerre.plain import thaw
 from games.cest_la_guerre.pregame import (
     armies_problems,
     armies_resolve,
@@ -32,7 +31,7 @@ from games.cest_la_guerre.sequence import after_movement, end_bound
 from games.cest_la_guerre.units import placed
 from games.cest_la_guerre.views import secrets as hidden_leaves
 from games.cest_la_guerre.views import view as build_view
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, Secret
+from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, Secret, thaw
 
 ROLES = ("blue", "red")
 SCENARIOS = ("open-battle",)

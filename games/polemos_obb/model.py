@@ -39,15 +39,6 @@ STEP_TITLES = {
 }
 
 
-def plain(value: Any) -> Any:
-    """Return a deep copy of `value` as plain dicts and lists (read-only views become editable)."""
-    if isinstance(value, Mapping):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    return value
-
-
 def army_order(state: Mapping[str, Any]) -> list[str]:
     """Return every army id, side by side in scenario order."""
     return [army for side in state["sides"] for army in side["armies"]]

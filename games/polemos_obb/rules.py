@@ -33,7 +33,6 @@ from games.polemos_obb.model import (
     army_order,
     is_in_play,
     live_pairs,
-    plain,
     players_of,
     step_kind,
 )
@@ -41,7 +40,7 @@ from games.polemos_obb.options import OPTIONS, game_tables, missing_parts, read_
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
 from games.polemos_obb.views import secrets, view
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem
+from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
 
 __all__ = ["OPTIONS", "check", "phase", "resolve", "roles", "secrets", "setup", "validate", "view"]
 SCHEMA_VERSION = 1
@@ -166,9 +165,9 @@ def _standing_problems(state: Mapping[str, Any], army: str, standing: Any) -> li
 
 def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], dice: Dice) -> tuple[State, list[Event]]:
     """Adjudicate the open phase; return the new state and what happened."""
-    new = plain(state)
+    new = thaw(state)
     r = Resolution(new, dice, game_tables(new))
-    by_army = {army_of_player(new, p): plain(o) for p, o in orders.items() if army_of_player(new, p)}
+    by_army = {army_of_player(new, p): thaw(o) for p, o in orders.items() if army_of_player(new, p)}
     for army in army_order(new):
         if army in by_army and by_army[army].get("standing"):
             _set_standing(r, army, by_army[army]["standing"])
