@@ -181,6 +181,7 @@ class GameDir:
         self.outbox = self.path / "outbox"
         self._db: sqlite3.Connection | None = None
         self._checked_states: set[str] = set()
+        self._hidden_secret: bytes | None = None  # never changes once drawn: read once per command
 
     def exists(self) -> bool:
         """Return whether this directory holds a game."""
@@ -334,13 +335,16 @@ class GameDir:
     def hidden_secret(self, create: bool = False) -> bytes | None:
         """Return the game's hidden-draw secret (docs/protocol.md section 8); with `create`,
         draw and store it first if the game has none. Drawn once, as seeds are."""
+        if self._hidden_secret is not None:
+            return self._hidden_secret
         value = self.get_meta("hidden_secret")
         if value is None and create:
             self.db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('hidden_secret', ?)", (os.urandom(32).hex(),)
             )
             value = self.get_meta("hidden_secret")
-        return bytes.fromhex(value) if value else None
+        self._hidden_secret = bytes.fromhex(value) if value else None
+        return self._hidden_secret
 
     def seed_of(self, turn: int, phase: str) -> bytes | None:
         """Return the seed of a phase without drawing one (None when it has none)."""

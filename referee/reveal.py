@@ -146,7 +146,7 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
     """Check every reveal in GAMEDIR/reveals/: its signature, and each draw it reveals against
     the commitments of its record. With `require_final`, a reveal of the game secret must prove
     every hidden draw of every record."""
-    from referee.verify import _check_signature, _load_json
+    from referee.verify import check_signature, load_json
 
     check = RevealCheck()
     problems = check.problems
@@ -159,9 +159,9 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
         name = f"reveals/{path.name}"
         data = path.read_bytes()
         sig = path.with_name(path.name + ".sig")
-        problems += _check_signature(data, sig.read_bytes() if sig.is_file() else None, referee_key, name)
+        problems += check_signature(data, sig.read_bytes() if sig.is_file() else None, referee_key, name)
         try:
-            body = _load_json(data)
+            body = load_json(data)
             entries = body["draws"]
             secret = bytes.fromhex(body["game_secret"]) if body.get("game_secret") else None
         except (KeyError, TypeError, ValueError) as error:

@@ -112,7 +112,7 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _load_json(data: bytes) -> Any:
+def load_json(data: bytes) -> Any:
     """Return the parsed JSON value of `data`; raises ValueError on anything but strict JSON."""
     return json.loads(
         data.decode("utf-8"),
@@ -135,12 +135,13 @@ def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_signature(
+def check_signature(
     record_bytes: bytes,
     signature: str | bytes | None,
     referee_key: PublicKey | None,
     name: str,
 ) -> list[str]:
+    """Return the problems with the referee's signature of a file `name` (none when it holds)."""
     if signature is None:
         return [f"{name}: no signature ({name}.sig is missing)"]
     try:
@@ -409,9 +410,9 @@ def _verify_record(
     name: str,
 ) -> tuple[dict[str, Any] | None, list[str], int]:
     """Return verify_record's answer plus how many rolls were re-derived."""
-    problems = _check_signature(record_bytes, signature, referee_key, name)
+    problems = check_signature(record_bytes, signature, referee_key, name)
     try:
-        record = _load_json(record_bytes)
+        record = load_json(record_bytes)
     except (UnicodeDecodeError, ValueError) as error:
         return None, problems + [f"{name}: not valid JSON ({error})"], 0
     if not isinstance(record, dict):
@@ -622,14 +623,14 @@ def _check_states(states_dir: Path) -> list[str]:
             problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
             continue
         try:
-            canonical = canonical_json(_load_json(data))
+            canonical = canonical_json(load_json(data))
         except (UnicodeDecodeError, ValueError) as error:
             problems.append(f"{shown}: not valid JSON ({error})")
             continue
         if canonical != data:
             problems.append(f"{shown}: not canonical JSON")
             continue
-        previous = _load_json(data).get("previous") if data.startswith(b"{") else None
+        previous = load_json(data).get("previous") if data.startswith(b"{") else None
         if isinstance(previous, str) and not (states_dir / f"{previous}.json").is_file():
             problems.append(f"{shown}: the state it follows, states/{previous}.json, is missing: the chain is broken")
     return problems
