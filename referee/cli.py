@@ -1,7 +1,6 @@
 """The `referee` command line: thin commands over the library; `main` is the one place that exits.
 
 Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems.
-Heavy libraries are imported inside the commands, so `referee status` starts fast.
 """
 
 from __future__ import annotations
@@ -17,6 +16,9 @@ import click
 from referee import __version__
 from referee.errors import RefereeError
 
+# Each command imports the library it calls inside its own body: deferred for start-up speed, so
+# that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
+# line is the top layer: nothing imports it, so these imports dodge no circle.)
 GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
 
 
@@ -40,7 +42,7 @@ def keygen(keyfile: Path, comment: str) -> None:
     Example:
         referee keygen ~/.ssh/pbem_ed25519 --comment alice@example.org
     """
-    from referee.signatures import generate_keypair
+    from referee.protocol.signatures import generate_keypair
 
     key = generate_keypair(keyfile, comment)
     click.echo(f"wrote {keyfile} and {keyfile}.pub ({key.fingerprint})")
@@ -98,8 +100,8 @@ def init(gamedir: Path, config_file: Path) -> None:
     Example:
         referee init blenheim --config blenheim.yaml
     """
-    from referee.engine import init_game
-    from referee.status import status_text
+    from referee.game.engine import init_game
+    from referee.game.status import status_text
 
     click.echo(status_text(init_game(gamedir, config_file)), nl=False)
 
@@ -122,8 +124,8 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
     Example:
         referee submit blenheim orders.yaml --sig orders.yaml.sig
     """
-    from referee.engine import read_signature_file
-    from referee.engine import submit as submit_order
+    from referee.game.engine import read_signature_file
+    from referee.game.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), read_signature_file(orderfile, sigfile))
     _show_receipt(receipt, orderfile)
@@ -151,7 +153,7 @@ def become(gamedir: Path, player: str, orderfile: Path) -> None:
     Example:
         referee become blenheim tallard tallard-orders.yaml
     """
-    from referee.engine import submit as submit_order
+    from referee.game.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), None, become=player)
     _show_receipt(receipt, orderfile)
@@ -170,7 +172,7 @@ def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
     Example:
         referee adjudicate blenheim --expect 3/round
     """
-    from referee.engine import adjudicate as run
+    from referee.game.engine import adjudicate as run
 
     result = run(gamedir, expect, force)
     click.echo(
@@ -194,8 +196,8 @@ def status(gamedir: Path, as_json: bool) -> None:
     Example:
         referee status blenheim --json
     """
-    from referee.status import status as read_status
-    from referee.status import status_text
+    from referee.game.status import status as read_status
+    from referee.game.status import status_text
 
     info = read_status(gamedir)
     click.echo(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
@@ -211,7 +213,7 @@ def preview(gamedir: Path, force: bool) -> None:
     Example:
         referee preview blenheim --force
     """
-    from referee.preview import preview as run_preview
+    from referee.game.preview import preview as run_preview
 
     result = run_preview(gamedir, force)
     for report in result.adjudication.reports:
@@ -239,7 +241,7 @@ def verify(gamedir: Path, final: bool) -> None:
         referee verify --final blenheim    # after `referee reveal --final`
     """
     from referee.errors import VerificationError
-    from referee.verify import verify_game_dir
+    from referee.protocol.verify import verify_game_dir
 
     report = verify_game_dir(gamedir, final)
     if not report.ok:
@@ -272,7 +274,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
         referee reveal blenheim --draw 'deck/events/*'
         referee reveal blenheim --final
     """
-    from referee.reveal import reveal as run_reveal
+    from referee.game.reveal import reveal as run_reveal
 
     if not patterns and not final:
         raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
@@ -293,7 +295,7 @@ def explain(gamedir: Path, label: str, phase: str | None) -> None:
     Example:
         referee explain blenheim roll/tallard/cavalry-charge
     """
-    from referee.explain import explain as explain_roll
+    from referee.game.explain import explain as explain_roll
 
     click.echo(explain_roll(gamedir, label, phase), nl=False)
 
@@ -324,7 +326,7 @@ def override(gamedir: Path, kind: str, target: str, values: tuple[str, ...], rea
     Example:
         referee override blenheim reroll roll/tallard/charge --reason "the die fell off the table"
     """
-    from referee.override import make_override, override_text
+    from referee.game.override import make_override, override_text
 
     order = None
     if kind == "order":
@@ -357,8 +359,8 @@ def rollback(gamedir: Path, phase: str, reason: str, stay: bool) -> None:
     Example:
         referee rollback blenheim 3/round --reason "the morale table had a misprint"
     """
-    from referee.rollback import rollback as run_rollback
-    from referee.rollback import rollback_text
+    from referee.game.rollback import rollback as run_rollback
+    from referee.game.rollback import rollback_text
 
     click.echo(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay)), nl=False)
 
@@ -374,8 +376,8 @@ def roll_forward(gamedir: Path) -> None:
     Example:
         referee roll-forward blenheim
     """
-    from referee.rollback import roll_forward as run_roll_forward
-    from referee.rollback import roll_forward_text
+    from referee.game.rollback import roll_forward as run_roll_forward
+    from referee.game.rollback import roll_forward_text
 
     click.echo(roll_forward_text(run_roll_forward(gamedir)), nl=False)
 
@@ -393,9 +395,9 @@ def audit(gamedir: Path) -> None:
     Example:
         referee audit blenheim
     """
-    from referee.audit import audit as run_audit
-    from referee.audit import phases_to_replay
     from referee.errors import VerificationError
+    from referee.game.audit import audit as run_audit
+    from referee.game.audit import phases_to_replay
 
     total = phases_to_replay(gamedir)
     if total > 5 and sys.stderr.isatty():
@@ -442,8 +444,8 @@ def dispute_list(gamedir: Path) -> None:
     Example:
         referee dispute list blenheim
     """
-    from referee.disputes import disputes
-    from referee.journal import GameDir
+    from referee.game.disputes import disputes
+    from referee.game.journal import GameDir
 
     found = disputes(GameDir(gamedir).require())
     if not found:
@@ -466,7 +468,7 @@ def dispute_resolve(gamedir: Path, number: int, outcome: str | None, note: str) 
     Example:
         referee dispute resolve blenheim 2 --upheld --note "the roll checks out"
     """
-    from referee.disputes import resolve_dispute
+    from referee.game.disputes import resolve_dispute
 
     if outcome is None:
         raise click.UsageError("say how the dispute ends: --upheld or --overridden")
@@ -484,7 +486,7 @@ HOME_OPTION = click.option(
 
 
 def _home(home_path: Path | None) -> Any:
-    from referee.home import Home, default_home
+    from referee.mail.home import Home, default_home
 
     return Home(home_path or default_home())
 
@@ -530,8 +532,8 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
     Example: a crontab line, every five minutes
         */5 * * * *  REFEREE_HOME=$HOME/referee referee run --quiet
     """
-    from referee.run import run_pass
-    from referee.run import watch as watch_home
+    from referee.mail.run import run_pass
+    from referee.mail.run import watch as watch_home
 
     referee_home = _home(home_path)
 

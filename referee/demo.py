@@ -9,7 +9,13 @@ from typing import Any
 
 from referee.errors import RefereeError
 from referee.files import atomic_write
-from referee.yamlsafe import dump, load_strict
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.opened import Game
+from referee.game.reveal import reveal
+from referee.protocol.signatures import generate_keypair
+from referee.protocol.verify import verify_game_dir
+from referee.protocol.yamlsafe import dump, load_strict
+from referee.signing import sign_order_file
 
 PLAYERS = ("alice", "bob", "carol")
 MARKER = ".referee-demo"
@@ -93,12 +99,6 @@ ORDERS = """\
 
 def run_demo(directory: Path, say: Callable[[str], None]) -> None:
     """Create, play and verify the demo game in `directory`, telling the user what happens."""
-    from referee.engine import Game, adjudicate, init_game, submit
-    from referee.reveal import reveal
-    from referee.signatures import generate_keypair
-    from referee.signing import sign_order_file
-    from referee.verify import verify_game_dir
-
     directory = _fresh(Path(directory))
     keys = directory / "players"
     keys.mkdir(parents=True)

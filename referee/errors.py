@@ -1,35 +1,25 @@
-"""The exceptions a user can meet. Each says what went wrong and, in hints, what to do."""
+"""The exceptions a user can meet. Each says what went wrong and, in hints, what to do.
+
+`RefereeError` and the protocol's own errors are defined in `referee.protocol.errors` (so the
+protocol needs nothing outside itself) and re-exported here; the rest belong to the referee's
+side. Every layer above the protocol imports its errors from this module.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from referee.protocol.errors import KeyFileError, OrderRefusedError, RefereeError, SignatureError, VerificationError
 
-
-class RefereeError(Exception):
-    """A failure the user can act on: printed as `referee: error:` plus one line per hint."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, hints: tuple[str, ...] | list[str] = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hints = tuple(hints)
-
-
-class SignatureError(RefereeError):
-    """A signature is malformed, made for another namespace, or does not match."""
-
-
-class KeyFileError(RefereeError):
-    """A key file is missing, unreadable, or not an OpenSSH key."""
-
-
-class OrderRefusedError(RefereeError):
-    """An order file was refused; `problems` lists every reason."""
-
-    def __init__(self, message: str, problems: list[Any], hints: tuple[str, ...] | list[str] = ()) -> None:
-        super().__init__(message, hints)
-        self.problems = problems
+__all__ = [
+    "ConfigError",
+    "GameDataError",
+    "KeyFileError",
+    "LockedError",
+    "OrderRefusedError",
+    "RefereeError",
+    "SignatureError",
+    "StateError",
+    "VerificationError",
+]
 
 
 class GameDataError(RefereeError):
@@ -46,13 +36,3 @@ class StateError(RefereeError):
 
 class LockedError(RefereeError):
     """Another referee process is working on the same game."""
-
-
-class VerificationError(RefereeError):
-    """`referee verify` found problems; each one is listed."""
-
-    exit_code = 3
-
-    def __init__(self, message: str, problems: list[str]) -> None:
-        super().__init__(message, ())
-        self.problems = problems

@@ -1,4 +1,8 @@
-"""`referee sign`: what a player's machine does with an order file before mailing it."""
+"""`referee sign`: what a player's machine does with an order file before mailing it.
+
+It sits at the top, beside the command line, because it writes the player's files; the checks
+and the signature themselves are the protocol's (`referee.protocol.orders`, `.signatures`).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ from pathlib import Path
 
 from referee.errors import KeyFileError, OrderRefusedError
 from referee.files import atomic_write
-from referee.orders import order_file_problems, with_entropy
-from referee.signatures import NAMESPACE_ORDERS, load_private_key, sign
+from referee.protocol.orders import order_file_problems, with_entropy
+from referee.protocol.signatures import NAMESPACE_ORDERS, load_private_key, sign
 
 
 def sign_order_file(order_path: Path, key_path: Path, ask_passphrase: Callable[[], bytes]) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so the script runs from a checkout without installing
 
-from referee import dice  # noqa: E402 (after the path set-up above)
+from referee.protocol import dice  # noqa: E402 (after the path set-up above)
 
 OUT = ROOT / "tests" / "vectors" / "protocol"
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from referee.demo import TABLES as DEMO_TABLES
-from referee.engine import Receipt, init_game, submit
-from referee.signatures import (
+from referee.game.engine import init_game, submit
+from referee.game.results import Receipt
+from referee.protocol.signatures import (
     NAMESPACE_ORDERS,
     generate_keypair,
     load_private_key,

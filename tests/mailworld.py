@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from referee.engine import init_game
-from referee.home import Home
-from referee.run import PassReport, run_pass
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.game.engine import init_game
+from referee.mail.home import Home
+from referee.mail.run import PassReport, run_pass
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 
 from conftest import GAME_ID, TABLES, indent
 from mailservers import Dovecot, SmtpServer, dovecot_available

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from referee.dice import parse_spec
+from referee.protocol.dice import parse_spec
 
 T = TypeVar("T")
 
 
 class ScriptedDice:
-    """A `referee.api.Dice` fed from a list; each die takes the next value, checked against its faces."""
+    """A `referee.kit.Dice` fed from a list; each die takes the next value, checked against its faces."""
 
     def __init__(self, values: Iterable[int]) -> None:
         self._values = list(values)

@@ -2,7 +2,7 @@
 
 from games.cest_la_guerre import rules
 from games.cest_la_guerre.options import OPTIONS
-from referee.api import GameModule
+from referee.kit import GameModule
 
 GAME = GameModule(
     id="cest-la-guerre",

@@ -23,7 +23,7 @@ from games.cest_la_guerre.relations import contacts_on, directly_behind, front_e
 from games.cest_la_guerre.terrain import LIVE_RIVER, rivers_crossed
 from games.cest_la_guerre.units import find, is_commander, placed, units_of
 from games.cest_la_guerre.zones import entry_edge
-from referee.api import Dice, thaw
+from referee.kit import Dice, thaw
 
 VERBS = (
     "move",

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.cest_la_guerre.data import COSTS, LISTS, NO_GRADE, SWAPS, TROOPS, show_points, unit_cost
-from referee.api import Problem
+from referee.kit import Problem
 
 POINT_SYSTEM = "point-system"
 MAX_NAME = 40

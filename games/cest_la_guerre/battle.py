@@ -48,7 +48,7 @@ from games.cest_la_guerre.relations import (
 )
 from games.cest_la_guerre.terrain import centre, elevation, los_clear
 from games.cest_la_guerre.units import by_marker, can_shoot, find, is_artillery, is_dummy, placed, weapon_range
-from referee.api import Dice, Problem, thaw
+from referee.kit import Dice, Problem, thaw
 
 Unit = dict[str, Any]
 ELEVATED_CLEARANCE = 100  # friends must be farther than this from the target for guns on a hill (L313)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.cest_la_guerre.events import private
-from referee.api import Dice, Problem
+from referee.kit import Dice, Problem
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from referee.api import GameDataError, Tables, load_data, parse_tables
+from referee.kit import GameDataError, Tables, load_data, parse_tables
 
 PACKAGE = "games.cest_la_guerre"
 GRADES = ("brilliant", "elite", "average", "inferior")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.api import Event
+from referee.kit import Event
 
 ALL = "all"
 

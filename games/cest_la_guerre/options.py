@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.cest_la_guerre.data import CHARTS, TERRAIN_MENU, TROOPS
-from referee.api import GameDataError, parse_spec
+from referee.kit import GameDataError, parse_spec
 
 Check = Callable[[str, Any], None]
 

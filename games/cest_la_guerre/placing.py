@@ -12,7 +12,7 @@ from games.cest_la_guerre.geometry import FACINGS, card_rect, overlaps, rect_of
 from games.cest_la_guerre.terrain import going_at
 from games.cest_la_guerre.units import find, placed
 from games.cest_la_guerre.zones import TOWARDS, in_strip, on_table
-from referee.api import Problem
+from referee.kit import Problem
 
 Unit = dict[str, Any]
 

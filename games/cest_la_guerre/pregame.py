@@ -15,7 +15,7 @@ from games.cest_la_guerre.placing import place, placement_problems
 from games.cest_la_guerre.sequence import start_round
 from games.cest_la_guerre.units import describe, units_of
 from games.cest_la_guerre.zones import enemy_edge
-from referee.api import Dice, Problem, thaw
+from referee.kit import Dice, Problem, thaw
 
 DEPLOY_DEPTH = 100  # 10 cm from the base edge (L154)
 CARD_STATE = {

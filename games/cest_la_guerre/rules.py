@@ -31,7 +31,7 @@ from games.cest_la_guerre.sequence import after_movement, end_bound
 from games.cest_la_guerre.units import placed
 from games.cest_la_guerre.views import secrets as hidden_leaves
 from games.cest_la_guerre.views import view as build_view
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, Secret, thaw
+from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, Secret, thaw
 
 ROLES = ("blue", "red")
 SCENARIOS = ("open-battle",)

@@ -1,4 +1,4 @@
-"""The shape of each phase's orders (referee.schema), with the words a player reads in notices."""
+"""The shape of each phase's orders (referee.kit.schema), with the words a player reads in notices."""
 
 from __future__ import annotations
 

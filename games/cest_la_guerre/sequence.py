@@ -14,7 +14,7 @@ from games.cest_la_guerre.geometry import CARD_DEPTH, along, distance_ahead, lat
 from games.cest_la_guerre.relations import contacts_on
 from games.cest_la_guerre.units import can_shoot, is_artillery, placed, weapon_range
 from games.cest_la_guerre.victory import victory_check
-from referee.api import Dice
+from referee.kit import Dice
 
 BOUND_FLAGS = {"moved_bound": False, "charged": False, "rallied": False, "shots": 0}
 

@@ -20,7 +20,7 @@ from games.cest_la_guerre.data import show_points
 from games.cest_la_guerre.formations import command_group
 from games.cest_la_guerre.units import describe, is_dummy, marker_order, units_of
 from games.cest_la_guerre.victory import lost_statuses, points_lost
-from referee.api import Secret
+from referee.kit import Secret
 
 GAME_ID = "cest-la-guerre"
 # What a card is: its owner's, until it turns face up (a removed dummy is known for one).

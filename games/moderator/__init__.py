@@ -2,7 +2,7 @@
 decks of cards and hidden notes)."""
 
 from games.moderator import rules
-from referee.api import GameModule
+from referee.kit import GameModule
 
 GAME = GameModule(
     id="moderator",

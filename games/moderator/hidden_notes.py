@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.api import Dice, Event, Problem
+from referee.kit import Dice, Event, Problem
 
 NOTE_ID = r"[a-z0-9][a-z0-9_.-]{0,47}"
 MAX_NOTE = 4000

@@ -25,7 +25,7 @@ from games.moderator.hidden_notes import (
     reveal_notes,
     seal_note,
 )
-from referee.api import (
+from referee.kit import (
     Dice,
     Event,
     GameDataError,

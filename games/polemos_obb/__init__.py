@@ -6,7 +6,7 @@ what is reconstructed, the options and what the referee must supply.
 """
 
 from games.polemos_obb import rules
-from referee.api import GameModule
+from referee.kit import GameModule
 
 GAME = GameModule(
     id="polemos-obb",

@@ -15,7 +15,7 @@ from typing import Any
 from games.polemos_obb.model import PACKAGE, TROOPS, State
 from games.polemos_obb.options import require_table
 from games.polemos_obb.resolution import Resolution
-from referee.api import GameDataError, MissingTableError, load_data
+from referee.kit import GameDataError, MissingTableError, load_data
 
 BUILT_IN_SCENARIOS = ("combat-example", "danube-demo")
 BUILT_IN_GENERATORS = ("imperialist",)

@@ -16,7 +16,7 @@ from games.polemos_obb.generals import capture_roll, risk_to_general
 from games.polemos_obb.model import arm_of, army_of_base, is_standing, side_of, side_of_base
 from games.polemos_obb.options import game_tables, missing_table_message, require_table
 from games.polemos_obb.resolution import Resolution
-from referee.api import Problem
+from referee.kit import Problem
 
 
 def fire_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]) -> list[Problem]:

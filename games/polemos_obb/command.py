@@ -26,7 +26,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import SUPPLIED, game_tables, missing_table_message, order_cost
 from games.polemos_obb.resolution import Resolution
-from referee.api import Problem
+from referee.kit import Problem
 
 MOVING = ("move", "continue")
 ORDER_KINDS = ("move", "continue", "dismount", "remount", "limber", "unlimber")

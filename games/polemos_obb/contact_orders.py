@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.polemos_obb.model import army_of_base, is_standing, live_pairs, side_of
-from referee.api import Problem
+from referee.kit import Problem
 
 
 def contact_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]) -> list[Problem]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.api import load_data
+from referee.kit import load_data
 
 State = dict[str, Any]
 

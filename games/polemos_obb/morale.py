@@ -17,7 +17,7 @@ from games.polemos_obb.model import army_order, division_bases, is_in_play, is_s
 from games.polemos_obb.options import supply_hint
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.tempo import roll_income
-from referee.api import MissingTableError
+from referee.kit import MissingTableError
 
 
 def resolve_morale(r: Resolution) -> None:

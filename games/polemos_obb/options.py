@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from games.polemos_obb.model import PACKAGE, TROOPS
-from referee.api import GameDataError, MissingTableError, Table, Tables, load_data, parse_tables
+from referee.kit import GameDataError, MissingTableError, Table, Tables, load_data, parse_tables
 
 OPTIONS = {
     "rounds": "how many game turns the battle lasts (a whole number; leave out for no limit)",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from games.polemos_obb.model import State
-from referee.api import Dice, Event, Lookup, Tables
+from referee.kit import Dice, Event, Lookup, Tables
 
 Visibility = Literal["all"] | tuple[str, ...]
 

@@ -40,7 +40,7 @@ from games.polemos_obb.options import OPTIONS, game_tables, missing_parts, read_
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
 from games.polemos_obb.views import secrets, view
-from referee.api import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
+from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
 
 __all__ = ["OPTIONS", "check", "phase", "resolve", "roles", "secrets", "setup", "validate", "view"]
 SCHEMA_VERSION = 1

@@ -1,4 +1,4 @@
-"""The shape of each phase's orders (referee.schema's language), their examples and defaults.
+"""The shape of each phase's orders (referee.kit.schema's language), their examples and defaults.
 
 Examples are what each phase's notice offers as a ready-to-fill order file; they are valid
 for every active player in any state, so they give the shape with empty lists.

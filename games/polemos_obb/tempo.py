@@ -18,7 +18,7 @@ from typing import Any
 
 from games.polemos_obb.model import State, army_order, is_in_play, side_ids
 from games.polemos_obb.resolution import Resolution
-from referee.api import Problem
+from referee.kit import Problem
 
 TEMPO_BONUS = 2
 MINIMUM_BID = 1

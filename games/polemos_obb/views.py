@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.model import army_of_player, army_order, is_in_play, json_pointer
-from referee.api import Secret
+from referee.kit import Secret
 
 
 def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:

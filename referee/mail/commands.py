@@ -6,18 +6,18 @@ sender can at worst make the referee write to the real player.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from referee.attendance import declare_absence, declare_back, game_schedule, open_deadline
-from referee.home import Home, HomeConfig
-from referee.journal import GameDir
+from referee.game.attendance import declare_absence, declare_back, game_schedule, open_deadline
+from referee.game.journal import GameDir
+from referee.game.status import status, status_text
+from referee.letters.outbox import Attachment
 from referee.mail.directory import Directory, Seat
+from referee.mail.disputes import open_dispute
+from referee.mail.home import Home, HomeConfig
 from referee.mail.message import Command, Incoming
-from referee.mail.replies import Section, post_reply
-from referee.outbox import Attachment
-from referee.status import status, status_text
+from referee.mail.replies import Answer, Section, post_reply
 
 HELP = """\
 Orders: attach your order file and its signature (orders.yaml and orders.yaml.sig, made with
@@ -34,12 +34,6 @@ Commands: the first word of the mail body (the subject line is ignored).
   dispute GAME LABEL REASON...  ask the referee to review a roll (its label) or an event
 
 GAME may be left out when you play in one game only."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    destination: str  # "processed" or "rejected"
-    summary: str
 
 
 def _reply(
@@ -113,8 +107,6 @@ def run_command(home: Home, config: HomeConfig, directory: Directory, incoming: 
     if name in ("absent", "back"):
         return _absence(home, config, directory, incoming, chosen[0], command, rest)
     if name == "dispute":
-        from referee.mail.disputes import open_dispute
-
         return open_dispute(home, config, incoming, chosen[0], rest, now)
     raise AssertionError(f"command {name} has no handler")  # COMMANDS and this function list the same names
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.config import GameConfig, parse_config
 from referee.errors import RefereeError
-from referee.home import Home
-from referee.journal import GameDir
-from referee.yamlsafe import load_strict
+from referee.game.config import GameConfig, parse_config
+from referee.game.journal import GameDir
+from referee.mail.home import Home
+from referee.protocol.yamlsafe import load_strict
 
 
 @dataclass(frozen=True)

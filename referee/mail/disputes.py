@@ -1,28 +1,25 @@
 """Disputes by mail: a player names a roll label (or an event) and gives a reason; the dispute is
 recorded in the game's journal, the referee is alerted, and the player gets its number.
-Resolving it (`referee dispute resolve`, in referee.disputes) tells every player.
+Resolving it (`referee dispute resolve`, in referee.game.disputes) tells every player.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from referee.disputes import disputes, find_roll
-from referee.home import Home, HomeConfig
-from referee.journal import GameDir
+from referee.game.disputes import disputes, find_roll
+from referee.game.journal import GameDir
 from referee.mail.directory import Seat
+from referee.mail.home import Home, HomeConfig
 from referee.mail.message import Incoming
-from referee.mail.replies import alert_referee, post_reply
+from referee.mail.replies import Answer, alert_referee, post_reply
 
 MAX_REASON = 4000
 
 
 def open_dispute(
     home: Home, config: HomeConfig, incoming: Incoming, seat: Seat, words: tuple[str, ...], now: datetime
-) -> Any:
-    from referee.mail.commands import Answer
-
+) -> Answer:
     game_dir = GameDir(seat.path)
     if not words:
         post_reply(

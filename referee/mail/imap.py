@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import RefereeError
-from referee.home import MailAccount
+from referee.mail.home import MailAccount
 
 
 class MailboxError(RefereeError):

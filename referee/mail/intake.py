@@ -3,7 +3,7 @@
 1. Fetch new messages (UIDs above the last stored one, in batches: one FETCH per batch).
 2. Store each raw message durably (HOME/spool/SHA256.eml: write, fsync, rename) and record it
    in the ledger, with its UID, before anything else happens to it.
-3. Handle each stored message: route its orders to their games (`referee.engine.submit`, which
+3. Handle each stored message: route its orders to their games (`referee.game.engine.submit`, which
    handles one mail once, by its source) or answer its command; record the outcome.
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
@@ -19,18 +19,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from referee.canonical import sha256_hex
-from referee.engine import submit
 from referee.errors import RefereeError
 from referee.files import atomic_write
-from referee.home import Home, HomeConfig
-from referee.mail.commands import Answer, help_sections, run_command
+from referee.game.engine import submit
+from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
+from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.message import Incoming, OrderPart, read_message
-from referee.mail.replies import post_reply
-from referee.signatures import NAMESPACE_ORDERS, verify
+from referee.mail.replies import Answer, post_reply
+from referee.protocol.canonical import sha256_hex
+from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
 BATCH_BYTES = 32 * 1024 * 1024

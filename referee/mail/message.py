@@ -14,8 +14,8 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 
-from referee.canonical import sha256_hex
-from referee.orders import canonical_text
+from referee.protocol.canonical import sha256_hex
+from referee.protocol.orders import canonical_text
 
 BEGIN = "-----BEGIN SSH SIGNATURE-----"
 END = "-----END SSH SIGNATURE-----"

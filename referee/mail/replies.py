@@ -8,18 +8,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.encryption import seal_letter
-from referee.home import Home, HomeConfig
+from referee.letters.encryption import seal_letter
+from referee.letters.outbox import Attachment, Letter, make_message_id, post
+from referee.letters.render import render
 from referee.mail.directory import Directory
-from referee.outbox import Attachment, Letter, make_message_id, post
-from referee.reports import render
-from referee.signatures import PublicKey
+from referee.mail.home import Home, HomeConfig
+from referee.protocol.signatures import PublicKey
 
 
 @dataclass(frozen=True)
 class Section:
     title: str
     body: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What became of one incoming mail: the folder it is moved to, and a line for the log."""
+
+    destination: str  # "processed" or "rejected"
+    summary: str
 
 
 def post_reply(

@@ -20,7 +20,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from pathlib import Path
 
-from referee.home import MailAccount
+from referee.mail.home import MailAccount
 from referee.mail.ledger import Ledger
 
 CRLF = re.compile(rb"\r?\n")  # the outbox keeps letters with LF; SMTP wants CRLF
@@ -108,5 +108,5 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
 
 def _mark_sent(outbox: Path, path: Path) -> None:
     (outbox / "cur").mkdir(exist_ok=True)
-    # The same name as in new/: `referee.outbox.post` looks for it there to never post a letter twice.
+    # The same name as in new/: `referee.letters.outbox.post` looks for it there to never post a letter twice.
     os.replace(path, outbox / "cur" / path.name)

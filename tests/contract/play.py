@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.api import GameModule, PhaseSpec
-from referee.canonical import canonical_json
-from referee.dice import Dice
-from referee.hidden import HiddenDraws
+from referee.kit import GameModule, PhaseSpec
+from referee.protocol.canonical import canonical_json
+from referee.protocol.draws import Dice
+from referee.protocol.hidden import HiddenDraws
 
 TESTS = Path(__file__).resolve().parents[1]
 DEFAULT_PLAYERS = ("alpha", "bravo", "charlie")  # for a game open to any players (roles() is None)

@@ -1,4 +1,4 @@
-"""Every installed game keeps the contract: pure rules, imports only through referee.api,
+"""Every installed game keeps the contract: pure rules, imports only through referee.kit,
 JSON-canonical states, views built for each role, and invariants that hold in play."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from play import dice_for, phase_orders, players_of
 
 import games
-from referee.canonical import canonical_json
-from referee.schema import check_schema
+from referee.kit.schema import check_schema
+from referee.protocol.canonical import canonical_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN_IN_GAMES = {"random", "time", "datetime", "os", "pathlib", "logging", "requests", "subprocess", "socket"}
@@ -37,7 +37,7 @@ def test_games_import_only_referee_api_and_nothing_impure() -> None:
             top = name.split(".")[0]
             assert top not in FORBIDDEN_IN_GAMES, f"{path} imports {name}: game rules must be pure"
             if top == "referee":
-                assert name == "referee.api", f"{path} imports {name}: games use referee.api only"
+                assert name == "referee.kit", f"{path} imports {name}: games use referee.kit only"
 
 
 def test_core_never_imports_a_game_by_name() -> None:
@@ -52,7 +52,7 @@ def test_no_game_opens_files() -> None:
         calls = {
             node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
         }
-        assert "open" not in calls, f"{path} opens a file: data arrives through referee.api.load_data"
+        assert "open" not in calls, f"{path} opens a file: data arrives through referee.kit.load_data"
 
 
 @pytest.mark.parametrize("game", games.GAMES, ids=lambda g: g.id)

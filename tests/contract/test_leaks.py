@@ -44,17 +44,18 @@ from click.testing import CliRunner
 from play import Reached, canonical, dice_for, phase_orders, players_of, reach
 
 import games
-from referee import PROTOCOL, PROTOCOL_WITH_HIDDEN
-from referee.adjudication import Outcome, public_openings
-from referee.api import Event, GameModule, PhaseSpec, Secret
-from referee.canonical import canonical_json, pretty_json
 from referee.cli import cli
-from referee.engine import Game, init_game
-from referee.journal import OpenPhase
-from referee.letters import notice_context, report_context
-from referee.reports import render
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
-from referee.yamlsafe import dump
+from referee.game.announce import notice_context, report_context
+from referee.game.engine import init_game
+from referee.game.journal import OpenPhase
+from referee.game.opened import Game
+from referee.game.results import Outcome
+from referee.kit import Event, GameModule, PhaseSpec, Secret
+from referee.letters.render import render
+from referee.protocol.canonical import canonical_json, pretty_json
+from referee.protocol.records import PROTOCOL, PROTOCOL_WITH_HIDDEN, public_openings
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.yamlsafe import dump
 
 T = TypeVar("T")
 TEXT_MARK = "LEAKMARK{:04d}Q"
@@ -386,13 +387,13 @@ class Checker:
 
     def before(self, state: Any, role: str | None) -> tuple[str, str]:
         """Return what `role` gets while the phase is open: its view, and its notice (text, HTML
-        and the attached view, rendered by the core's letters.notice_context)."""
+        and the attached view, rendered by the core's announce.notice_context)."""
         view = text_of(self.module.view(state, role))
         spec = self.module.phase(state)
         if role is None or spec is None:
             return view, ""
         context, view_bytes = notice_context(self.core, open_phase(spec), spec, state, role)
-        return view, "\n".join((*render("notice", context), view_bytes.decode("utf-8")))
+        return view, "\n".join((*render("notice", context, self.module), view_bytes.decode("utf-8")))
 
     def resolve(self, state: Any, given: dict[str, Any] | None = None) -> tuple[dict[str, Any], Outcome]:
         """Resolve the open phase with the `given` orders (by default its example orders) and
@@ -425,7 +426,7 @@ class Checker:
         done: tuple[dict[str, Any], Outcome] | None = None,
     ) -> After:
         """Return what `role` gets from resolving the open phase with the `given` orders (`done`:
-        resolved already), its report rendered by the core's letters.report_context."""
+        resolved already), its report rendered by the core's announce.report_context."""
         orders, outcome = done or self.resolve(state, given)
         record = outcome.record
         seen = [e.as_dict() for e in outcome.events if e.is_visible_to(role)]
@@ -433,7 +434,7 @@ class Checker:
         if role is None:
             return After(orders, seen, record, view, "")
         context, attachments = report_context(self.core, outcome, role)
-        letter = (*render("report", context), *(a.data.decode("utf-8") for a in attachments))
+        letter = (*render("report", context, self.module), *(a.data.decode("utf-8") for a in attachments))
         return After(orders, seen, record, view, "\n".join(letter))
 
     def check_state(self, item: Reached) -> None:

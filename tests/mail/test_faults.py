@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.journal import GameDir
-from referee.run import home_lock, run_pass
+from referee.game.journal import GameDir
+from referee.mail.run import home_lock, run_pass
 
 from conftest import GAME_ID
 from mailservers import FlakyProxy
@@ -83,8 +83,8 @@ def kill_during_pass(world: MailWorld, hook: str) -> subprocess.CompletedProcess
         f"""
         import os, signal, sys
         from pathlib import Path
-        from referee.home import Home
-        from referee.run import Hooks, run_pass
+        from referee.mail.home import Home
+        from referee.mail.run import Hooks, run_pass
         kill = lambda: os.kill(os.getpid(), signal.SIGKILL)
         run_pass(Home(Path(sys.argv[1])), hooks=Hooks({hook}=kill))
         """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from email import message_from_bytes, policy
 
-from referee.status import status
+from referee.game.status import status
 
 from conftest import GAME_ID
 from mailworld import ALERTS, REFEREE, MailWorld
@@ -162,7 +162,7 @@ def test_a_huge_attachment_is_kept_by_its_header_and_answered(mail_world: MailWo
 
 def test_orders_signed_by_an_unknown_key_are_refused_to_the_sender(mail_world: MailWorld) -> None:
     raw = mail_world.order("alice", 1, ROLL)
-    from referee.signatures import generate_keypair
+    from referee.protocol.signatures import generate_keypair
 
     generate_keypair(mail_world.home.path / "mallory", comment="mallory")
     mail_world.keys["mallory"] = mail_world.home.path / "mallory"
@@ -245,8 +245,8 @@ def test_orders_signed_by_ssh_keygen_and_pasted_by_a_mail_client(mail_world: Mai
 
 
 def test_a_dispute_by_mail_is_recorded_alerted_and_its_resolution_goes_to_everyone(mail_world: MailWorld) -> None:
-    from referee.disputes import disputes, resolve_dispute
-    from referee.journal import GameDir
+    from referee.game.disputes import disputes, resolve_dispute
+    from referee.game.journal import GameDir
 
     for player in mail_world.players:
         mail_world.deliver(mail_world.orders_mail(player, mail_world.order(player, 1, ROLL)))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from referee.attendance import absent_players
-from referee.journal import GameDir
-from referee.status import status
+from referee.game.attendance import absent_players
+from referee.game.journal import GameDir
+from referee.game.status import status
 
 from mailworld import ALERTS, MailWorld, add_game
 
@@ -128,7 +128,7 @@ def test_the_notice_states_the_deadline_rule(mail_world: MailWorld) -> None:
 
 
 def test_a_weekday_rule() -> None:
-    from referee.deadlines import parse_schedule
+    from referee.game.deadlines import parse_schedule
 
     schedule = parse_schedule({"deadline": "sun 20:00", "timezone": "Europe/London"}, "test")
     assert schedule.rule("round") == (

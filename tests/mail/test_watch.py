@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from referee.run import watch
+from referee.mail.run import watch
 
 from mailworld import MailWorld
 

@@ -9,8 +9,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.engine import init_game
-from referee.signatures import generate_keypair
+from referee.game.engine import init_game
+from referee.protocol.signatures import generate_keypair
 
 from conftest import GAME_ID, TABLES, TestGame
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import referee.letters
-from referee.audit import audit, phases_to_replay
-from referee.canonical import canonical_json, sha256_hex
-from referee.engine import adjudicate, init_game, submit
-from referee.journal import GameDir
-from referee.override import make_override
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+import referee.letters.post
+from referee.game.audit import audit, phases_to_replay
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.journal import GameDir
+from referee.game.override import make_override
+from referee.protocol.canonical import canonical_json, sha256_hex
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 
 ROUNDS = 60
 PLAYERS = ("alice", "bob")
@@ -75,7 +75,7 @@ def build_long_game(root: Path, rounds: int) -> Path:
 def long_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     # Neither the outbox nor durability is under test here: skip building mail and syncing disks.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(referee.letters, "post", lambda *args, **kwargs: None)
+        patch.setattr(referee.letters.post, "post", lambda *args, **kwargs: None)
         patch.setattr(os, "fsync", lambda fd: None)
         yield build_long_game(tmp_path_factory.mktemp("long"), ROUNDS)
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from played import copy_game, new_game
 
 from referee.cli import cli
-from referee.engine import adjudicate
 from referee.errors import RefereeError
+from referee.game.engine import adjudicate
 
 if TYPE_CHECKING:
     from conftest import TestGame
@@ -88,7 +88,7 @@ def test_usage_and_refusals(game: TestGame) -> None:
 
 
 def test_dispute_list_and_resolve(game: TestGame) -> None:
-    from referee.journal import GameDir
+    from referee.game.journal import GameDir
 
     game_dir = GameDir(game.dir)
     with game_dir.lock(), game_dir.transaction():

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from referee.deadlines import (
+from referee.errors import ConfigError
+from referee.game.deadlines import (
     Adjudicate,
     AlertReferee,
     PhaseFacts,
@@ -16,7 +17,6 @@ from referee.deadlines import (
     parse_schedule,
     plan,
 )
-from referee.errors import ConfigError
 
 OPENED = datetime(2026, 11, 16, 9, 0, tzinfo=UTC)  # a Monday
 PLAYERS = ("alice", "bob", "carol", "dave")

@@ -1,4 +1,4 @@
-"""Tests for referee.decks with real hidden draws: definitions, dealing, every operation, what each
+"""Tests for referee.kit.decks with real hidden draws: definitions, dealing, every operation, what each
 player's events and views show, the proofs, and a property: no sequence of operations loses or
 makes a card."""
 
@@ -12,12 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee import decks
-from referee.api import Event
-from referee.dice import Dice
 from referee.errors import GameDataError
-from referee.hidden import HiddenDraws
-from referee.schema import check_schema
+from referee.kit import Event, decks
+from referee.kit.schema import check_schema
+from referee.protocol.draws import Dice
+from referee.protocol.hidden import HiddenDraws
 
 PLAYERS = ("alice", "bob", "carol")
 # Every card of the shared decks is unique, with a distinctive name, so a leak is easy to see.

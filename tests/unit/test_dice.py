@@ -1,4 +1,4 @@
-"""Tests for referee.dice: the protocol vectors (one test per file), the recording Dice,
+"""Tests for referee.protocol.dice: the protocol vectors (one test per file), the recording Dice,
 spec parsing, transcript refusals, and the hand-check script printed in docs/protocol.md."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import dice
-from referee.canonical import pretty_json, sha256_hex
+from referee.protocol import dice, draws
+from referee.protocol.canonical import pretty_json, sha256_hex
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors" / "protocol"
@@ -101,7 +101,7 @@ def _check_draw_vector(expect: str, headers: list[tuple[str, str]], body: str) -
         with pytest.raises(dice.DiceError):
             dice.parse_spec(spec)
         with pytest.raises(dice.DiceError):
-            dice.Dice(key).roll(spec, label=label)
+            draws.Dice(key).roll(spec, label=label)
     else:
         pytest.fail(f"unknown expect class {expect!r}: teach test_dice.py about it")
 
@@ -144,7 +144,7 @@ def _key() -> bytes:
 
 
 def test_a_label_cannot_be_used_twice_in_one_phase() -> None:
-    rolls = dice.Dice(_key())
+    rolls = draws.Dice(_key())
     rolls.roll("1d6", label="tempo/eugene")
     with pytest.raises(dice.DiceError, match="already used"):
         rolls.uniform(6, label="tempo/eugene")
@@ -154,7 +154,7 @@ def test_a_label_cannot_be_used_twice_in_one_phase() -> None:
 
 
 def test_dice_read_from_zero_are_recorded_as_uniform() -> None:
-    rolls = dice.Dice(_key())
+    rolls = draws.Dice(_key())
     assert rolls.roll("1d10z", label="events/one") == dice.derive(_key(), "events/one", "uniform(10)")
     three = rolls.roll("3d10z", label="events/random")
     assert three == [3, 8, 8]  # protocol section 7's "uniform(10), three times"
@@ -167,13 +167,13 @@ def test_dice_read_from_zero_are_recorded_as_uniform() -> None:
 
 
 def test_dice_read_from_one_and_from_zero_share_the_stream() -> None:
-    one = dice.Dice(_key()).roll("5d10", label="demo/d10")
-    zero = dice.Dice(_key()).roll("5d10z", label="demo/d10")
+    one = draws.Dice(_key()).roll("5d10", label="demo/d10")
+    zero = draws.Dice(_key()).roll("5d10z", label="demo/d10")
     assert [v - 1 for v in one] == zero
 
 
 def test_a_roll_is_recorded_with_its_spec_and_values() -> None:
-    rolls = dice.Dice(_key())
+    rolls = draws.Dice(_key())
     values = rolls.roll("2d6", label="combat/X-vs-M/attacker")
     assert values == [6, 2]
     assert rolls.uniform(10, label="misc/u") in range(10)
@@ -186,7 +186,7 @@ def test_a_roll_is_recorded_with_its_spec_and_values() -> None:
 
 
 def test_a_shuffle_records_the_permutation_of_indices() -> None:
-    rolls = dice.Dice(_key())
+    rolls = draws.Dice(_key())
     items = [f"card-{i}" for i in range(10)]
     shuffled = rolls.shuffle(items, label="deck/shuffle")
     permutation = [8, 1, 7, 9, 3, 6, 0, 4, 2, 5]
@@ -363,7 +363,7 @@ def _doc_script() -> str:
 
 def _section7_record() -> dict[str, Any]:
     key = _key()
-    rolls = dice.Dice(key)
+    rolls = draws.Dice(key)
     rolls.roll("1d6", label="tempo/eugene")
     rolls.roll("2d6", label="combat/X-vs-M/attacker")
     rolls.roll("3d10z", label="events/random")

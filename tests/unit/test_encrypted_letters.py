@@ -21,13 +21,13 @@ import pytest
 import yaml
 from played import copy_game
 
-from referee.engine import adjudicate, init_game
 from referee.errors import ConfigError
-from referee.home import Home
+from referee.game.engine import adjudicate, init_game
 from referee.mail.commands import run_command
 from referee.mail.directory import Directory
+from referee.mail.home import Home
 from referee.mail.message import read_message
-from referee.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
+from referee.protocol.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
 
 from conftest import GAME_ID, TABLES, TestGame
 from mailworld import REFEREE, write_home

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.encryption import can_encrypt_to, encrypt_to
 from referee.errors import ConfigError
-from referee.signatures import load_public_key_file
+from referee.letters.encryption import can_encrypt_to, encrypt_to
+from referee.protocol.signatures import load_public_key_file
 
 
 @pytest.fixture(scope="module")

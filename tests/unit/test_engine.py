@@ -1,4 +1,4 @@
-"""Tests for referee.engine through the library: a game played, every refusal, seq rules,
+"""Tests for referee.game.engine through the library: a game played, every refusal, seq rules,
 adjudication rules, and crash safety."""
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-import referee.letters
-from referee.canonical import sha256_hex
-from referee.engine import Receipt, adjudicate, submit
+import referee.game.adjudication
 from referee.errors import RefereeError, StateError
-from referee.journal import GameDir
-from referee.signatures import generate_keypair, load_private_key, sign
-from referee.status import status
-from referee.verify import verify_game_dir
+from referee.game.engine import adjudicate, submit
+from referee.game.journal import GameDir
+from referee.game.results import Receipt
+from referee.game.status import status
+from referee.protocol.canonical import sha256_hex
+from referee.protocol.signatures import generate_keypair, load_private_key, sign
+from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
     from conftest import TestGame
@@ -469,7 +470,7 @@ def test_crash_before_the_journal_commits(game: TestGame, monkeypatch: pytest.Mo
     assert report.ok, report.problems
 
 
-@pytest.mark.parametrize("owner, name", [(referee.letters, "post_notices"), (GameDir, "insert_phase")])
+@pytest.mark.parametrize("owner, name", [(referee.game.adjudication, "post_notices"), (GameDir, "insert_phase")])
 def test_crash_while_opening_the_next_phase(
     game: TestGame, monkeypatch: pytest.MonkeyPatch, owner: Any, name: str
 ) -> None:
@@ -552,7 +553,7 @@ def test_one_process_at_a_time(game: TestGame) -> None:
             "-c",
             textwrap.dedent(f"""
             import sys, time
-            from referee.journal import GameDir
+            from referee.game.journal import GameDir
             with GameDir({str(game.dir)!r}).lock():
                 print("locked", flush=True)
                 time.sleep(2)
@@ -645,7 +646,7 @@ def test_a_private_events_notes_on_a_roll_reach_only_its_reader(
     import dataclasses
 
     import games
-    from referee.api import Event
+    from referee.kit import Event
 
     moderator = games.GAMES[0]
 

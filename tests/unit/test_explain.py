@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from referee.dice import phase_key, transcript
-from referee.engine import adjudicate
 from referee.errors import RefereeError
-from referee.explain import draw_steps, explain
+from referee.game.engine import adjudicate
+from referee.game.explain import explain
+from referee.protocol.dice import phase_key, transcript
+from referee.protocol.explain import draw_steps
 
 # protocol section 7
 SEED = bytes(range(32))

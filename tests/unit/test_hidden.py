@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 import games
-from referee.api import Dice, Event, GameModule, PhaseSpec
-from referee.dice import Dice as CoreDice
-from referee.dice import DiceError
-from referee.engine import adjudicate, init_game, submit
 from referee.errors import StateError
-from referee.hidden import HiddenDraws, check_opening, value_commitment
-from referee.reveal import reveal
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
-from referee.verify import verify_game_dir
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.reveal import reveal
+from referee.kit import Dice, Event, GameModule, PhaseSpec
+from referee.protocol.dice import DiceError
+from referee.protocol.draws import Dice as CoreDice
+from referee.protocol.hidden import HiddenDraws, check_opening, value_commitment
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.verify import verify_game_dir
 
 PLAYERS = ("alice", "bob")
 CARDS = ["ambush", "ambush", "forced-march", "rain", "spy"]
@@ -254,7 +254,7 @@ def test_the_final_reveal_waits_for_the_end_and_a_deck_can_be_revealed_before(
 
 
 def test_sealed_choices_are_shown_to_their_chooser_and_opened_for_all_when_all_are_in() -> None:
-    from referee.api import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box
+    from referee.kit import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box
 
     box = sealed_box("guard", ["marlborough", "tallard"])
     first = CoreDice(b"k" * 32, HiddenDraws(b"h" * 32, 3, "plans"))
@@ -285,8 +285,8 @@ def test_sealed_choices_are_shown_to_their_chooser_and_opened_for_all_when_all_a
 
 
 def test_the_vectors_of_protocol_section_8() -> None:
-    from referee import dice as dice_module
-    from referee.hidden import draw_key, game_commitment, hidden_key
+    from referee.protocol import dice as dice_module
+    from referee.protocol.hidden import draw_key, game_commitment, hidden_key
 
     seed, secret = bytes(range(32)), bytes(range(32, 64))
     orders = {"tallard": "a" * 64, "eugene": "b" * 64}
@@ -311,8 +311,8 @@ def test_the_vectors_of_protocol_section_8() -> None:
 
 
 def test_the_audit_replays_a_game_with_hidden_draws_and_a_rollback_keeps_them_provable(played: Path) -> None:
-    from referee.audit import audit
-    from referee.rollback import rollback
+    from referee.game.audit import audit
+    from referee.game.rollback import rollback
 
     assert audit(played).ok
     rollback(played, "1/round", "a test of the roll forward", forward=True)

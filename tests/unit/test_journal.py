@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.journal import MIGRATIONS, GameDir
+from referee.game.journal import MIGRATIONS, GameDir
 
 # The schema of version 1 (orders knew by_referee; no rollbacks), as that version created it.
 SCHEMA_V1 = """

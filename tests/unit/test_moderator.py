@@ -12,10 +12,11 @@ import pytest
 import yaml
 
 from games.moderator import GAME, rules
-from referee.canonical import canonical_json
-from referee.dice import Dice, Stream
-from referee.hidden import HiddenDraws
-from referee.schema import check as check_schema_of
+from referee.kit.schema import check as check_schema_of
+from referee.protocol.canonical import canonical_json
+from referee.protocol.dice import Stream
+from referee.protocol.draws import Dice
+from referee.protocol.hidden import HiddenDraws
 
 TABLES = yaml.safe_load("""\
 schema_version: 1

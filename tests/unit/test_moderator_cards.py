@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
-from referee.engine import Game, adjudicate, init_game
-from referee.signatures import generate_keypair
-from referee.verify import verify_game_dir
+from referee.game.engine import adjudicate, init_game
+from referee.game.opened import Game
+from referee.protocol.signatures import generate_keypair
+from referee.protocol.verify import verify_game_dir
 
 from conftest import TestGame
 

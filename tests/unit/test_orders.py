@@ -1,4 +1,4 @@
-"""Tests for referee.orders: the order file's envelope, canonical text, entropy, and a bounded fuzz."""
+"""Tests for referee.protocol.orders: the order file's envelope, canonical text, entropy, and a bounded fuzz."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import OrderRefusedError
-from referee.orders import (
+from referee.protocol.orders import (
     MAX_ORDER_BYTES,
     canonical_text,
     order_file_problems,
     parse_order_file,
     with_entropy,
 )
-from referee.schema import Problem
+from referee.protocol.problems import Problem
 
 GOOD = b"game: g1\nturn: 1\nphase: round\nplayer: alice\norders:\n  note: hi\n"
 

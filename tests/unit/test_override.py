@@ -10,17 +10,18 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from played import copy_game, new_game
 
-from referee.audit import audit
-from referee.canonical import canonical_json, sha256_hex
-from referee.dice import derive, phase_key, transcript
-from referee.engine import adjudicate
 from referee.errors import RefereeError, StateError
-from referee.explain import explain
-from referee.journal import GameDir
-from referee.override import edit_state, make_override, values_problem, view_changes
-from referee.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
-from referee.status import status
-from referee.verify import verify_game_dir
+from referee.game.audit import audit
+from referee.game.engine import adjudicate
+from referee.game.explain import explain
+from referee.game.journal import GameDir
+from referee.game.override import make_override
+from referee.game.overrides import edit_state, values_problem, view_changes
+from referee.game.status import status
+from referee.protocol.canonical import canonical_json, sha256_hex
+from referee.protocol.dice import derive, phase_key, transcript
+from referee.protocol.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
+from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
     from conftest import TestGame
@@ -245,7 +246,7 @@ def test_refusals(game: TestGame) -> None:
 
 
 def test_a_reroll_staged_after_a_rollback_applies_at_the_roll_forward(game: TestGame) -> None:
-    from referee.rollback import roll_forward, rollback
+    from referee.game.rollback import roll_forward, rollback
 
     rollback(game.dir, "2/round", "a dispute", forward=False)
     result = make_override(game.dir, "reroll", "roll/bob/volley", [], "cocked die", phase="2/round")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from referee.engine import adjudicate
-from referee.preview import preview
-from referee.status import status
+from referee.game.engine import adjudicate
+from referee.game.preview import preview
+from referee.game.status import status
 
 ROLLS = "rolls:\n  - {label: charge, table: morale, modifiers: [elite], purpose: the charge}\n"
 

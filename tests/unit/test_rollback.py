@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 import pytest
 from played import copy_game, new_game
 
-from referee.audit import audit
-from referee.engine import adjudicate, submit
 from referee.errors import StateError
-from referee.journal import GameDir
-from referee.override import make_override
-from referee.rollback import roll_forward, rollback
-from referee.status import status
-from referee.verify import verify_game_dir
+from referee.game.audit import audit
+from referee.game.engine import adjudicate, submit
+from referee.game.journal import GameDir
+from referee.game.override import make_override
+from referee.game.rollback import roll_forward, rollback
+from referee.game.status import status
+from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
     from conftest import MakeGame, TestGame

@@ -1,4 +1,4 @@
-"""Tests for referee.schema: every problem code, paths, describe(), check_schema(), and fuzzing."""
+"""Tests for referee.kit.schema: every problem code, paths, describe(), check_schema(), and fuzzing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import GameDataError
-from referee.schema import MAX_PROBLEMS, Problem, check, check_schema, describe
+from referee.kit.schema import MAX_PROBLEMS, check, check_schema, describe
+from referee.protocol.problems import Problem
 
 ROLLS: dict[str, Any] = {
     "type": "map",

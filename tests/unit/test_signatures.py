@@ -1,4 +1,4 @@
-"""referee.signatures against the real ssh-keygen, plus malformed-input checks and a bounded fuzz."""
+"""referee.protocol.signatures against the real ssh-keygen, plus malformed-input checks and a bounded fuzz."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import KeyFileError, RefereeError, SignatureError
-from referee.signatures import (
+from referee.protocol.signatures import (
     NAMESPACE_ORDERS,
     NAMESPACE_REFEREE,
     PrivateKey,

@@ -1,4 +1,4 @@
-"""Tests for referee.tables: parsing, load-time checks, lookups, and fuzzing of the parser."""
+"""Tests for referee.kit.tables: parsing, load-time checks, lookups, and fuzzing of the parser."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import GameDataError
-from referee.tables import (
+from referee.kit.tables import (
     Lookup,
     MissingTableError,
     Row,

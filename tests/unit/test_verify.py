@@ -1,4 +1,4 @@
-"""Tests for referee.verify: a hand-built game directory, then one tampering per test."""
+"""Tests for referee.protocol.verify: a hand-built game directory, then one tampering per test."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from referee import dice
-from referee.canonical import canonical_json, pretty_json, sha256_hex
-from referee.signatures import (
+from referee.protocol import dice, draws
+from referee.protocol.canonical import canonical_json, pretty_json, sha256_hex
+from referee.protocol.signatures import (
     NAMESPACE_ORDERS,
     NAMESPACE_REFEREE,
     generate_keypair,
@@ -21,7 +21,7 @@ from referee.signatures import (
     load_public_key_file,
     sign,
 )
-from referee.verify import VerifyReport, verify_game_dir, verify_record, verify_records
+from referee.protocol.verify import VerifyReport, verify_game_dir, verify_record, verify_records
 
 GAME = "test-game"
 # (turn, phase, players): three adjudicated phases in sequence.
@@ -54,7 +54,7 @@ def _make_record(n: int, turn: int, phase: str, players: tuple[str, ...], before
     commit = dice.commitment(seed)
     orders = {p: sha256_hex(f"orders of {p} in {phase}".encode()) for p in players}
     key = dice.phase_key(seed, dice.transcript(GAME, turn, phase, commit, orders))
-    rolls = dice.Dice(key)
+    rolls = draws.Dice(key)
     for player in players:
         rolls.roll("2d6", label=f"roll/{player}/attack")
     rolls.roll("1d10z", label="events/weather")
@@ -453,7 +453,7 @@ def _with_overrides(game: tuple[Path, Path]) -> dict[str, Any]:
     seed = _seed(2)
     orders = {o["player"]: o["sha256"] for o in record["orders"]}
     key = dice.phase_key(seed, dice.transcript(GAME, 2, "round", record["commit"], orders))
-    rolls = dice.Dice(key)
+    rolls = draws.Dice(key)
     rolls.roll("2d6", label="roll/alice/attack")
     rolls.roll("2d6", label="roll/alice/attack/reroll-1")
     rolls.roll("2d6", label="roll/bob/attack")

@@ -14,10 +14,11 @@ import clg_bot
 import pytest
 
 from games.cest_la_guerre import GAME
-from referee.engine import Game, adjudicate, init_game, submit
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
-from referee.verify import verify_game_dir
-from referee.yamlsafe import dump
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.opened import Game
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.verify import verify_game_dir
+from referee.protocol.yamlsafe import dump
 
 GAME_ID = "clg-test"
 ROLES = ("blue", "red")

@@ -10,7 +10,7 @@ import pytest
 
 from games.cest_la_guerre import GAME, rules
 from games.cest_la_guerre.options import BY_NAME, SPECS, resolve_options
-from referee.api import GameDataError
+from referee.kit import GameDataError
 
 README = Path(__file__).resolve().parents[3] / "games" / "cest_la_guerre" / "README.md"
 

@@ -8,7 +8,7 @@ from typing import Any
 from clg_helpers import battle, card
 
 from games.cest_la_guerre import rules
-from referee.dice import Dice
+from referee.protocol.draws import Dice
 
 from scripted_dice import ScriptedDice
 

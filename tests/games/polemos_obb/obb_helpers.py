@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.polemos_obb import GAME
-from referee.api import Event
-from referee.canonical import canonical_json
+from referee.kit import Event
+from referee.protocol.canonical import canonical_json
 
 from scripted_dice import ScriptedDice
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from obb_helpers import combat_line, event, new_game, play
 
-from referee.api import MissingTableError
+from referee.kit import MissingTableError
 
 ARMY_MORALE = {"cmf": {"dutch": 15, "bavarian": 15}}  # test values: the book's are missing
 NO_SUPPORT: list[str] = []

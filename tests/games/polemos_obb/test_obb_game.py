@@ -17,10 +17,11 @@ import pytest
 import yaml
 from obb_helpers import TEST_TABLES
 
-from referee.engine import Game, adjudicate, init_game, submit
-from referee.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
-from referee.status import status
-from referee.verify import verify_game_dir
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.opened import Game
+from referee.game.status import status
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.verify import verify_game_dir
 
 PLAYERS = ("dutch", "imperial", "bavarian")
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

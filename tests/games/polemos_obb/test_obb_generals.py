@@ -13,7 +13,7 @@ from games.polemos_obb.generals import appoint_successors, capture_roll, risk_to
 from games.polemos_obb.options import game_tables
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.tempo import income_parts
-from referee.api import MissingTableError
+from referee.kit import MissingTableError
 
 from scripted_dice import ScriptedDice
 

@@ -10,7 +10,7 @@ import pytest
 from obb_helpers import TEST_TABLES, event, new_game, play
 
 from games.polemos_obb import GAME
-from referee.api import GameDataError, MissingTableError, load_data
+from referee.kit import GameDataError, MissingTableError, load_data
 
 # Imperial foot (first line): 1 -> 2 brigades; classes 5+1 and 6+1 (7 reads veteran); nationalities 2 and 6.
 # Imperial horse (second line): 1 -> 2 brigades: type 0 (hussars) class 6; type 8 (dragoons) class 1, nationality 5.

@@ -14,8 +14,8 @@ import pytest
 from obb_helpers import event, new_game, play
 
 from games.polemos_obb import GAME
-from referee.api import MissingTableError
-from referee.schema import check
+from referee.kit import MissingTableError
+from referee.kit.schema import check
 
 
 def army(army_id: str, title: str, lieutenant_generals: int) -> dict[str, Any]:

@@ -1,0 +1,325 @@
+"""Adjudication of one phase, and the opening of the next: the computation that `adjudicate`,
+the roll forward after a rollback and the audit share, so that a replay runs the very code
+the original did.
+
+`phase_outcome` is a function of the state before, the orders on record, the phase key and
+the referee's overrides; it writes nothing. `adjudicate_phase` writes what it computed (the
+record, the reports, the next phase) with the game's lock held by the caller.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from referee.errors import StateError
+from referee.files import atomic_write
+from referee.game.announce import post_notices, post_reports
+from referee.game.journal import OpenPhase
+from referee.game.opened import Game
+from referee.game.overrides import (
+    OverridingDice,
+    apply_state_edits,
+    in_force,
+    order_problems,
+    public_entry,
+    state_edits_of,
+)
+from referee.game.results import Adjudication, Opening, Outcome
+from referee.game.states import state_hash, wrap_state
+from referee.kit.contract import Event, PhaseSpec
+from referee.protocol.canonical import pretty_json, sha256_hex
+from referee.protocol.dice import commitment, phase_key, transcript
+from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
+from referee.protocol.orders import parse_order_file
+from referee.protocol.problems import Problem
+from referee.protocol.records import phase_record, public_openings
+
+
+def prepare_opening(game: Game, raw: dict[str, Any], read_only: bool = False) -> Opening:
+    """Return how the phase that follows the state `raw` opens.
+
+    Its seed is drawn once and kept (see `GameDir.seed_for`). When a rollback superseded an
+    adjudication of this phase under this seed, the seed is public: the phase is replayed if
+    its orders on record still fit, and otherwise gets a fresh seed, since players knowing the
+    seed could otherwise choose orders to suit the dice. `read_only` (the audit) draws nothing.
+    """
+    spec = game.module.phase(raw["state"])
+    if spec is None:
+        return Opening([raw], None, None)
+    chain = apply_state_edits(game, raw, spec)
+    if read_only:
+        seed = game.dir.seed_of(spec.turn, spec.name)
+        return Opening(chain, spec, commitment(seed) if seed else None)
+    seed = game.dir.seed_for(spec.turn, spec.name)
+    before = game.dir.revealed(spec.turn, spec.name, commitment(seed))
+    replay = before is not None and _replayable(game, spec, chain[-1], before)
+    if before is not None and not replay:
+        seed = game.dir.replace_seed(spec.turn, spec.name, "its seed was revealed and its orders must be sent again")
+    return Opening(chain, spec, commitment(seed), replay)
+
+
+def _replayable(game: Game, spec: PhaseSpec, envelope: dict[str, Any], before: OpenPhase) -> bool:
+    """Return whether a phase can be adjudicated again as it was: same players, each with
+    orders that still fit, or defaulted as they were."""
+    if tuple(spec.active) != before.active:
+        return False
+    row = OpenPhase(0, spec.turn, spec.name, before.commit, state_hash(envelope), "", spec.active, None, None, None)
+    try:
+        _orders_to_execute(game, row, spec, envelope["state"], bool(before.forced), default_unfit=False)
+    except StateError:  # orders that no longer fit, or missing where none were before
+        return False
+    standing = game.dir.standing_orders(row)
+    return all(p in standing or p in before.defaulted for p in spec.active)
+
+
+def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], None] = lambda: None) -> str | None:
+    """Store the states, commit to the next phase's seed and announce it; return the commitment.
+
+    `closing` stores the end of the previous phase in the same journal transaction: were it
+    committed alone, a crash before this phase's row would leave no phase open, and the game
+    would look over.
+    """
+    game_dir = game.dir
+    game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
+    for envelope in opening.chain:
+        state = game_dir.save_state(envelope)
+    spec = opening.spec
+    if spec is None:
+        with game_dir.transaction():
+            closing()
+            game_dir.set_meta("state", state)
+            game_dir.log("game.over", {"state": state})
+        return None
+    if any(p.turn == spec.turn and p.phase == spec.name for p in game_dir.phases()):
+        raise StateError(
+            f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
+            "this is a bug in the game module"
+        )
+    assert opening.commit is not None
+    generation = game_dir.generation()
+    phase = OpenPhase(seq, spec.turn, spec.name, opening.commit, state, "", spec.active, None, None, None, generation)
+    if not opening.replay:
+        post_notices(game, phase, spec, opening.envelope["state"])
+    with game_dir.transaction():
+        closing()
+        game_dir.insert_phase(seq, spec.turn, spec.name, opening.commit, state, spec.active, generation)
+        game_dir.set_meta("state", state)
+        game_dir.log(
+            "phase.open", {"commit": opening.commit, "seq": seq, "replay": opening.replay}, spec.turn, spec.name
+        )
+    return opening.commit
+
+
+# -- adjudicate ---------------------------------------------------------------------------
+
+
+class UnfitOrdersError(StateError):
+    """Orders on record no longer fit the state they would be executed from (after an override)."""
+
+
+def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None = None) -> Adjudication:
+    """Adjudicate the open phase with the game's lock held: record, reports, the next phase."""
+    game.dir.check_state_chain(phase.state_before)
+    outcome = phase_outcome(game, phase, force, default_unfit=default_unfit)
+    state_after = game.dir.save_state(outcome.envelope)
+    record_path = game.dir.records / f"{phase.stem}.json"
+    atomic_write(record_path, outcome.record_bytes)
+    atomic_write(record_path.with_name(record_path.name + ".sig"), game.sign(outcome.record_bytes).encode())
+    reports = post_reports(game, outcome)
+
+    def close() -> None:
+        game.dir.close_phase(phase.seq, state_after, record_path.name, force, tuple(outcome.defaulted))
+        game.dir.log(
+            "phase.adjudicated",
+            {
+                "record": record_path.name,
+                "defaulted": outcome.defaulted,
+                "forced": force,
+                "events": [event.as_dict() for event in outcome.events],
+                "record_sha256": sha256_hex(outcome.record_bytes),
+                "hidden_inputs": outcome.hidden_inputs,
+            },
+            phase.turn,
+            phase.phase,
+        )
+
+    open_phase(game, outcome.opening, phase.seq + 1, close)
+    spec = outcome.opening.spec
+    return Adjudication(
+        phase,
+        record_path,
+        outcome.events,
+        len(outcome.record["rolls"]),
+        outcome.defaulted,
+        f"{spec.turn}/{spec.name}" if spec else None,
+        reports,
+    )
+
+
+def phase_outcome(
+    game: Game, phase: OpenPhase, force: bool, read_only: bool = False, default_unfit: bool | None = None
+) -> Outcome:
+    """Return what adjudicating `phase` gives: a function of the state before, the orders on
+    record, the phase key and the referee's overrides. `read_only` (the audit) draws no seed."""
+    envelope = game.envelope(phase.state_before)
+    spec = game.module.phase(envelope["state"])
+    assert spec is not None
+    unfit_ok = force if default_unfit is None else default_unfit
+    orders, defaulted, notes, corrected = _orders_to_execute(game, phase, spec, envelope["state"], force, unfit_ok)
+    seed = game.dir.seed_of(phase.turn, phase.phase)
+    if seed is None or commitment(seed) != phase.commit:
+        raise StateError(f"the journal holds no seed for turn {phase.ident} that matches its commitment")
+    standing = {p: o for p, o in game.dir.standing_orders(phase).items() if p in spec.active}
+    hashes = {p: o.sha256 for p, o in standing.items()}
+    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes)
+    key = phase_key(seed, script)
+    secret = game.dir.hidden_secret()
+    hidden = HiddenDraws(hidden_key(secret, script) if secret else None, phase.turn, phase.phase)
+    overrides = game.dir.overrides(phase.turn, phase.phase)
+    dice = OverridingDice(key, in_force(overrides), hidden)
+    state, events = game.module.resolve(envelope["state"], orders, dice)
+    events = [*notes, *events, *_unused(in_force(overrides), dice)]
+    next_envelope = wrap_state(game, state, game.module.phase(state), phase.state_before)
+    opening = prepare_opening(game, next_envelope, read_only)
+    by_id = {row.id: row for row in overrides}
+    changes = [
+        public_entry(by_id[i], state_hash(a), state_hash(b)) for a, b, i in state_edits_of(game, phase.state_before)
+    ]
+    changes += [public_entry(row) for row in [*corrected.values(), *dice.applied]]
+    changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
+    opened = public_openings(events)
+    hidden_commit = None
+    if hidden.entries or opened:
+        assert secret is not None  # openings come from hidden draws, which need the secret
+        hidden_commit = game_commitment(secret)
+    record = phase_record(
+        game=game.config.game,
+        turn=phase.turn,
+        phase=phase.phase,
+        commit=phase.commit,
+        server_seed=seed,
+        orders=hashes,
+        rolls=dice.rolls,
+        state_before=phase.state_before,
+        state_after=state_hash(next_envelope),
+        next_commit=opening.commit,
+        overrides=changes,
+        hidden_commit=hidden_commit,
+        hidden=hidden.entries,
+        opened=opened,
+    )
+    files = {player: row.body["file"] for player, row in corrected.items()}
+    return Outcome(
+        phase, record, pretty_json(record), events, defaulted, next_envelope, opening, files, dict(hidden.inputs)
+    )
+
+
+def _orders_to_execute(
+    game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, force: bool, default_unfit: bool
+) -> tuple[dict[str, Any], list[str], list[Event], dict[str, Any]]:
+    """Return the orders to execute per player, the players given default orders, the events
+    saying how the orders came to be, and the referee's corrections applied (by player).
+
+    Orders checked against another state than this one (the referee changed it since) are
+    checked again: those that no longer fit are refused unless `default_unfit` gives them default
+    orders; players without orders get default orders only with `force`.
+    """
+    standing = {p: o for p, o in game.dir.standing_orders(phase).items() if p in spec.active}
+    corrections = {
+        row.body["player"]: row for row in in_force(game.dir.overrides(phase.turn, phase.phase)) if row.kind == "order"
+    }
+    orders: dict[str, Any] = {}
+    notes: list[Event] = []
+    unfit: dict[str, list[Problem]] = {}
+    corrected: dict[str, Any] = {}
+    for player in sorted(spec.active):
+        order, correction = standing.get(player), corrections.get(player)
+        if correction is not None and correction.body["replaces"] == (order.sha256 if order else None):
+            content = parse_order_file((game.dir.orders / correction.body["file"]).read_bytes()).orders
+            problems = order_problems(game, state, spec, player, content)
+            if problems:
+                unfit[player] = problems
+                continue
+            orders[player], corrected[player] = content, correction
+            notes.append(
+                Event(
+                    "orders.corrected",
+                    f"The referee corrected {player}'s orders (override #{correction.id}): {correction.body['reason']}",
+                    {"player": player, "override": correction.id},
+                )
+            )
+            continue
+        if correction is not None:
+            notes.append(
+                Event(
+                    "override.unused",
+                    f"The referee's correction of {player}'s orders (override #{correction.id}) no longer "
+                    f"applies: {player} sent new orders.",
+                    {"player": player, "override": correction.id},
+                )
+            )
+        if order is None:
+            continue
+        content = parse_order_file((game.dir.orders / order.file).read_bytes()).orders
+        if order.state != phase.state_before and (problems := order_problems(game, state, spec, player, content)):
+            unfit[player] = problems
+            continue
+        orders[player] = content
+        if order.by_referee:
+            notes.append(
+                Event(
+                    "orders.by-referee",
+                    f"The referee entered {player}'s orders (seq {order.seq}) on their behalf.",
+                    {"player": player},
+                )
+            )
+    missing = [p for p in spec.active if p not in orders and p not in unfit]
+    if unfit and not default_unfit:
+        listed = "; ".join(f"{p}: {q.path}: {q.message}" for p, problems in unfit.items() for q in problems)
+        raise UnfitOrdersError(
+            f"orders on record no longer fit turn {phase.turn} '{phase.phase}' after the referee's change: {listed}",
+            hints=(
+                "correct them: referee override GAMEDIR order PLAYER FILE --reason ...",
+                "or adjudicate with --force to use the game's default orders for them",
+            ),
+        )
+    if missing and not force:
+        replay = game.dir.revealed(phase.turn, phase.phase, phase.commit) is not None
+        raise StateError(
+            f"waiting for orders from {', '.join(missing)} (turn {phase.turn} '{phase.phase}')",
+            hints=(
+                "this phase is adjudicated again after a rollback: `referee roll-forward GAMEDIR` repeats how it was"
+                if replay
+                else "to adjudicate now with the game's default orders for them, add --force",
+            ),
+        )
+    for player in unfit:
+        notes.append(
+            Event(
+                "orders.unfit",
+                f"{player}'s orders no longer fit the game after the referee's change; the default orders were used.",
+                {"player": player, "problems": [q.as_dict() for q in unfit[player]]},
+            )
+        )
+    defaulted = [p for p in spec.active if p in missing or p in unfit]
+    orders.update({p: copy.deepcopy(spec.default_orders) for p in defaulted})
+    return orders, defaulted, notes, corrected
+
+
+def _unused(overrides: list[Any], dice: Any) -> list[Event]:
+    """Return an event for each re-roll or result the adjudication had no roll for."""
+    applied = {row.id for row in dice.applied}
+    events = []
+    for row in overrides:
+        if row.kind in ("reroll", "result") and row.id not in applied:
+            why = dice.misfits.get(row.id, f"this adjudication made no roll {row.body['label']}")
+            events.append(
+                Event(
+                    "override.unused",
+                    f"The referee's {row.kind} of {row.body['label']} (override #{row.id}) did not apply: {why}.",
+                    {"override": row.id, "label": row.body["label"]},
+                )
+            )
+    return events

@@ -1,0 +1,273 @@
+"""What each letter of a game says: the notices of open phases (with each player's order form),
+the acknowledgements of order files, the reports of adjudicated phases, and the letters about
+the referee's changes, disputes and reveals. The contexts are built here from the game; the
+letters are rendered, signed, kept and posted by `referee.letters`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import Any
+
+from referee.game.journal import OpenPhase, OverrideRow
+from referee.game.opened import Game
+from referee.game.overrides import describe as describe_change
+from referee.game.overrides import public_entry, view_changes
+from referee.game.results import Outcome, Receipt, Rollback
+from referee.kit.contract import PhaseSpec
+from referee.kit.schema import describe
+from referee.letters.content import annotated_rolls, proofs, view_yaml
+from referee.letters.outbox import Attachment
+from referee.letters.post import deliver, to_every_player
+from referee.letters.render import events_template
+from referee.protocol.canonical import sha256_hex
+from referee.protocol.orders import ENTROPY_HEX_DIGITS
+from referee.protocol.problems import Problem
+from referee.protocol.yamlsafe import dump
+
+
+def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -> str:
+    """Return a ready-to-fill order file for `player` in this phase.
+
+    It carries an `entropy` line for this player alone, so the order's hash in the public record
+    cannot be guessed by trying short orders (a sealed choice, a hidden note). The digits come
+    from the game's hidden secret, committed before the game: the referee cannot pick them to
+    steer the dice, and the template reads the same each time the notice is written.
+    """
+    header: dict[str, Any] = {"game": game.config.game, "turn": phase.turn, "phase": phase.phase, "player": player}
+    header["seq"] = 1
+    secret = game.dir.hidden_secret()
+    if secret is not None:
+        message = f"pbem-referee-entropy/1\n{game.config.game}\n{phase.turn}\n{phase.phase}\n{player}\n".encode()
+        header["entropy"] = hmac.digest(secret, message, "sha256").hex()[:ENTROPY_HEX_DIGITS]
+    orders = spec.example if spec.example is not None else spec.default_orders
+    return dump(header) + dump({"orders": orders})
+
+
+def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> None:
+    """Announce an open phase to every player: its commitment and, for the active, an order form."""
+    for player in game.config.players:
+        name = player.name
+        context, view_bytes = notice_context(game, phase, spec, state, name)
+        deliver(
+            game.letterhead,
+            name,
+            phase.folder,
+            f"{name}.notice",
+            f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
+            "notice",
+            context,
+            game.letterhead.message_id(phase.folder, "notice", name),
+            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")],
+        )
+
+
+def notice_context(
+    game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str
+) -> tuple[dict[str, Any], bytes]:
+    """Return what the notice of an open phase says to player `name`, and their view (YAML)."""
+    view_bytes = view_yaml(game.module.view(state, name))
+    context = {
+        **game.letterhead.common(name),
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "phase_title": spec.title,
+        "commit": phase.commit,
+        "hidden_commit": game.hidden_commit,
+        "active": spec.active,
+        "is_active": name in spec.active,
+        "sealed": spec.sealed,
+        "schema_lines": describe(spec.schema),
+        "template": order_template(game, phase, spec, name),
+        "entropy_digits": ENTROPY_HEX_DIGITS,
+        "view_file": f"{name}.view.yaml",
+        "view_sha256": sha256_hex(view_bytes),
+        # A rule, not a moment: the notice reads the same whenever it is written again.
+        "deadline": game.schedule.rule(phase.phase),
+    }
+    return context, view_bytes
+
+
+def post_ack(
+    game: Game, receipt: Receipt, raw: bytes, in_reply_to: str | None = None, sender: str | None = None
+) -> Path:
+    """Write the acknowledgement of a submitted order file (accepted or refused, every reason).
+
+    `in_reply_to` threads it under the player's mail; `sender` is where a refusal goes when the
+    file's signature names no registered player (mail intake knows who sent it).
+    """
+    phase = game.dir.open_phase()
+    folder = phase.folder if phase else "closed"
+    who = receipt.player or "unknown"
+    context = {
+        **game.letterhead.common(receipt.player),
+        "receipt": receipt,
+        "size": len(raw),
+        "open_turn": phase.turn if phase else None,
+        "open_phase": phase.phase if phase else None,
+    }
+    verdict = "accepted" if receipt.accepted else "REFUSED"
+    # A file sent again gets an acknowledgement of its own: the player may have lost the first.
+    again = f"-{receipt.copy}" if receipt.copy > 1 else ""
+    return deliver(
+        game.letterhead,
+        receipt.player,
+        folder,
+        f"{who}.ack-{receipt.sha256[:12]}{again}",
+        f"[{game.config.game}] orders {verdict} ({receipt.sha256[:12]})",
+        "ack",
+        context,
+        game.letterhead.message_id(folder, "ack", who, receipt.sha256 + again),
+        [],
+        in_reply_to=in_reply_to,
+        fallback_address=sender if receipt.player is None else None,
+    )
+
+
+def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
+    """Return what a report of a phase adjudicated again says of the rollback that caused it."""
+    if phase.generation == 0:
+        return None
+    for generation, row in game.dir.superseded_phases(phase.turn, phase.phase):
+        if generation == phase.generation and row.record:
+            entries = game.dir.log_entries(("game.rollback",))
+            reasons = [e["data"]["reason"] for e in entries if e["data"]["generation"] == generation]
+            return {"record": row.record, "reason": reasons[-1] if reasons else "", "generation": generation}
+    return None
+
+
+def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
+    """Return the referee's changes in this phase as `player`'s report lists them."""
+    changes = []
+    for entry in outcome.record.get("overrides", []):
+        details: list[str] = []
+        if entry["kind"] == "state":
+            before = game.dir.load_state(entry["state_from"])["state"]
+            after = game.dir.load_state(entry["state_to"])["state"]
+            lines = view_changes(game.module.view(before, player), game.module.view(after, player))
+            details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
+        elif entry["kind"] == "order" and entry["player"] == player:
+            details = [f"the corrected file is attached as {player}.corrected-orders.yaml"]
+        changes.append({**entry, "text": describe_change(entry), "details": details})
+    return changes
+
+
+def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, Any], list[Attachment]]:
+    """Return what the report of an adjudicated phase says to player `name`, and its attachments."""
+    phase, record, envelope = outcome.phase, outcome.record, outcome.envelope
+    record_name = f"{phase.stem}.json"
+    visible = [event for event in outcome.events if event.is_visible_to(name)]
+    view_bytes = view_yaml(game.module.view(envelope["state"], name))
+    view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
+    context = {
+        **game.letterhead.common(name),
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "events": visible,
+        "events_template": events_template(game.module),
+        # Only the reader's events annotate the dice: a private event's notes stay private.
+        "rolls": annotated_rolls(record["rolls"], visible, record.get("overrides", [])),
+        "record": record,
+        "record_file": record_name,
+        "record_sha256": sha256_hex(outcome.record_bytes),
+        "defaulted": outcome.defaulted,
+        "over": envelope["over"],
+        "next_turn": envelope["turn"],
+        "next_phase": envelope["phase"],
+        "view_file": view_file,
+        "view_sha256": sha256_hex(view_bytes),
+        "changes": _changes(game, outcome, name),
+        "replaces": _replaced_record(game, phase),
+        "proofs": proofs(visible),
+    }
+    attachments = [Attachment(view_file, view_bytes, "text/yaml")]
+    if name in outcome.corrections:
+        corrected = (game.dir.orders / outcome.corrections[name]).read_bytes()
+        attachments.append(Attachment(f"{name}.corrected-orders.yaml", corrected, "text/yaml"))
+    return context, attachments
+
+
+def post_reports(game: Game, outcome: Outcome) -> list[Path]:
+    """Write each player's report of an adjudicated phase, with the signed public record attached."""
+    phase = outcome.phase
+    record_name = f"{phase.stem}.json"
+    record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
+    paths = []
+    for player in game.config.players:
+        name = player.name
+        context, attachments = report_context(game, outcome, name)
+        paths.append(
+            deliver(
+                game.letterhead,
+                name,
+                phase.folder,
+                f"{name}.report",
+                f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
+                "report",
+                context,
+                game.letterhead.message_id(phase.folder, "report", name),
+                [
+                    *attachments,
+                    # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
+                    Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
+                    Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),
+                ],
+            )
+        )
+    return paths
+
+
+def post_change(
+    game: Game,
+    name: str,
+    rollback: Rollback | None,
+    overrides: list[OverrideRow],
+    unfit: dict[str, list[Problem]],
+) -> list[Path]:
+    """Tell every player of a rollback and of the referee's overrides, each with its reason.
+
+    `name` (e.g. `override-3`) names the letters, kept under GAMEDIR/mail/changes/.
+    """
+    changes = [
+        {**public_entry(row), "text": describe_change(public_entry(row)), "turn": row.turn, "phase": row.phase}
+        for row in overrides
+    ]
+    return to_every_player(
+        game.letterhead,
+        "changes",
+        name,
+        f"[{game.config.game}] the referee changed the game ({name})",
+        "change",
+        lambda player: {"rollback": rollback, "changes": changes, "unfit": unfit.get(player, [])},
+    )
+
+
+def post_dispute_resolution(
+    game: Game, dispute: dict[str, Any], outcome: str, note: str, evidence: str | None
+) -> list[Path]:
+    """Tell every player how a dispute was resolved, with the evidence when it was upheld."""
+    name = f"dispute-{dispute['number']}"
+    details = {"dispute": dispute, "outcome": outcome, "note": note, "evidence": evidence}
+    subject = f"[{game.config.game}] dispute #{dispute['number']} {outcome}"
+    return to_every_player(game.letterhead, "disputes", name, subject, "dispute", lambda player: details)
+
+
+def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -> list[Path]:
+    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N)."""
+    data = reveal_file.read_bytes()
+    signature = reveal_file.with_name(reveal_file.name + ".sig").read_bytes()
+    name = f"reveal-{reveal_file.stem}"
+    subject = f"[{game.config.game}] hidden draws revealed" + (" (the game secret)" if final else "")
+    return to_every_player(
+        game.letterhead,
+        "reveals",
+        name,
+        subject,
+        "reveal",
+        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name},
+        [
+            Attachment(reveal_file.name, data, "application/json", kept=False, public=True),
+            Attachment(reveal_file.name + ".sig", signature, "application/octet-stream", kept=False, public=True),
+        ],
+    )

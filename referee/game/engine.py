@@ -1,0 +1,380 @@
+"""A phase's life: open (commit), collect (accept or refuse orders), adjudicate (resolve,
+record, report) — the whole game lifecycle behind `init`, `submit`, `adjudicate` and `status`.
+What an adjudication computes, and how the next phase opens, is in `referee.game.adjudication`
+(shared with the roll forward after a rollback and with the audit).
+
+Every step holds the game's lock. Files are written atomically before the journal commits;
+a crash anywhere leaves files the next run writes again byte for byte (the seeds are drawn
+once and kept, ed25519 signatures are deterministic), so nothing is lost or done twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError, RefereeError, SignatureError, StateError
+from referee.files import atomic_write
+from referee.game.adjudication import adjudicate_phase, open_phase, prepare_opening
+from referee.game.announce import post_ack
+from referee.game.config import GameConfig, config_yaml, load_config_file
+from referee.game.journal import GameDir, OpenPhase
+from referee.game.opened import Game, parse_expect
+from referee.game.registry import find_game
+from referee.game.results import Adjudication, Receipt
+from referee.game.states import wrap_state
+from referee.game.status import status
+from referee.kit.schema import check
+from referee.protocol.canonical import sha256_hex
+from referee.protocol.orders import OrderFile, order_file_problems, parse_order_file
+from referee.protocol.problems import Problem
+from referee.protocol.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, verify
+
+# -- init ---------------------------------------------------------------------------------
+
+
+def init_game(path: Path, config_file: Path) -> dict[str, Any]:
+    """Create a game directory from a configuration file and open its first phase; return its status."""
+    config = load_config_file(config_file)
+    module = find_game(config.module)
+    scenario = config.scenario or module.scenarios[0]
+    if scenario not in module.scenarios:
+        raise ConfigError(
+            f"game module '{module.id}' has no scenario '{scenario}'",
+            hints=(f"scenarios: {', '.join(module.scenarios)}",),
+        )
+    names = [player.name for player in config.players]
+    roles = module.roles(scenario, config.module_options())
+    if roles is not None and sorted(roles) != sorted(names):
+        raise ConfigError(
+            f"scenario '{scenario}' of {module.id} is played by {', '.join(roles)}; "
+            f"the configuration names {', '.join(names)}",
+            hints=("give each role exactly one player, named after the role",),
+        )
+    path = Path(path)
+    if path.exists() and any(path.iterdir()):
+        raise StateError(
+            f"{path} already exists and is not empty",
+            hints=("choose a new directory, or remove this one if it is a failed attempt",),
+        )
+    state = module.setup(scenario, names, config.module_options())
+    config = GameConfig(**{**config.__dict__, "scenario": scenario})
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    game_dir = GameDir(path)
+    generate_keypair(game_dir.key, comment=f"referee@{config.game}")
+    os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub
+    game = Game(game_dir, config, module)
+    atomic_write(game_dir.config, config_yaml(config))
+    with game_dir.lock():
+        game_dir.set_meta(
+            "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
+        )
+        game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
+        raw = wrap_state(game, state, module.phase(state), None)
+        open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())
+    return status(path)
+
+
+# -- submit -------------------------------------------------------------------------------
+
+
+def submit(
+    path: Path,
+    raw: bytes,
+    signature: str | bytes | None,
+    become: str | None = None,
+    in_reply_to: str | None = None,
+    sender: str | None = None,
+    source: str | None = None,
+) -> Receipt:
+    """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing.
+
+    Mail intake passes the incoming `in_reply_to` Message-ID and the `sender` address (used only
+    to answer a file whose signature names no registered player). A `source` (one incoming
+    mail) is handled once: submitted again, it changes nothing and returns `already_handled`.
+
+    With `become`, the referee enters the file for that player (absent, or by agreement): the
+    referee signs it, it is recorded and announced as entered by the referee, and the
+    acknowledgement goes to the player.
+    """
+    game = Game.open(path)
+    if become is not None:
+        if game.config.player(become) is None:
+            players = ", ".join(p.name for p in game.config.players)
+            raise RefereeError(
+                f"there is no player '{become}' in game '{game.config.game}'", hints=(f"players: {players}",)
+            )
+        signature = game.sign(raw)
+    with game.dir.lock():
+        if source is not None and game.dir.source_seen(source):
+            return Receipt(False, sha256_hex(raw), None, None, None, None, already_handled=True)
+        receipt, order = _examine(game, raw, signature, become)
+        receipt.by_referee = become is not None
+        receipt.copy = game.dir.times_received(receipt.sha256) + 1
+        # The acknowledgement is posted before the journal commits: after a crash in between,
+        # the same submission writes the same letter again (same Message-ID), which the outbox
+        # keeps once; committed first, a crash would lose the letter.
+        receipt.letter = post_ack(game, receipt, raw, in_reply_to, sender)
+        extra = {"source": source} if source is not None else {}
+        if receipt.accepted and not receipt.duplicate:
+            _store_accepted(game, order, signature, receipt.by_referee, extra)
+        elif not receipt.accepted:
+            _store_refused(game, receipt, raw, signature, extra)
+        else:
+            with game.dir.transaction():
+                game.dir.log(
+                    "order.duplicate",
+                    {"sha256": receipt.sha256, **extra},
+                    receipt.turn,
+                    receipt.phase,
+                    receipt.player,
+                )
+    return receipt
+
+
+def _examine(
+    game: Game, raw: bytes, signature: str | bytes | None, become: str | None = None
+) -> tuple[Receipt, OrderFile | None]:
+    sha = sha256_hex(raw)
+    receipt = Receipt(False, sha, None, None, None, None)
+    problems = receipt.problems
+    shape = order_file_problems(raw)
+    if any(p.code == "invalid.size" for p in shape):
+        receipt.problems += shape
+        return receipt, None
+    signer = become if become is not None else _signer(game, raw, signature, problems)
+    if signer is not None:
+        receipt.player = signer
+    problems += shape
+    if shape:
+        return receipt, None
+    order = parse_order_file(raw)
+    receipt.turn, receipt.phase, receipt.seq = order.turn, order.phase, order.seq
+    if order.game != game.config.game:
+        problems.append(
+            Problem(
+                "refused.game",
+                "game",
+                f"this file is for game '{order.game}', but it was sent to game '{game.config.game}'",
+            )
+        )
+    if become is not None and order.player != become:
+        problems.append(
+            Problem(
+                "refused.player",
+                "player",
+                f"the file says player '{order.player}', but the referee is entering orders for '{become}'",
+            )
+        )
+    elif signer is not None and order.player != signer:
+        problems.append(
+            Problem(
+                "refused.key-other-player",
+                "player",
+                f"the file says player '{order.player}', but it is signed with the key registered to '{signer}'",
+            )
+        )
+    elif game.config.player(order.player) is None:
+        problems.append(
+            Problem("refused.player", "player", f"there is no player '{order.player}' in game '{game.config.game}'")
+        )
+    phase = game.dir.open_phase()
+    if phase is None:
+        problems.append(
+            Problem("refused.game-over", "turn", f"game '{game.config.game}' is over: it takes no more orders")
+        )
+        return receipt, None
+    if (order.turn, order.phase) != (phase.turn, phase.phase):
+        problems.append(_wrong_phase(game, order, phase))
+    elif game.dir.revealed(phase.turn, phase.phase, phase.commit) is not None:
+        problems.append(
+            Problem(
+                "refused.replay",
+                "turn",
+                f"turn {phase.turn} '{phase.phase}' is being adjudicated again after the referee rolled the game "
+                "back: its seed was revealed in its record, so it takes no new orders; the orders on record stand "
+                "(the referee can correct them with `referee override`)",
+            )
+        )
+    if problems:
+        return receipt, None
+    envelope = game.envelope(phase.state_before)
+    spec = game.module.phase(envelope["state"])
+    assert spec is not None
+    if order.player not in spec.active:
+        problems.append(
+            Problem(
+                "refused.not-active",
+                "player",
+                f"player '{order.player}' gives no orders in turn {phase.turn} '{phase.phase}'"
+                f" (awaited: {', '.join(spec.active) or 'nobody'})",
+            )
+        )
+        return receipt, None
+    problems += check(order.orders, spec.schema) or game.module.validate(envelope["state"], order.player, order.orders)
+    problems += _seq_problems(game, phase, order)
+    if any(p.code == "duplicate" for p in problems):
+        receipt.accepted, receipt.duplicate, receipt.problems = True, True, []
+        return receipt, order
+    receipt.accepted = not problems
+    return receipt, order
+
+
+def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: list[Problem]) -> str | None:
+    """Return the registered player who signed `raw`, adding a problem when there is none."""
+    if signature is None or not (signature.strip() if isinstance(signature, (str, bytes)) else True):
+        problems.append(
+            Problem(
+                "refused.signature",
+                "signature",
+                "no signature came with the order file: sign it with "
+                "`ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-orders FILE` and send FILE.sig too",
+            )
+        )
+        return None
+    try:
+        key: PublicKey = verify(raw, signature, NAMESPACE_ORDERS)
+    except SignatureError as exc:
+        problems.append(Problem("refused.signature", "signature", "; ".join([exc.message, *exc.hints])))
+        return None
+    player = game.config.player_by_key(key)
+    if player is None:
+        problems.append(
+            Problem(
+                "refused.key-unknown",
+                "signature",
+                f"the file is signed with key {key.fingerprint}, which is not registered in game "
+                f"'{game.config.game}': sign with the key you registered, or ask the referee to register this one",
+            )
+        )
+        return None
+    return player.name
+
+
+def _wrong_phase(game: Game, order: OrderFile, phase: OpenPhase) -> Problem:
+    closed = any(p.turn == order.turn and p.phase == order.phase for p in game.dir.phases())
+    now = f"the open phase is turn {phase.turn} '{phase.phase}'"
+    if closed:
+        return Problem(
+            "refused.stale",
+            "turn",
+            f"this file is for turn {order.turn} '{order.phase}', which is closed ({now}): "
+            "a late or replayed file; write new orders for the open phase",
+        )
+    return Problem(
+        "refused.not-open", "phase", f"this file is for turn {order.turn} '{order.phase}', which is not open ({now})"
+    )
+
+
+def _seq_problems(game: Game, phase: OpenPhase, order: OrderFile) -> list[Problem]:
+    same = game.dir.find_order(phase, order.player, order.seq)
+    if same is not None:
+        if same.sha256 == order.sha256:
+            return [Problem("duplicate", "seq", "this exact file was already accepted")]
+        return [
+            Problem(
+                "refused.seq-used",
+                "seq",
+                f"seq {order.seq} was already accepted with another file (SHA-256 {same.sha256[:16]}...): "
+                "to replace your orders, send the new file with a higher seq",
+            )
+        ]
+    standing = game.dir.standing_orders(phase).get(order.player)
+    if standing is not None and standing.seq > order.seq:
+        return [
+            Problem(
+                "refused.seq-superseded",
+                "seq",
+                f"your orders with seq {standing.seq} already stand, so seq {order.seq} would not count: "
+                f"send it again with seq {standing.seq + 1}",
+            )
+        ]
+    return []
+
+
+def _as_bytes(signature: str | bytes) -> bytes:
+    return signature if isinstance(signature, bytes) else signature.encode()
+
+
+def _store_accepted(
+    game: Game,
+    order: OrderFile | None,
+    signature: str | bytes | None,
+    by_referee: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    assert order is not None and signature is not None
+    phase = game.dir.open_phase()
+    assert phase is not None
+    name = f"{phase.stem}/{order.player}-seq{order.seq}-{order.sha256[:12]}.yaml"
+    atomic_write(game.dir.orders / name, order.raw)
+    atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
+    with game.dir.transaction():
+        game.dir.insert_order(phase, order.player, order.seq, order.sha256, name, by_referee)
+        game.dir.log(
+            "order.accepted",
+            {
+                "sha256": order.sha256,
+                "seq": order.seq,
+                "file": name,
+                "by": "referee" if by_referee else order.player,
+                **(extra or {}),
+            },
+            phase.turn,
+            phase.phase,
+            order.player,
+        )
+
+
+def _store_refused(
+    game: Game, receipt: Receipt, raw: bytes, signature: str | bytes | None, extra: dict[str, Any] | None = None
+) -> None:
+    """Keep a refused file for the record (nothing is ever lost); it changes nothing in the game."""
+    atomic_write(game.dir.refused / f"{receipt.sha256}.order", raw)
+    if signature:
+        atomic_write(
+            game.dir.refused / f"{receipt.sha256}.order.sig",
+            _as_bytes(signature),
+        )
+    with game.dir.transaction():
+        game.dir.log(
+            "order.refused",
+            {"sha256": receipt.sha256, "problems": [p.as_dict() for p in receipt.problems], **(extra or {})},
+            receipt.turn,
+            receipt.phase,
+            receipt.player,
+        )
+
+
+# -- adjudicate ---------------------------------------------------------------------------
+
+
+def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Adjudication:
+    """Adjudicate the open phase once every order is in (or now, with `force`)."""
+    game = Game.open(path)
+    with game.dir.lock():
+        phase = game.dir.open_phase()
+        if phase is None:
+            raise StateError(f"game '{game.config.game}' is over: there is nothing to adjudicate")
+        if expect is not None and parse_expect(expect) != (phase.turn, phase.phase):
+            raise StateError(
+                f"the open phase is {phase.ident}, not {expect}: nothing was done",
+                hints=("the game has moved on since you looked; check `referee status`",),
+            )
+        return adjudicate_phase(game, phase, force)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def read_signature_file(order_path: Path, sig_path: Path | None) -> bytes | None:
+    """Return the detached signature for an order file (ORDER.sig by default), or None if absent."""
+    candidate = sig_path or Path(str(order_path) + ".sig")
+    if sig_path is None and not candidate.exists():
+        return None
+    try:
+        return candidate.read_bytes()
+    except OSError as exc:
+        raise RefereeError(f"cannot read the signature {candidate}: {exc.strerror}") from None

@@ -1,0 +1,576 @@
+"""The game directory: its layout, its SQLite journal, and the one-process-at-a-time lock.
+
+The journal is the only module that speaks SQL, so that moving a hosted service to another
+store touches this file alone. The log table is append-only; the phases and orders tables
+index what the files in the directory hold.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from referee.errors import LockedError, StateError
+from referee.files import atomic_write
+from referee.protocol.canonical import canonical_json, sha256_hex
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seeds (
+    turn INTEGER NOT NULL, phase TEXT NOT NULL, server_seed TEXT NOT NULL,
+    PRIMARY KEY (turn, phase));
+CREATE TABLE IF NOT EXISTS phases (
+    seq INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL,
+    commit_hex TEXT NOT NULL, state_before TEXT NOT NULL, active TEXT NOT NULL, opened_at TEXT NOT NULL,
+    adjudicated_at TEXT, state_after TEXT, record TEXT,
+    generation INTEGER NOT NULL DEFAULT 0, forced INTEGER, defaulted TEXT,
+    UNIQUE (turn, phase));
+CREATE TABLE IF NOT EXISTS superseded_phases (
+    superseded_by INTEGER NOT NULL, seq INTEGER NOT NULL, turn INTEGER NOT NULL, phase TEXT NOT NULL,
+    commit_hex TEXT NOT NULL, state_before TEXT NOT NULL, active TEXT NOT NULL, opened_at TEXT NOT NULL,
+    adjudicated_at TEXT, state_after TEXT, record TEXT,
+    generation INTEGER NOT NULL, forced INTEGER, defaulted TEXT,
+    PRIMARY KEY (superseded_by, seq));
+CREATE TABLE IF NOT EXISTS orders (
+    id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, phase_seq INTEGER NOT NULL,
+    player TEXT NOT NULL, seq INTEGER NOT NULL, sha256 TEXT NOT NULL, file TEXT NOT NULL,
+    accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,
+    UNIQUE (turn, phase, player, seq));
+CREATE TABLE IF NOT EXISTS overrides (
+    id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, kind TEXT NOT NULL,
+    body TEXT NOT NULL, signature TEXT NOT NULL, made_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS log (
+    id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
+    turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
+"""
+LOCK_WAIT_SECONDS = 10.0
+# Each step brings a journal from the version before it to the next (PRAGMA user_version); a
+# step runs in one transaction with its version bump, so a crash never leaves half a step.
+MIGRATIONS = (
+    "ALTER TABLE orders ADD COLUMN by_referee INTEGER NOT NULL DEFAULT 0;",
+    # Rollbacks (issue 5): orders belong to a (turn, phase), not to the row of a phase that a
+    # rollback may supersede, and each remembers the state it was checked against; phases say
+    # in which generation they were opened and how they were adjudicated, so a roll forward
+    # can repeat it. Old adjudications are read back from the log.
+    """
+    ALTER TABLE phases ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE phases ADD COLUMN forced INTEGER;
+    ALTER TABLE phases ADD COLUMN defaulted TEXT;
+    UPDATE phases SET
+        forced = (SELECT json_extract(data, '$.forced') FROM log WHERE kind = 'phase.adjudicated'
+                  AND log.turn = phases.turn AND log.phase = phases.phase ORDER BY id DESC LIMIT 1),
+        defaulted = (SELECT json_extract(data, '$.defaulted') FROM log WHERE kind = 'phase.adjudicated'
+                     AND log.turn = phases.turn AND log.phase = phases.phase ORDER BY id DESC LIMIT 1)
+        WHERE adjudicated_at IS NOT NULL;
+    CREATE TABLE orders_migrated (
+        id INTEGER PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, phase_seq INTEGER NOT NULL,
+        player TEXT NOT NULL, seq INTEGER NOT NULL, sha256 TEXT NOT NULL, file TEXT NOT NULL,
+        accepted_at TEXT NOT NULL, by_referee INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,
+        UNIQUE (turn, phase, player, seq));
+    INSERT INTO orders_migrated
+        SELECT o.id, p.turn, p.phase, o.phase_seq, o.player, o.seq, o.sha256, o.file, o.accepted_at,
+               o.by_referee, p.state_before
+        FROM orders o JOIN phases p ON p.seq = o.phase_seq;
+    DROP TABLE orders;
+    ALTER TABLE orders_migrated RENAME TO orders;
+    """,
+)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an older journal up to the current schema, one recorded step at a time."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    columns = {row[1] for row in db.execute("PRAGMA table_info(orders)")}
+    if version == 0 and "state" in columns:  # created by this version's SCHEMA
+        version = len(MIGRATIONS)
+    elif version == 0 and "by_referee" in columns:
+        version = 1
+    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        db.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {number};\nCOMMIT;")
+    if version == len(MIGRATIONS) and db.execute("PRAGMA user_version").fetchone()[0] != version:
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+
+
+def utc_now() -> str:
+    """Return the current UTC time as ISO 8601 text with seconds."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class OpenPhase:
+    """A phase's row in the journal."""
+
+    seq: int
+    turn: int
+    phase: str
+    commit: str
+    state_before: str
+    opened_at: str
+    active: tuple[str, ...]
+    adjudicated_at: str | None
+    state_after: str | None
+    record: str | None
+    generation: int = 0
+    forced: bool | None = None
+    defaulted: tuple[str, ...] = ()
+
+    @property
+    def ident(self) -> str:
+        """`TURN/PHASE`, as `--expect` takes it."""
+        return f"{self.turn}/{self.phase}"
+
+    @property
+    def stem(self) -> str:
+        """The file-name stem of this phase's record, reports and notices."""
+        return f"{self.seq:04d}-t{self.turn}-{self.phase}"
+
+    @property
+    def folder(self) -> str:
+        """The folder under mail/ of this phase's letters: a phase opened again after a rollback
+        (generation g > 0) gets its own, so that the letters sent before are kept as they were."""
+        return self.stem if self.generation == 0 else f"{self.stem}.g{self.generation}"
+
+
+@dataclass(frozen=True)
+class AcceptedOrder:
+    """An accepted order file standing in the journal."""
+
+    player: str
+    seq: int
+    sha256: str
+    file: str
+    by_referee: bool = False
+    state: str = ""  # the state the order was checked against when accepted
+
+
+@dataclass(frozen=True)
+class OverrideRow:
+    """A referee's override as the journal keeps it: the signed body and its signature."""
+
+    id: int
+    turn: int
+    phase: str
+    kind: str
+    body: dict[str, Any]
+    signature: str
+
+
+class GameDir:
+    """Paths inside one game's directory, and its journal."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.config = self.path / "game.yaml"
+        self.key = self.path / "referee.key"
+        self.public_key = self.path / "referee.pub"
+        self.journal_path = self.path / "journal.sqlite"
+        self.records = self.path / "records"
+        self.states = self.path / "states"
+        self.orders = self.path / "orders"
+        self.refused = self.path / "refused"
+        self.mail = self.path / "mail"
+        self.outbox = self.path / "outbox"
+        self._db: sqlite3.Connection | None = None
+        self._checked_states: set[str] = set()
+        self._hidden_secret: bytes | None = None  # never changes once drawn: read once per command
+
+    def exists(self) -> bool:
+        """Return whether this directory holds a game."""
+        return self.journal_path.exists()
+
+    def require(self) -> GameDir:
+        """Return self, or raise StateError when the directory holds no game."""
+        if not self.exists():
+            raise StateError(
+                f"{self.path} is not a game directory (no journal.sqlite)",
+                hints=("create a game with: referee init GAMEDIR --config game.yaml",),
+            )
+        return self
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The journal connection (opened on first use; WAL, synchronous=FULL)."""
+        if self._db is None:
+            fresh = not self.journal_path.exists()
+            self._db = sqlite3.connect(self.journal_path, isolation_level=None)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            # A journal already at the current version needs no schema script: opening stays a
+            # read, which matters to `referee run` opening every game of a home on each pass.
+            if self._db.execute("PRAGMA user_version").fetchone()[0] != len(MIGRATIONS):
+                self._db.executescript(SCHEMA)
+                _migrate(self._db)
+            if fresh:
+                os.chmod(self.journal_path, 0o600)
+        return self._db
+
+    def close(self) -> None:
+        """Close the journal connection."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run the block in one journal transaction: all of it is stored, or none."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @contextmanager
+    def lock(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+        """Hold the game's lock: one referee process at a time works on a game."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + wait
+        with open(self.path / ".lock", "a+") as handle:
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockedError(
+                            f"another referee process is working on {self.path}",
+                            hints=("wait for it to finish and try again",),
+                        ) from None
+                    time.sleep(0.05)
+            yield
+
+    # -- meta -------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a meta value, or None."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row["value"] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a meta value."""
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- states -----------------------------------------------------------------------
+
+    def save_state(self, state: Any) -> str:
+        """Store a state snapshot (content-addressed canonical JSON); return its hash."""
+        data = canonical_json(state)
+        digest = sha256_hex(data)
+        path = self.states / f"{digest}.json"
+        if not path.exists():
+            atomic_write(path, data, mode=0o600)
+        return digest
+
+    def load_state(self, digest: str) -> Any:
+        """Return the state snapshot with this hash, checking the file against its name."""
+        return json.loads(self._state_bytes(digest))
+
+    def _state_bytes(self, digest: str) -> bytes:
+        path = self.states / f"{digest}.json"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise StateError(
+                f"the state snapshot {path} is missing: the chain of states is broken",
+                hints=("restore the file from a backup; `referee audit GAMEDIR` shows what else differs",),
+            ) from None
+        if sha256_hex(data) != digest:
+            raise StateError(
+                f"the state snapshot {path} was changed: its content hashes to {sha256_hex(data)[:16]}..., "
+                "not to its name; the referee refuses to play on from an edited state",
+                hints=(
+                    "restore the file from a backup (`referee audit GAMEDIR` shows the first field that differs)",
+                    "to change the game's state, use `referee override GAMEDIR state PATH VALUE --reason ...`",
+                ),
+            )
+        return data
+
+    def check_state_chain(self, digest: str) -> None:
+        """Check a state and every state before it (through `previous`) against their names.
+
+        Raises StateError naming the first file that was changed or is missing. States already
+        checked by this object are not read again, so a roll forward stays linear.
+        """
+        pending: str | None = digest
+        while pending is not None and pending not in self._checked_states:
+            envelope = json.loads(self._state_bytes(pending))
+            self._checked_states.add(pending)
+            previous = envelope.get("previous") if isinstance(envelope, dict) else None
+            pending = previous if isinstance(previous, str) else None
+
+    def current_state_hash(self) -> str:
+        """Return the hash of the game's current state."""
+        value = self.get_meta("state")
+        if value is None:
+            raise StateError(f"{self.path} has no current state: the game directory is damaged")
+        return value
+
+    # -- seeds, phases and orders -----------------------------------------------------
+
+    def seed_for(self, turn: int, phase: str) -> bytes:
+        """Return the secret seed of a phase, drawing and storing it first if it has none.
+
+        Drawn once and kept: a crash between writing a notice and committing the phase
+        must not let a second run publish a different commitment.
+        """
+        self.db.execute(
+            "INSERT OR IGNORE INTO seeds (turn, phase, server_seed) VALUES (?, ?, ?)",
+            (turn, phase, os.urandom(32).hex()),
+        )
+        row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
+        return bytes.fromhex(row["server_seed"])
+
+    def hidden_secret(self, create: bool = False) -> bytes | None:
+        """Return the game's hidden-draw secret (docs/protocol.md section 8); with `create`,
+        draw and store it first if the game has none. Drawn once, as seeds are."""
+        if self._hidden_secret is not None:
+            return self._hidden_secret
+        value = self.get_meta("hidden_secret")
+        if value is None and create:
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('hidden_secret', ?)", (os.urandom(32).hex(),)
+            )
+            value = self.get_meta("hidden_secret")
+        self._hidden_secret = bytes.fromhex(value) if value else None
+        return self._hidden_secret
+
+    def seed_of(self, turn: int, phase: str) -> bytes | None:
+        """Return the seed of a phase without drawing one (None when it has none)."""
+        row = self.db.execute("SELECT server_seed FROM seeds WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
+        return bytes.fromhex(row["server_seed"]) if row else None
+
+    def replace_seed(self, turn: int, phase: str, reason: str) -> bytes:
+        """Draw a fresh seed for a phase whose seed was revealed, keeping the old one in the log."""
+        old = self.seed_of(turn, phase)
+        seed = os.urandom(32)
+        with self.transaction():
+            self.db.execute(
+                "INSERT OR REPLACE INTO seeds (turn, phase, server_seed) VALUES (?, ?, ?)", (turn, phase, seed.hex())
+            )
+            self.log("seed.replaced", {"old": old.hex() if old else None, "reason": reason}, turn, phase)
+        return seed
+
+    def open_phase(self) -> OpenPhase | None:
+        """Return the phase waiting for adjudication, or None when the game is over."""
+        row = self.db.execute("SELECT * FROM phases WHERE adjudicated_at IS NULL ORDER BY seq DESC LIMIT 1").fetchone()
+        return _phase(row) if row else None
+
+    def phases(self) -> list[OpenPhase]:
+        """Return every phase in the order opened."""
+        return [_phase(row) for row in self.db.execute("SELECT * FROM phases ORDER BY seq")]
+
+    def next_phase_seq(self) -> int:
+        """Return the sequence number the next opened phase gets."""
+        row = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM phases").fetchone()
+        return int(row["n"])
+
+    def insert_phase(
+        self,
+        seq: int,
+        turn: int,
+        phase: str,
+        commit: str,
+        state_before: str,
+        active: tuple[str, ...],
+        generation: int = 0,
+    ) -> None:
+        """Record that a phase is open, and who must send orders in it."""
+        self.db.execute(
+            "INSERT INTO phases (seq, turn, phase, commit_hex, state_before, active, opened_at, generation)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, turn, phase, commit, state_before, json.dumps(list(active)), utc_now(), generation),
+        )
+
+    def close_phase(
+        self, seq: int, state_after: str, record: str, forced: bool = False, defaulted: tuple[str, ...] = ()
+    ) -> None:
+        """Record that a phase was adjudicated, and how (forced, with default orders for `defaulted`)."""
+        self.db.execute(
+            "UPDATE phases SET adjudicated_at = ?, state_after = ?, record = ?, forced = ?, defaulted = ?"
+            " WHERE seq = ?",
+            (utc_now(), state_after, record, int(forced), json.dumps(list(defaulted)), seq),
+        )
+
+    def set_state_before(self, seq: int, state_before: str) -> None:
+        """Point an open phase at another state (one the referee's overrides made)."""
+        self.db.execute("UPDATE phases SET state_before = ? WHERE seq = ?", (state_before, seq))
+
+    def generation(self) -> int:
+        """Return how many times the game was rolled back (0: never)."""
+        return int(self.get_meta("generation") or 0)
+
+    def supersede(self, from_seq: int, generation: int) -> list[OpenPhase]:
+        """Move the phases from `from_seq` on out of the game's line, on record under
+        `generation` (the rollback that superseded them); return them."""
+        rows = [_phase(row) for row in self.db.execute("SELECT * FROM phases WHERE seq >= ? ORDER BY seq", (from_seq,))]
+        self.db.execute(
+            "INSERT INTO superseded_phases SELECT ?, seq, turn, phase, commit_hex, state_before, active, opened_at,"
+            " adjudicated_at, state_after, record, generation, forced, defaulted FROM phases WHERE seq >= ?",
+            (generation, from_seq),
+        )
+        self.db.execute("DELETE FROM phases WHERE seq >= ?", (from_seq,))
+        return rows
+
+    def superseded_phases(self, turn: int | None = None, phase: str | None = None) -> list[tuple[int, OpenPhase]]:
+        """Return (superseded by generation, phase) for the superseded phases (of one phase, if
+        given), the latest rollback first."""
+        where, args = ("WHERE turn = ? AND phase = ?", (turn, phase)) if turn is not None else ("", ())
+        rows = self.db.execute(
+            f"SELECT * FROM superseded_phases {where} ORDER BY superseded_by DESC, seq DESC",
+            args,
+        )
+        return [(row["superseded_by"], _phase(row)) for row in rows]
+
+    def revealed(self, turn: int, phase: str, commit: str) -> OpenPhase | None:
+        """Return the latest superseded adjudication of this phase under this commitment: its
+        seed is public (its record revealed it), so the phase may only be replayed."""
+        for _, row in self.superseded_phases(turn, phase):
+            if row.commit == commit and row.record is not None:
+                return row
+        return None
+
+    def standing_orders(self, phase: OpenPhase | int) -> dict[str, AcceptedOrder]:
+        """Return, per player, the accepted order with the highest seq in the phase (a phase row or its seq)."""
+        row = phase if isinstance(phase, OpenPhase) else self.phase_by_seq(phase)
+        if row is None:
+            return {}
+        rows = self.db.execute(
+            "SELECT * FROM orders WHERE turn = ? AND phase = ? ORDER BY player, seq", (row.turn, row.phase)
+        )
+        return {r["player"]: _order(r) for r in rows}
+
+    def phase_by_seq(self, seq: int) -> OpenPhase | None:
+        """Return the phase with this sequence number in the game's line, or None."""
+        row = self.db.execute("SELECT * FROM phases WHERE seq = ?", (seq,)).fetchone()
+        return _phase(row) if row else None
+
+    def find_order(self, phase: OpenPhase, player: str, seq: int) -> AcceptedOrder | None:
+        """Return the accepted order with this seq, if any."""
+        row = self.db.execute(
+            "SELECT * FROM orders WHERE turn = ? AND phase = ? AND player = ? AND seq = ?",
+            (phase.turn, phase.phase, player, seq),
+        ).fetchone()
+        return _order(row) if row else None
+
+    def insert_order(
+        self, phase: OpenPhase, player: str, seq: int, sha256: str, file: str, by_referee: bool = False
+    ) -> None:
+        """Record an accepted order file (`by_referee`: entered by the referee for the player)."""
+        self.db.execute(
+            "INSERT INTO orders (turn, phase, phase_seq, player, seq, sha256, file, accepted_at, by_referee, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                phase.turn,
+                phase.phase,
+                phase.seq,
+                player,
+                seq,
+                sha256,
+                file,
+                utc_now(),
+                int(by_referee),
+                phase.state_before,
+            ),
+        )
+
+    # -- overrides --------------------------------------------------------------------
+
+    def next_override_id(self) -> int:
+        """Return the number the next override gets."""
+        return int(self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 AS n FROM overrides").fetchone()["n"])
+
+    def insert_override(self, row: OverrideRow) -> None:
+        """Store a referee's signed override."""
+        self.db.execute(
+            "INSERT INTO overrides (id, turn, phase, kind, body, signature, made_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.turn, row.phase, row.kind, json.dumps(row.body, sort_keys=True), row.signature, utc_now()),
+        )
+
+    def overrides(self, turn: int | None = None, phase: str | None = None) -> list[OverrideRow]:
+        """Return the overrides (of one phase, if given) in the order made."""
+        where, args = ("WHERE turn = ? AND phase = ?", (turn, phase)) if turn is not None else ("", ())
+        rows = self.db.execute(f"SELECT * FROM overrides {where} ORDER BY id", args)
+        return [
+            OverrideRow(r["id"], r["turn"], r["phase"], r["kind"], json.loads(r["body"]), r["signature"]) for r in rows
+        ]
+
+    def times_received(self, sha256: str) -> int:
+        """Return how many times a file with this SHA-256 was submitted (accepted, refused or again)."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS n FROM log WHERE kind IN ('order.accepted', 'order.refused', 'order.duplicate')"
+            " AND json_extract(data, '$.sha256') = ?",
+            (sha256,),
+        ).fetchone()
+        return int(row["n"])
+
+    def source_seen(self, source: str) -> bool:
+        """Return whether a submission from this source (e.g. one incoming mail) was already handled."""
+        row = self.db.execute(
+            "SELECT 1 FROM log WHERE json_extract(data, '$.source') = ? LIMIT 1", (source,)
+        ).fetchone()
+        return row is not None
+
+    def log_entry(self, kind: str, turn: int, phase: str) -> dict[str, Any] | None:
+        """Return the data of the latest log entry of this kind for a phase, or None."""
+        row = self.db.execute(
+            "SELECT data FROM log WHERE kind = ? AND turn = ? AND phase = ? ORDER BY id DESC LIMIT 1",
+            (kind, turn, phase),
+        ).fetchone()
+        return json.loads(row["data"]) if row else None
+
+    def log_entries(self, kinds: tuple[str, ...], since_id: int = 0) -> list[dict[str, Any]]:
+        """Return the log entries of these kinds, oldest first, each with id, at, kind, turn, phase, player, data."""
+        marks = ", ".join("?" for _ in kinds)
+        rows = self.db.execute(
+            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE kind IN ({marks}) AND id > ? ORDER BY id",
+            (*kinds, since_id),
+        )
+        return [{**dict(row), "data": json.loads(row["data"])} for row in rows]
+
+    def log(
+        self,
+        kind: str,
+        data: dict[str, Any],
+        turn: int | None = None,
+        phase: str | None = None,
+        player: str | None = None,
+    ) -> None:
+        """Append an entry to the journal's log."""
+        self.db.execute(
+            "INSERT INTO log (at, kind, turn, phase, player, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (utc_now(), kind, turn, phase, player, json.dumps(data, sort_keys=True)),
+        )
+
+
+def _phase(row: sqlite3.Row) -> OpenPhase:
+    return OpenPhase(
+        row["seq"],
+        row["turn"],
+        row["phase"],
+        row["commit_hex"],
+        row["state_before"],
+        row["opened_at"],
+        tuple(json.loads(row["active"])),
+        row["adjudicated_at"],
+        row["state_after"],
+        row["record"],
+        row["generation"],
+        None if row["forced"] is None else bool(row["forced"]),
+        tuple(json.loads(row["defaulted"] or "[]")),
+    )
+
+
+def _order(row: sqlite3.Row) -> AcceptedOrder:
+    return AcceptedOrder(row["player"], row["seq"], row["sha256"], row["file"], bool(row["by_referee"]), row["state"])

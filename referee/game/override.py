@@ -1,0 +1,323 @@
+"""`referee override`: the referee's signed changes to a game, told to every player and applied;
+an override of a phase already adjudicated rolls the game back to it and rolls forward again.
+
+What overrides are and how adjudication applies them is `referee.game.overrides`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.errors import RefereeError, StateError
+from referee.files import atomic_write
+from referee.game.announce import post_change
+from referee.game.journal import OpenPhase, OverrideRow
+from referee.game.opened import Game, parse_expect
+from referee.game.overrides import (
+    BODY_TYPE,
+    KINDS,
+    check_same_phase,
+    describe,
+    edit_state,
+    in_force,
+    order_problems,
+    public_entry,
+    state_edit_envelope,
+    values_problem,
+)
+from referee.game.results import Rollback, RollForward
+from referee.game.rollback import (
+    execute_rollback,
+    plan_rollback,
+    refresh_open_state,
+    roll_forward_locked,
+    roll_forward_text,
+)
+from referee.protocol.canonical import canonical_json
+from referee.protocol.orders import parse_order_file
+from referee.protocol.problems import Problem
+from referee.protocol.yamlsafe import StrictYAMLError, load_strict
+
+# -- the command --------------------------------------------------------------------------------
+
+
+@dataclass
+class OverrideResult:
+    """What `referee override` did."""
+
+    override: OverrideRow
+    phase: str  # TURN/PHASE it applies to
+    rollback: Rollback | None
+    forward: RollForward | None
+    letters: list[Path] = field(default_factory=list)
+    unfit: dict[str, list[Problem]] = field(default_factory=dict)
+
+
+@dataclass
+class _Target:
+    turn: int
+    phase: str
+    closed: OpenPhase | None  # the phase's row when it was adjudicated: the game goes back to it
+    state_before: str  # the state the override is checked against
+
+
+def make_override(
+    path: Path,
+    kind: str,
+    target: str,
+    values: Sequence[str],
+    reason: str,
+    phase: str | None = None,
+    order_bytes: bytes | None = None,
+) -> OverrideResult:
+    """Sign and record an override; roll back and forward when it concerns an adjudicated phase."""
+    if kind not in KINDS:
+        raise RefereeError(f"there is no override '{kind}'", hints=(f"overrides: {', '.join(KINDS)}",))
+    reason = " ".join(reason.split())
+    if not reason:
+        raise RefereeError("an override needs a reason", hints=("say why, with --reason: every player reads it",))
+    game = Game.open(path)
+    with game.dir.lock():
+        body, where = _prepare(game, kind, target, values, phase, order_bytes)
+        return _apply(game, body, where, reason, order_bytes)
+
+
+def _prepare(
+    game: Game, kind: str, target: str, values: Sequence[str], phase: str | None, order_bytes: bytes | None
+) -> tuple[dict[str, Any], _Target]:
+    """Return the override's body (without id, signature and reason) and the phase it concerns,
+    refusing anything that could not apply, before anything changes."""
+    if kind in ("reroll", "result"):
+        where, roll = _find_roll(game, target, phase)
+        base = _base_label(game, where, target)
+        if kind == "reroll":
+            made = sum(1 for row in game.dir.overrides(where.turn, where.phase) if row.kind == "reroll")
+            return {"kind": kind, "label": base, "new_label": f"{base}/reroll-{made + 1}"}, where
+        try:
+            numbers = [int(value) for value in values]
+        except ValueError:
+            raise RefereeError(f"the values of a result are whole numbers, not {' '.join(values)!r}") from None
+        problem = values_problem(roll["spec"], len(roll["values"]), numbers) if numbers else "give the values"
+        if problem:
+            raise RefereeError(f"{target} ({roll['spec']}) cannot count as {numbers}: {problem}")
+        return {"kind": kind, "label": base, "values": numbers}, where
+    if kind == "order":
+        return _prepare_order(game, target, values, order_bytes)
+    if kind == "state":
+        if len(values) != 1:
+            raise RefereeError("a state edit takes a PATH and one VALUE (YAML: 3, holds, '[1, 2]', '{a: 1}')")
+        try:
+            value = load_strict(values[0]) if values[0].strip() else ""
+        except StrictYAMLError as error:
+            raise RefereeError(f"the value {values[0]!r} is not YAML: {error}") from None
+        where = _phase_target(game, phase)
+        envelope = game.dir.load_state(where.state_before)
+        edited, _ = edit_state(envelope["state"], target, value)
+        canonical_json(edited)
+        spec = game.module.phase(envelope["state"])
+        assert spec is not None
+        check_same_phase(game, spec, edited, None)
+        return {"kind": kind, "path": target, "value": value}, where
+    return _prepare_withdraw(game, target)
+
+
+def _phase_target(game: Game, phase: str | None) -> _Target:
+    """Return the open phase, or the adjudicated phase `phase` (TURN/PHASE) of the game's line."""
+    open_phase = game.dir.open_phase()
+    if phase is None:
+        if open_phase is None:
+            raise StateError("the game is over: name the phase to change with --phase TURN/PHASE")
+        return _Target(open_phase.turn, open_phase.phase, None, open_phase.state_before)
+    turn, name = parse_expect(phase)
+    for row in game.dir.phases():
+        if (row.turn, row.phase) == (turn, name):
+            return _Target(turn, name, row if row.record else None, row.state_before)
+    known = ", ".join(row.ident for row in game.dir.phases())
+    raise StateError(f"turn {turn} '{name}' is not a phase of this game", hints=(f"phases: {known}",))
+
+
+def _find_roll(game: Game, label: str, phase: str | None) -> tuple[_Target, dict[str, Any]]:
+    """Return the phase of the roll `label` and the roll as its latest record shows it: a record
+    of the game's line, or the superseded record of the open phase after a rollback."""
+    found: list[tuple[_Target, dict[str, Any]]] = []
+    rows = game.dir.phases()
+    for row in rows:
+        if row.record is None or (phase is not None and row.ident != phase):
+            continue
+        record = json.loads((game.dir.records / row.record).read_bytes())
+        found += [
+            (_Target(row.turn, row.phase, row, row.state_before), r) for r in record["rolls"] if r["label"] == label
+        ]
+    open_phase = game.dir.open_phase()
+    if open_phase is not None and (phase is None or open_phase.ident == phase):
+        revealed = game.dir.revealed(open_phase.turn, open_phase.phase, open_phase.commit)
+        if revealed is not None and revealed.record is not None:
+            record = json.loads(superseded_record(game, open_phase, revealed).read_bytes())
+            found += [
+                (_Target(open_phase.turn, open_phase.phase, None, open_phase.state_before), r)
+                for r in record["rolls"]
+                if r["label"] == label
+            ]
+    if not found:
+        where = f" in turn {phase}" if phase else ""
+        raise RefereeError(
+            f"no roll labelled '{label}'{where} in the game's records",
+            hints=("re-rolls and results replace rolls already made; the labels are in each report's Dice section",),
+        )
+    if len(found) > 1:
+        phases = ", ".join(f"{t.turn}/{t.phase}" for t, _ in found)
+        raise RefereeError(
+            f"the label '{label}' was rolled in several phases: {phases}", hints=("name one with --phase",)
+        )
+    return found[0]
+
+
+def superseded_record(game: Game, phase: OpenPhase, revealed: OpenPhase) -> Path:
+    """Return the path of the superseded record of `phase` (the adjudication `revealed`)."""
+    for generation, row in game.dir.superseded_phases(phase.turn, phase.phase):
+        if row == revealed:
+            return game.dir.records / "superseded" / str(generation) / str(row.record)
+    raise StateError(f"the superseded record of turn {phase.ident} is not on record")
+
+
+def _base_label(game: Game, where: _Target, label: str) -> str:
+    """Return the label a re-roll replaces: a re-roll of a re-roll is another re-roll of the first."""
+    for row in game.dir.overrides(where.turn, where.phase):
+        if row.kind == "reroll" and row.body["new_label"] == label:
+            return str(row.body["label"])
+    return label
+
+
+def _prepare_order(
+    game: Game, player: str, values: Sequence[str], order_bytes: bytes | None
+) -> tuple[dict[str, Any], _Target]:
+    if order_bytes is None or values:
+        raise RefereeError("an order correction takes a PLAYER and the corrected ORDERFILE")
+    if game.config.player(player) is None:
+        players = ", ".join(p.name for p in game.config.players)
+        raise RefereeError(
+            f"there is no player '{player}' in game '{game.config.game}'", hints=(f"players: {players}",)
+        )
+    order = parse_order_file(order_bytes)
+    if order.game != game.config.game or order.player != player:
+        raise RefereeError(
+            f"the corrected file is for player '{order.player}' of game '{order.game}', "
+            f"not for '{player}' of '{game.config.game}'"
+        )
+    where = _phase_target(game, f"{order.turn}/{order.phase}")
+    envelope = game.dir.load_state(where.state_before)
+    spec = game.module.phase(envelope["state"])
+    assert spec is not None
+    if player not in spec.active:
+        raise RefereeError(f"player '{player}' gives no orders in turn {order.turn} '{order.phase}'")
+    problems = order_problems(game, envelope["state"], spec, player, order.orders)
+    if problems:
+        listed = "; ".join(f"{p.path}: {p.message}" for p in problems)
+        raise RefereeError(f"the corrected orders do not fit turn {order.turn} '{order.phase}': {listed}")
+    phase_row = next(row for row in game.dir.phases() if (row.turn, row.phase) == (where.turn, where.phase))
+    standing = game.dir.standing_orders(phase_row).get(player)
+    return {
+        "kind": "order",
+        "player": player,
+        "sha256": order.sha256,
+        "replaces": standing.sha256 if standing else None,
+    }, where
+
+
+def _prepare_withdraw(game: Game, target: str) -> tuple[dict[str, Any], _Target]:
+    rows = {row.id: row for row in game.dir.overrides()}
+    if not target.isdigit() or int(target) not in rows:
+        raise RefereeError(f"there is no override #{target}", hints=("overrides are numbered from 1, in order made",))
+    row = rows[int(target)]
+    if row.kind == "withdraw" or row not in in_force(list(rows.values())):
+        raise RefereeError(f"override #{row.id} is not in force: there is nothing to withdraw")
+    where = _phase_target(game, None if _is_open(game, row) else f"{row.turn}/{row.phase}")
+    return {"kind": "withdraw", "withdraws": row.id}, where
+
+
+def _is_open(game: Game, row: OverrideRow) -> bool:
+    phase = game.dir.open_phase()
+    return phase is not None and (phase.turn, phase.phase) == (row.turn, row.phase)
+
+
+def _apply(
+    game: Game, prepared: dict[str, Any], where: _Target, reason: str, order_bytes: bytes | None
+) -> OverrideResult:
+    """Tell the players, roll back if needed, store the signed override, roll forward."""
+    identifier = game.dir.next_override_id()
+    body = {
+        "type": BODY_TYPE,
+        "game": game.config.game,
+        "id": identifier,
+        "turn": where.turn,
+        "phase": where.phase,
+        **prepared,
+        "reason": reason,
+    }
+    if body["kind"] == "order":
+        assert order_bytes is not None
+        name = (
+            f"corrections/t{where.turn}-{where.phase}/{body['player']}-override{identifier}-{body['sha256'][:12]}.yaml"
+        )
+        atomic_write(game.dir.orders / name, order_bytes)
+        atomic_write(game.dir.orders / (name + ".sig"), game.sign(order_bytes).encode())
+        body["file"] = name
+    row = OverrideRow(identifier, where.turn, where.phase, body["kind"], body, game.sign(canonical_json(body)))
+    unfit = _unfit_after_edit(game, row, where)
+    plan = plan_rollback(game, where.closed, f"override #{identifier}: {reason}") if where.closed else None
+    # Players are told first: a crash later leaves a letter about a change the re-run makes.
+    letters = post_change(game, f"override-{identifier}", plan, [row], unfit)
+    if plan is not None:
+        execute_rollback(game, plan)
+    with game.dir.transaction():
+        game.dir.insert_override(row)
+        game.dir.log("override", {"id": identifier, "kind": row.kind, "reason": reason}, where.turn, where.phase)
+    refresh_open_state(game)
+    forward = roll_forward_locked(game) if plan is not None else None
+    return OverrideResult(row, f"{where.turn}/{where.phase}", plan, forward, letters, unfit)
+
+
+def _unfit_after_edit(game: Game, row: OverrideRow, where: _Target) -> dict[str, list[Problem]]:
+    """Return, per player, why their standing orders no longer fit the state a state edit makes
+    of a phase that takes orders (a replayed phase does not: the roll forward says what to do)."""
+    phase = game.dir.open_phase()
+    if row.kind != "state" or where.closed is not None or phase is None:
+        return {}
+    if game.dir.revealed(phase.turn, phase.phase, phase.commit) is not None:
+        return {}
+    envelope = game.dir.load_state(where.state_before)
+    edited = state_edit_envelope(envelope, row)["state"]
+    spec = game.module.phase(edited)
+    if spec is None:
+        return {}
+    unfit = {}
+    for player, order in sorted(game.dir.standing_orders(phase).items()):
+        orders = parse_order_file((game.dir.orders / order.file).read_bytes()).orders
+        problems = order_problems(game, edited, spec, player, orders)
+        if problems:
+            unfit[player] = problems
+    return unfit
+
+
+def override_text(result: OverrideResult) -> str:
+    """Return what `referee override` did, as lines for a terminal."""
+    row = result.override
+    entry = public_entry(row)
+    lines = [
+        f"override #{row.id} ({row.kind}) of turn {result.phase}, signed: {describe(entry)}",
+        f"reason: {row.body['reason']}",
+        f"every player was told ({len(result.letters)} letter(s) in mail/changes/)",
+    ]
+    lines += [f"{player}'s orders no longer fit: they were told to send new ones" for player in result.unfit]
+    if result.rollback is not None:
+        lines.append(f"the game was rolled back to turn {result.phase} (generation {result.rollback.generation})")
+    text = "\n".join(lines) + "\n"
+    if result.forward is not None:
+        return text + roll_forward_text(result.forward)
+    if row.kind in ("state", "withdraw"):
+        return text + "the open phase now starts from the state as changed; its record and reports will show it\n"
+    return text + "it applies when the phase is adjudicated; its record and reports will show it\n"

@@ -1,0 +1,22 @@
+"""The installed games, found by id (an explicit list in `games.GAMES`, like godip's variants)."""
+
+from __future__ import annotations
+
+from referee.errors import ConfigError
+from referee.kit import GameModule
+
+
+def all_games() -> tuple[GameModule, ...]:
+    """Return every installed game module."""
+    import games
+
+    return tuple(games.GAMES)
+
+
+def find_game(game_id: str) -> GameModule:
+    """Return the game module with this id, or raise ConfigError naming the installed ones."""
+    for game in all_games():
+        if game.id == game_id:
+            return game
+    known = ", ".join(game.id for game in all_games())
+    raise ConfigError(f"no game module named '{game_id}'", hints=(f"installed games: {known}",))

@@ -1,0 +1,82 @@
+"""`referee reveal`: publish the keys of hidden draws (a finished deck) or, once the game is over,
+the game secret, as a signed file in GAMEDIR/reveals/ mailed to every player.
+
+How a player proves draws from a reveal is the protocol's: `referee.protocol.reveals`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee.errors import StateError
+from referee.files import atomic_write
+from referee.game.announce import post_reveal
+from referee.game.opened import Game
+from referee.protocol.canonical import pretty_json
+from referee.protocol.hidden import game_commitment
+from referee.protocol.reveals import REVEAL_TYPE, expected_draw_key, hidden_draws
+
+
+def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False) -> Path:
+    """Publish a reveal: the draws whose labels match `patterns` (fnmatch), or with `final` the
+    game secret and every draw. Return the signed reveal file; every player is sent a copy."""
+    game = Game.open(path)
+    with game.dir.lock():
+        secret = game.dir.hidden_secret()
+        if secret is None:
+            raise StateError(f"{path} has no hidden secret: it has made no hidden draw to reveal")
+        if final and game.dir.open_phase() is not None:
+            raise StateError(
+                "the game is not over: its hidden secret also decides every hidden draw still to come",
+                hints=(
+                    "to prove a finished deck now: referee reveal GAMEDIR --draw 'deck/NAME/*'",
+                    "reveal the secret once the game is over: referee reveal GAMEDIR --final",
+                ),
+            )
+        draws = hidden_draws(game.dir.records)
+        chosen = draws if final else [d for d in draws if any(fnmatch.fnmatchcase(d.label, p) for p in patterns)]
+        if not chosen:
+            known = ", ".join(sorted({d.label for d in draws})[:20]) or "none"
+            raise StateError(
+                f"no hidden draw matches {', '.join(patterns) or 'nothing'}",
+                hints=(f"hidden draws: {known}", "give --draw LABEL (wildcards * and ? allowed) or --final"),
+            )
+        inputs = _inputs(game.dir.log_entries(("phase.adjudicated",)))
+        body = {
+            "type": REVEAL_TYPE,
+            "game": game.config.game,
+            "hidden_commit": game_commitment(secret),
+            "game_secret": secret.hex() if final else None,
+            "draws": [
+                {
+                    "record": draw.record,
+                    "record_sha256": draw.record_sha256,
+                    "label": draw.label,
+                    "draw_key": expected_draw_key(secret, draw).hex(),
+                    "inputs": inputs.get((draw.record_sha256, draw.label)),
+                }
+                for draw in chosen
+            ],
+        }
+        folder = game.dir.path / "reveals"
+        number = len(list(folder.glob("*.json"))) + 1 if folder.is_dir() else 1
+        target = folder / f"{number:04d}.json"
+        data = pretty_json(body)
+        atomic_write(target, data)
+        atomic_write(target.with_name(target.name + ".sig"), game.sign(data).encode())
+        game.dir.log("hidden.revealed", {"file": target.name, "final": final, "draws": len(chosen)})
+        post_reveal(game, target, final, [d.label for d in chosen])
+    return target
+
+
+def _inputs(entries: list[dict[str, Any]]) -> dict[tuple[str, str], Any]:
+    """Return (record sha256, label) -> the draw's inputs, from the journal's adjudications."""
+    found = {}
+    for entry in entries:
+        data = entry["data"]
+        for label, values in (data.get("hidden_inputs") or {}).items():
+            found[(data.get("record_sha256"), label)] = values
+    return found

@@ -1,0 +1,59 @@
+"""`referee status`: read from the journal alone, so that it starts fast (no YAML, no crypto)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from referee.game.journal import GameDir
+
+
+def status(path: Path) -> dict[str, Any]:
+    """Return the game's status: game, turn, phase, who is awaited, the commitment."""
+    game_dir = GameDir(path).require()
+    result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
+    phases = game_dir.phases()
+    result["adjudicated"] = sum(1 for p in phases if p.adjudicated_at)
+    phase = game_dir.open_phase()
+    if phase is None:
+        return {
+            **result,
+            "over": True,
+            "turn": None,
+            "phase": None,
+            "active": [],
+            "awaited": [],
+            "received": [],
+            "commit": None,
+        }
+    standing = game_dir.standing_orders(phase.seq)
+    return {
+        **result,
+        "over": False,
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "opened_at": phase.opened_at,
+        "active": list(phase.active),
+        "awaited": [p for p in phase.active if p not in standing],
+        "received": sorted(standing),
+        "commit": phase.commit,
+    }
+
+
+def status_text(info: dict[str, Any]) -> str:
+    """Return the status as lines for a terminal."""
+    lines = [
+        f"game      {info['game']} ({info['module']}): {info['title']}",
+        f"players   {', '.join(info['players'])}",
+        f"phases    {info['adjudicated']} adjudicated",
+    ]
+    if info["over"]:
+        return "\n".join(lines + ["state     the game is over"]) + "\n"
+    lines += [
+        f"open      turn {info['turn']} '{info['phase']}' since {info['opened_at']}",
+        f"commit    {info['commit']}",
+        f"received  {', '.join(info['received']) or 'nothing yet'}",
+        f"awaited   {', '.join(info['awaited']) or 'nobody: ready to adjudicate'}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,50 @@
+"""The kit: the one surface game modules import (`from referee.kit import ...`).
+
+It holds the game module contract (`GameModule`, `PhaseSpec`, `Event`, the `Dice` a module
+draws from), the shared die-roll table engine, decks of cards, sealed choices and order schemas,
+and re-exports the few protocol values a module touches (`Problem`, `Hidden`, dice specs, `thaw`).
+It may import the protocol (`referee.protocol`) and the ground (`referee.errors`), never the
+letters, the game directory's life or the mail; games import nothing else of `referee`.
+"""
+
+from referee.errors import GameDataError
+from referee.kit import decks
+from referee.kit.contract import Dice, Event, GameModule, Label, PhaseSpec, Role, Secret, load_data
+from referee.kit.sealed import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box, waiting_for
+from referee.kit.tables import Lookup, MissingTableError, Table, Tables, parse_tables, require
+from referee.protocol.canonical import thaw
+from referee.protocol.dice import DiceError, DiceSpec, parse_spec
+from referee.protocol.hidden import Hidden
+from referee.protocol.problems import Problem
+
+__all__ = [
+    "Dice",
+    "DiceError",
+    "DiceSpec",
+    "Event",
+    "GameDataError",
+    "GameModule",
+    "Hidden",
+    "Label",
+    "Lookup",
+    "MissingTableError",
+    "PhaseSpec",
+    "Problem",
+    "Role",
+    "Secret",
+    "Table",
+    "Tables",
+    "all_in",
+    "box_secrets",
+    "box_view",
+    "decks",
+    "load_data",
+    "parse_spec",
+    "parse_tables",
+    "require",
+    "reveal_choices",
+    "seal_choice",
+    "sealed_box",
+    "thaw",
+    "waiting_for",
+]

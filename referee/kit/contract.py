@@ -1,0 +1,146 @@
+"""The game module contract: what a game is (`GameModule`), what the core hands it (`Dice`) and
+what it hands back (`PhaseSpec`, `Event`, `Problem`). Games import it through `referee.kit`.
+
+A game module is a value (`GameModule`) holding pure functions over plain data:
+
+    setup(scenario, players, options) -> state
+    phase(state) -> PhaseSpec, or None when the game is over
+    validate(state, player, orders) -> list[Problem]          (empty: accepted)
+    resolve(state, orders_by_player, dice) -> (state, events)  (must not mutate `state`)
+    view(state, player or None) -> dict                        (None: the public view)
+    check(state) -> list[str]                                  (broken invariants, for tests)
+    secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
+
+`view` is the only way a letter learns the state. `secrets` names each hidden leaf of the
+state (a JSON pointer) with the roles entitled to see it; the contract tests put a marker in
+each and fail if one reaches anyone else's view, notice or report.
+
+`setup` gets no dice on purpose: the first commitment is published only when the first
+phase opens, so any random set-up belongs in a game's first adjudicated phase, where every
+player can check it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Literal, Protocol, TypeVar
+
+from referee.protocol.hidden import Hidden
+from referee.protocol.problems import Problem
+from referee.protocol.yamlsafe import load_strict
+
+Role = str
+Label = str
+# A hidden leaf of a game's state: its JSON pointer ("/units/3/strength") and the roles that
+# may see it (none: only the referee, until a rule reveals it).
+Secret = tuple[str, tuple[Role, ...]]
+T = TypeVar("T")
+
+ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}
+
+
+class Dice(Protocol):
+    """The only randomness a module may use. Every draw is labelled and publicly recorded."""
+
+    def roll(self, spec: str, *, label: Label) -> list[int]:
+        """Roll `2d6`, `1d10`, `1d10z` (a d10 read 0-9)...; return each die's value."""
+        ...
+
+    def uniform(self, n: int, *, label: Label) -> int:
+        """Return an unbiased integer in 0..n-1."""
+        ...
+
+    def shuffle(self, items: Sequence[T], *, label: Label) -> list[T]:
+        """Return `items` in a shuffled order."""
+        ...
+
+    # Hidden draws: the record commits to each value without showing it. Give an owner
+    # `hidden.opening(i)` in an event's data["openings"] (a list) visible to them, and everyone
+    # in an event visible to all when a rule makes the value public.
+
+    def hidden_roll(self, spec: str, *, label: Label) -> Hidden:
+        """Roll dice only some may see (a hidden unit's strength)."""
+        ...
+
+    def hidden_uniform(self, n: int, *, label: Label) -> Hidden:
+        """Draw an integer in 0..n-1 only some may see (a secret random pick)."""
+        ...
+
+    def hidden_shuffle(self, items: Sequence[str], *, label: Label) -> Hidden:
+        """Shuffle ids (a deck of cards) in secret; the record commits to each position."""
+        ...
+
+    def seal(self, values: Sequence[Any], *, label: Label) -> Hidden:
+        """Commit to values chosen in secret (a sealed choice), to be opened later."""
+        ...
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    """The phase now open: who must send orders, in what shape, and what stands if they don't."""
+
+    turn: int
+    name: str
+    active: tuple[Role, ...]
+    sealed: bool = True
+    schema: Mapping[str, Any] = field(default_factory=lambda: dict(ANY_MAPPING))
+    default_orders: Any = field(default_factory=dict)
+    example: Any = None
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in adjudication; `text` is the sentence reports show.
+
+    Secrecy is decided here, when the event is made: `visible_to` is "all" or the roles
+    that may see it. Two keys of `data` mean something to the core: "openings" (a list of
+    `Hidden.opening(i)`) gives those who see the event the proofs of hidden values, and the
+    record lists them; "reveals" (a list of JSON pointers) declares hidden leaves of the state
+    that a rule makes known to those who see it, which the leak test then allows.
+    """
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    visible_to: Literal["all"] | tuple[Role, ...] = "all"
+
+    def is_visible_to(self, role: Role | None) -> bool:
+        """Return whether `role` (None: the public) may see this event."""
+        return self.visible_to == "all" or (role is not None and role in self.visible_to)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the event as plain data."""
+        visible = "all" if self.visible_to == "all" else list(self.visible_to)
+        return {"kind": self.kind, "text": self.text, "data": dict(self.data), "visible_to": visible}
+
+
+@dataclass(frozen=True)
+class GameModule:
+    """A game: its identity and its pure rule functions (see the module docstring)."""
+
+    id: str
+    title: str
+    version: str
+    scenarios: tuple[str, ...]
+    roles: Callable[[str, Mapping[str, Any]], tuple[Role, ...] | None]
+    setup: Callable[[str, Sequence[Role], Mapping[str, Any]], Any]
+    phase: Callable[[Any], PhaseSpec | None]
+    validate: Callable[[Any, Role, Any], list[Problem]]
+    resolve: Callable[[Any, Mapping[Role, Any], Dice], tuple[Any, list[Event]]]
+    view: Callable[[Any, Role | None], dict[str, Any]]
+    check: Callable[[Any], list[str]]
+    options: Mapping[str, str] = field(default_factory=dict)
+    description: str = ""
+    secrets: Callable[[Any], list[Secret]] = field(default=lambda state: [])
+    # A package (e.g. "games.polemos_obb") whose templates/ folder has events.txt.j2 and
+    # events.html.j2: the game's own rendering of a report's "What happened" section.
+    templates: str | None = None
+
+
+def load_data(package: str, name: str) -> Any:
+    """Return the YAML data file `name` from the `data/` folder of the game package `package`."""
+    text = resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
+    return load_strict(text)

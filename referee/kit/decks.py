@@ -1,0 +1,489 @@
+"""Decks of cards as plain data: definitions, hidden draw piles, hands and discards (docs/decks.md).
+
+Pure functions over plain JSON data, no I/O. An operation takes the decks' state and returns a
+new state with the events that say what happened, each visible only to whoever may know it:
+
+    start(state, dice)                                  shuffle every new deck, then deal
+    shuffle(state, deck, dice)                          a new hidden shuffle of the draw pile
+    deal(state, deck, dice)                             `deal` cards to each holder, one at a time
+    draw(state, deck, player, count, dice)              up to the hand limit
+    look(state, deck, player, count, dice)              see the top cards without drawing
+    play(state, deck, player, card, dice)               hand -> discard pile, face up
+    discard(state, deck, player, card, dice)            face up or down, as the deck says
+    remove(state, deck, player, card, dice)             out of the game, shown to all
+    return_card(state, deck, player, card, to, dice)    to the top, the bottom, or shuffled in
+    reshuffle(state, deck, dice)                        the discard pile shuffled into the draw pile
+
+A shuffle is `dice.hidden_shuffle`: the record commits to the card at each position without
+showing it. Every card keeps the opening of its position (its proof) wherever it goes: the
+player who draws it receives the opening, and everyone does when it is played face up. `dice`
+is used only when an operation shuffles (a draw from an empty pile reshuffles the discards).
+
+Orders name actions as data (`{draw: strategy, count: 2}`); `action_problems` checks a
+player's list of them against the state and `apply_action` carries one out. `deck_view` and
+`secrets` say what each player may see. The operations live in `referee.kit.deck_moves`; this
+module is the one games use (through `referee.kit.decks`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.errors import GameDataError
+from referee.kit.contract import Dice, Event
+from referee.kit.deck_moves import (
+    MAX_CARDS,
+    PLACES,
+    DeckError,
+    DecksState,
+    Where,
+    card_name,
+    cards_of,
+    deal,
+    deck_ids,
+    defined_cards,
+    definition_of,
+    discard,
+    draw,
+    is_started,
+    look,
+    make_event,
+    new_decks,
+    play,
+    remove,
+    reshuffle,
+    resolve_deck,
+    return_card,
+    shuffle,
+    shuffle_label,
+    start,
+)
+from referee.protocol.canonical import thaw
+from referee.protocol.problems import Problem
+
+__all__ = [
+    "CARD_ACTION_SCHEMA",
+    "PLACES",
+    "DeckError",
+    "DecksState",
+    "Where",
+    "action_problems",
+    "apply_action",
+    "card_name",
+    "cards_of",
+    "check",
+    "deal",
+    "deck_ids",
+    "deck_view",
+    "defined_cards",
+    "discard",
+    "draw",
+    "is_started",
+    "look",
+    "new_decks",
+    "parse_decks",
+    "play",
+    "proof",
+    "remove",
+    "reshuffle",
+    "resolve_deck",
+    "return_card",
+    "secrets",
+    "shuffle",
+    "shuffle_label",
+    "start",
+]
+
+DECK_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")
+DECK_REF = r"[a-z0-9][a-z0-9_-]{0,31}(/[a-z0-9][a-z0-9_.-]{0,63})?"
+DEFINITION_FIELDS = ("title", "cards", "owner", "per_player", "hand_limit", "deal", "discard", "reshuffle")
+CARD_FIELDS = ("id", "name", "count")
+DISCARD_MODES = ("face-up", "face-down")
+RESHUFFLE_MODES = ("when-empty", "never")
+MAX_COPIES = 100
+MAX_COUNT = 100
+HINT = "a deck is {title, cards: [{id, name, count}], owner or per_player, hand_limit, deal, discard, reshuffle}"
+
+# The actions orders may name, each with the fields it takes besides its verb.
+VERBS: dict[str, tuple[str, ...]] = {
+    "draw": ("count",),
+    "look": ("count",),
+    "play": ("deck",),
+    "discard": ("deck",),
+    "return": ("deck", "to"),
+    "remove": ("deck",),
+    "reshuffle": (),
+    "shuffle": (),
+}
+ON_A_DECK = ("draw", "look", "reshuffle", "shuffle")  # the verb's value is the deck
+_DECK_FIELD = {"type": "str", "pattern": DECK_REF, "example": "strategy"}
+_CARD_FIELD = {"type": "str", "pattern": CARD_ID.pattern, "example": "blockade"}
+CARD_ACTION_SCHEMA: dict[str, Any] = {
+    "type": "map",
+    "description": "one card action: exactly one of " + ", ".join(VERBS),
+    "fields": {
+        "draw": {**_DECK_FIELD, "description": "draw `count` cards (default 1) from this deck"},
+        "look": {**_DECK_FIELD, "description": "see the top `count` cards (default 1) of this deck"},
+        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up"},
+        "discard": {**_CARD_FIELD, "description": "discard this card from your hand"},
+        "return": {**_CARD_FIELD, "description": "put this card from your hand back into its deck (see `to`)"},
+        "remove": {**_CARD_FIELD, "description": "remove this card (your hand, else the face-up discards)"},
+        "reshuffle": {**_DECK_FIELD, "description": "shuffle this deck's discard pile into its draw pile"},
+        "shuffle": {**_DECK_FIELD, "description": "shuffle this deck's draw pile"},
+        "deck": {**_DECK_FIELD, "description": "the card's deck (with play, discard, return, remove)"},
+        "count": {"type": "int", "min": 1, "max": MAX_COUNT, "description": "how many cards (draw, look)"},
+        "to": {"type": "str", "enum": list(PLACES), "description": "where a returned card goes"},
+    },
+}
+
+
+# -- definitions --------------------------------------------------------------------------
+
+
+def parse_decks(data: Any, players: Sequence[str], where: str = "options.decks") -> dict[str, dict[str, Any]]:
+    """Return the deck definitions in `data`, complete with defaults; raise GameDataError naming
+    the path of the first mistake."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        _fail(where, f"must be a mapping of deck ids to decks, got {_kind(data)}")
+    definitions: dict[str, dict[str, Any]] = {}
+    for deck_id, definition in data.items():
+        if not isinstance(deck_id, str) or not DECK_ID.fullmatch(deck_id):
+            _fail(where, f"deck id {deck_id!r} must be lower-case letters, digits, '-' or '_' (at most 32)")
+        definitions[deck_id] = _definition(definition, sorted(players), f"{where}.{deck_id}")
+    return definitions
+
+
+def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        _fail(where, f"must be a mapping, got {_kind(data)}")
+    unknown = sorted(str(key) for key in data if key not in DEFINITION_FIELDS)
+    if unknown:
+        _fail(where, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(DEFINITION_FIELDS)}")
+    title = data.get("title", where.rpartition(".")[2])
+    if not isinstance(title, str) or not title.strip():
+        _fail(f"{where}.title", "must be a text")
+    cards = _cards(data.get("cards"), f"{where}.cards")
+    owner, per_player = data.get("owner"), data.get("per_player", False)
+    if not isinstance(per_player, bool):
+        _fail(f"{where}.per_player", "must be true or false")
+    if owner is not None and owner not in players:
+        _fail(f"{where}.owner", f"{owner!r} is not a player; players: {', '.join(players)}")
+    if owner is not None and per_player:
+        _fail(where, "give 'owner' (one player's deck) or 'per_player: true' (a copy each), not both")
+    hand_limit = data.get("hand_limit")
+    if hand_limit is not None and not _is_count(hand_limit, 1):
+        _fail(f"{where}.hand_limit", f"must be a whole number of at least 1, or null for none; got {hand_limit!r}")
+    deal = data.get("deal", 0)
+    if not _is_count(deal, 0):
+        _fail(f"{where}.deal", f"must be a whole number of cards (0 or more), got {deal!r}")
+    if hand_limit is not None and deal > hand_limit:
+        _fail(f"{where}.deal", f"deals {deal} cards, over the hand limit of {hand_limit}")
+    total = sum(card["count"] for card in cards)
+    holders = 1 if owner is not None or per_player else len(players)
+    if deal * holders > total:
+        _fail(
+            f"{where}.deal", f"dealing {deal} cards to {holders} player(s) needs {deal * holders}; the deck has {total}"
+        )
+    discard, reshuffle = data.get("discard", "face-up"), data.get("reshuffle", "when-empty")
+    if discard not in DISCARD_MODES:
+        _fail(f"{where}.discard", f"must be one of {', '.join(DISCARD_MODES)}, got {discard!r}")
+    if reshuffle not in RESHUFFLE_MODES:
+        _fail(f"{where}.reshuffle", f"must be one of {', '.join(RESHUFFLE_MODES)}, got {reshuffle!r}")
+    return {
+        "title": title,
+        "cards": cards,
+        "owner": owner,
+        "per_player": per_player,
+        "hand_limit": hand_limit,
+        "deal": deal,
+        "discard": discard,
+        "reshuffle": reshuffle,
+    }
+
+
+def _cards(data: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(data, Sequence) or isinstance(data, str) or not data:
+        _fail(where, "must be a non-empty list of cards, e.g. [{id: blockade, name: Blockade, count: 2}]")
+    cards: list[dict[str, Any]] = []
+    for index, card in enumerate(data):
+        path = f"{where}[{index}]"
+        if not isinstance(card, Mapping) or "id" not in card:
+            _fail(path, "must be a mapping with an id, e.g. {id: blockade, name: Blockade}")
+        unknown = sorted(str(key) for key in card if key not in CARD_FIELDS)
+        if unknown:
+            _fail(path, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(CARD_FIELDS)}")
+        card_id, name, count = card["id"], card.get("name", card["id"]), card.get("count", 1)
+        if not isinstance(card_id, str) or not CARD_ID.fullmatch(card_id):
+            _fail(f"{path}.id", f"{card_id!r} must be lower-case letters, digits, '-', '_' or '.' (no spaces)")
+        if any(known["id"] == card_id for known in cards):
+            _fail(f"{path}.id", f"'{card_id}' is used twice; give copies of a card as its count")
+        if not isinstance(name, str) or not name.strip():
+            _fail(f"{path}.name", "must be a text")
+        if not _is_count(count, 1) or count > MAX_COPIES:
+            _fail(f"{path}.count", f"must be a whole number from 1 to {MAX_COPIES}, got {count!r}")
+        cards.append({"id": card_id, "name": name, "count": count})
+    if sum(card["count"] for card in cards) > MAX_CARDS:
+        _fail(where, f"holds more than {MAX_CARDS} cards")
+    return cards
+
+
+def _is_count(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else "a text" if isinstance(value, str) else repr(value)
+
+
+def _fail(where: str, message: str) -> Any:
+    raise GameDataError(f"{where}: {message}", hints=(HINT, "docs/decks.md describes every field"))
+
+
+# -- actions named in orders --------------------------------------------------------------
+
+
+def action_problems(
+    state: Mapping[str, Any], player: str, actions: Sequence[Mapping[str, Any]], path: str = "orders.cards"
+) -> list[Problem]:
+    """Return the problems with a player's list of card actions, checked in order against what
+    the player will hold then: unknown or unstarted decks, others' decks, cards not held, the
+    hand limit. Cards drawn in the list are unknown when orders are written: none can be played."""
+    problems: list[Problem] = []
+    hands = {key: Counter(e["card"] for e in pile["hands"].get(player, [])) for key, pile in state["decks"].items()}
+    sizes = {key: len(pile["hands"].get(player, [])) for key, pile in state["decks"].items()}
+    face_up = {key: Counter(e["card"] for e in pile["discard"] if e["face_up"]) for key, pile in state["decks"].items()}
+    for index, action in enumerate(actions):
+        where = f"{path}[{index}]"
+        found = _shape_problems(action, where)
+        if found:
+            problems += found
+            continue
+        verb = next(v for v in VERBS if v in action)
+        ref = action[verb] if verb in ON_A_DECK else action["deck"]
+        deck, why = resolve_deck(state, ref, player)
+        at = f"{where}.{verb if verb in ON_A_DECK else 'deck'}"
+        if deck is None:
+            problems.append(Problem("illegal.cards.unknown-deck", at, why))
+            continue
+        pile, definition = state["decks"][deck], definition_of(state, deck)
+        if not is_started(state, deck):
+            problems.append(
+                Problem(
+                    "illegal.cards.not-dealt",
+                    at,
+                    f"deck '{ref}' is not dealt yet: the decks are shuffled and dealt when the first phase "
+                    "is adjudicated (nothing is drawn before the referee's first commitment), so card actions "
+                    "start in the phase after",
+                )
+            )
+            continue
+        if player not in pile["hands"]:
+            owner = pile["owner"]
+            problems.append(Problem("illegal.cards.not-yours", at, f"deck '{ref}' is {owner}'s: only {owner} uses it"))
+            continue
+        card = action.get(verb)
+        count = action.get("count", 1)
+        if verb == "draw":
+            limit = definition["hand_limit"]
+            if limit is not None and sizes[deck] + count > limit:
+                problems.append(
+                    Problem(
+                        "illegal.cards.hand-limit",
+                        f"{where}.count",
+                        f"drawing {count} would give you {sizes[deck] + count} cards of '{ref}' "
+                        f"(you will hold {sizes[deck]}); its hand limit is {limit}: play or discard first",
+                    )
+                )
+            sizes[deck] += count
+        elif verb in ("play", "discard", "return") or (verb == "remove" and hands[deck][card]):
+            if not hands[deck][card]:
+                held = ", ".join(sorted(hands[deck].elements())) or "no cards"
+                problems.append(
+                    Problem(
+                        "illegal.cards.not-held",
+                        f"{where}.{verb}",
+                        f"you hold no '{card}' of deck '{ref}' at this point (you hold: {held})",
+                    )
+                )
+                continue
+            hands[deck][card] -= 1
+            sizes[deck] -= 1
+            if verb == "play" or (verb == "discard" and definition["discard"] == "face-up"):
+                face_up[deck][card] += 1
+        elif verb == "remove":
+            if not face_up[deck][card]:
+                problems.append(
+                    Problem(
+                        "illegal.cards.not-held",
+                        f"{where}.remove",
+                        f"you hold no '{card}' of deck '{ref}', and none lies face up on its discard pile",
+                    )
+                )
+                continue
+            face_up[deck][card] -= 1
+        elif verb == "reshuffle":
+            face_up[deck].clear()
+    return problems
+
+
+def _shape_problems(action: Mapping[str, Any], where: str) -> list[Problem]:
+    verbs = [verb for verb in VERBS if verb in action]
+    if len(verbs) != 1:
+        found = f" (found: {', '.join(verbs)})" if verbs else ""
+        return [Problem("invalid.cards.verb", where, f"give exactly one of {', '.join(VERBS)} per action{found}")]
+    verb = verbs[0]
+    problems = []
+    for name in sorted(set(action) - {verb} - set(VERBS[verb])):
+        takes = ", ".join(VERBS[verb]) or "nothing else"
+        example = f"{{{verb}: strategy}}" if verb in ON_A_DECK else f"{{{verb}: blockade, deck: strategy}}"
+        problems.append(
+            Problem("invalid.cards.field", f"{where}.{name}", f"'{verb}' takes {takes} (e.g. {example}), not '{name}'")
+        )
+    if "deck" in VERBS[verb] and "deck" not in action:
+        problems.append(Problem("invalid.missing", f"{where}.deck", "say which deck the card is in: deck: ..."))
+    if verb == "return" and "to" not in action:
+        problems.append(
+            Problem("invalid.missing", f"{where}.to", "say where the card goes: to: top, bottom or shuffle")
+        )
+    return problems
+
+
+def apply_action(
+    state: Mapping[str, Any], player: str, action: Mapping[str, Any], dice: Dice
+) -> tuple[DecksState, list[Event]]:
+    """Carry out one card action of a player's orders. One that no longer fits the state (a card
+    taken by an earlier action) is skipped, with a private event saying why; a draw over the
+    hand limit draws what fits."""
+    problems = [p for p in action_problems(state, player, [action], "card action") if "hand-limit" not in p.code]
+    if problems:
+        text = f"{player}'s card action {_describe(action)} was not carried out: {problems[0].message}."
+        return thaw(state), [make_event("hand.skipped", text, {"player": player, "action": dict(action)}, (player,))]
+    verb = next(v for v in VERBS if v in action)
+    ref = action[verb] if verb in ON_A_DECK else action["deck"]
+    deck, _ = resolve_deck(state, ref, player)
+    assert deck is not None
+    if verb == "draw":
+        return draw(state, deck, player, action.get("count", 1), dice)
+    if verb == "look":
+        return look(state, deck, player, action.get("count", 1), dice)
+    if verb == "reshuffle":
+        return reshuffle(state, deck, dice, by=player)
+    if verb == "shuffle":
+        return shuffle(state, deck, dice, by=player)
+    if verb == "return":
+        return return_card(state, deck, player, action["return"], action["to"], dice)
+    operation = {"play": play, "discard": discard, "remove": remove}[verb]
+    return operation(state, deck, player, action[verb], dice)
+
+
+def _describe(action: Mapping[str, Any]) -> str:
+    return "{" + ", ".join(f"{key}: {value}" for key, value in action.items()) + "}"
+
+
+# -- views, secrets and invariants --------------------------------------------------------
+
+
+def deck_view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
+    """Return what `player` (None: the public) sees of every deck: their own hand with each
+    card's proof, others' hand sizes, pile sizes, face-up discards and removed cards."""
+    view: dict[str, Any] = {}
+    for deck in deck_ids(state):
+        pile, definition = state["decks"][deck], definition_of(state, deck)
+        shown: dict[str, Any] = {
+            "deck": pile["deck"],
+            "title": definition["title"],
+            "owner": pile["owner"],
+            "draw_pile": len(pile["draw"]),
+            "discard_pile": [_discard_view(state, deck, entry, player) for entry in pile["discard"]],
+            "removed": [_card_view(state, deck, entry["card"]) for entry in pile["removed"]],
+            "hand_sizes": {holder: len(hand) for holder, hand in sorted(pile["hands"].items())},
+            "hand_limit": definition["hand_limit"],
+            "discard": definition["discard"],
+            "shuffles": pile["shuffles"],
+        }
+        if player is not None and player in pile["hands"]:
+            shown["your_hand"] = [
+                {**_card_view(state, deck, entry["card"]), "proof": proof(entry["opening"])}
+                for entry in pile["hands"][player]
+            ]
+        view[deck] = shown
+    return view
+
+
+def proof(opening: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Return what proves a card: the shuffle's label, turn and phase, the position, its salt
+    and commitment (None for a card not yet shuffled)."""
+    if opening is None:
+        return None
+    return {key: opening[key] for key in ("label", "turn", "phase", "index", "salt", "commitment")}
+
+
+def _card_view(state: Mapping[str, Any], deck: str, card: str) -> dict[str, Any]:
+    return {"card": card, "name": card_name(state, deck, card)}
+
+
+def _discard_view(state: Mapping[str, Any], deck: str, entry: Mapping[str, Any], player: str | None) -> dict[str, Any]:
+    if entry["face_up"]:
+        return {**_card_view(state, deck, entry["card"]), "by": entry["by"]}
+    if player is not None and player == entry["by"]:
+        return {**_card_view(state, deck, entry["card"]), "by": entry["by"], "face_down": True}
+    return {"by": entry["by"], "face_down": True}
+
+
+def secrets(state: Mapping[str, Any], pointer: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Return the JSON pointer (under `pointer`, where the game keeps these decks) of every hidden
+    leaf, with who may see it: draw piles no one, a hand its holder, a face-down discard its
+    discarder."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for deck in deck_ids(state):
+        pile = state["decks"][deck]
+        base = f"{pointer}/decks/{_escape(deck)}"
+        for index, entry in enumerate(pile["draw"]):
+            found += _entry_secrets(f"{base}/draw/{index}", entry, ())
+        for holder, hand in sorted(pile["hands"].items()):
+            for index, entry in enumerate(hand):
+                found += _entry_secrets(f"{base}/hands/{_escape(holder)}/{index}", entry, (holder,))
+        for index, entry in enumerate(pile["discard"]):
+            if not entry["face_up"]:
+                found += _entry_secrets(f"{base}/discard/{index}", entry, (entry["by"],))
+    return found
+
+
+def _entry_secrets(at: str, entry: Mapping[str, Any], roles: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]]:
+    leaves = [(f"{at}/card", roles)]
+    if entry["opening"] is not None:
+        leaves += [(f"{at}/opening/value", roles), (f"{at}/opening/salt", roles)]
+    return leaves
+
+
+def check(state: Mapping[str, Any]) -> list[str]:
+    """Return broken invariants: a deck whose cards differ from its definition, an opening that
+    names another card, a hand over its limit or held by someone who may not."""
+    problems = []
+    for deck in deck_ids(state):
+        pile, definition = state["decks"][deck], definition_of(state, deck)
+        if cards_of(state, deck) != defined_cards(state, deck):
+            problems.append(f"deck {deck}: its cards are not those of its definition")
+        entries = [*pile["draw"], *pile["discard"], *pile["removed"], *(e for h in pile["hands"].values() for e in h)]
+        if any(e["opening"] is not None and e["opening"]["value"] != e["card"] for e in entries):
+            problems.append(f"deck {deck}: a card's opening names another card")
+        limit = definition["hand_limit"]
+        for holder, hand in pile["hands"].items():
+            if limit is not None and len(hand) > limit:
+                problems.append(f"deck {deck}: {holder} holds {len(hand)} cards, over the limit of {limit}")
+        if pile["owner"] is not None and set(pile["hands"]) != {pile["owner"]}:
+            problems.append(f"deck {deck}: hands held by others than its owner {pile['owner']}")
+    return problems
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,485 @@
+"""Die-roll tables as data: one engine reads every game's YAML tables (house rule 10).
+
+A table names its dice, its modifiers and its rows, so a lookup reports which table, which
+modifiers and which row gave a result. Tables are checked at load: rows in increasing
+order, no overlaps, and every total the dice and modifiers can make is covered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+
+from referee.errors import GameDataError
+from referee.protocol.dice import DiceSpec, parse_spec
+
+SCHEMA_VERSION = 1
+MAX_NUMBER = 1_000_000_000
+_ID = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_FILE_KEYS = ("schema_version", "tables")
+_TABLE_KEYS = ("title", "dice", "modifiers", "clamp", "columns", "rows")
+_ROW_KEYS = ("range", "result")
+_RANGE_TEXT = re.compile(r"(-?[0-9]{1,9})(?:-(-?[0-9]{1,9})|(\+)|(-))?")
+_ID_HINT = "use lower-case letters, digits, '-' and '_', starting with a letter or digit (e.g. morale, crt-1)"
+_RANGE_HINT = 'write a range as [low, high], a number, or text such as "7-9", "12+" (and above) or "2-" (and below)'
+_ROW_HINT = "write a row as {range: [2, 6], result: ...}"
+_QUOTE_HINT = "put the value in quotes: unquoted, YAML reads yes/no as true/false and 1:1 as a number"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a table: totals `low` to `high` inclusive (None = open-ended) give `result`."""
+
+    low: int | None
+    high: int | None
+    result: Any
+
+    @property
+    def label(self) -> str:
+        """The row's range as a report shows it: "2-6", "10+", "2-" or "7"."""
+        if self.low is None:
+            return "any" if self.high is None else f"{self.high}-"
+        if self.high is None:
+            return f"{self.low}+"
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+    def covers(self, total: int) -> bool:
+        """Return whether `total` falls in this row."""
+        return (self.low is None or self.low <= total) and (self.high is None or total <= self.high)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The outcome of reading a table, with everything a report needs to show how it was read."""
+
+    table: str
+    title: str
+    dice: str
+    values: tuple[int, ...]
+    natural: int
+    modifiers: tuple[tuple[str, int], ...]
+    modified: int
+    clamped: int
+    row: str
+    column: str | None
+    result: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the lookup as plain JSON data for events and reports."""
+        data = {field.name: getattr(self, field.name) for field in fields(self)}
+        data.update(values=list(self.values), modifiers=[{"name": n, "value": v} for n, v in self.modifiers])
+        return data
+
+
+@dataclass(frozen=True)
+class Table:
+    """A parsed, checked table; `columns` is None unless each row's result is a column mapping."""
+
+    id: str
+    title: str
+    dice: DiceSpec
+    modifiers: dict[str, int]
+    clamp: tuple[int, int] | None
+    columns: tuple[str, ...] | None
+    rows: tuple[Row, ...]
+
+    @property
+    def reachable(self) -> tuple[int, int]:
+        """Return the lowest and highest totals a lookup can read, after modifiers and clamp."""
+        low = self.dice.lowest + sum(v for v in self.modifiers.values() if v < 0)
+        high = self.dice.highest + sum(v for v in self.modifiers.values() if v > 0)
+        if self.clamp is not None:
+            low, high = _clamp(low, self.clamp), _clamp(high, self.clamp)
+        return low, high
+
+    def lookup(self, values: Sequence[int], modifiers: Sequence[str] = (), column: str | None = None) -> Lookup:
+        """Return the Lookup for rolled `values` with the named modifiers, read in `column`."""
+        where = f"table {self.id} ({self.title})"
+        if (
+            isinstance(values, (str, bytes))
+            or not isinstance(values, Sequence)
+            or len(values) != self.dice.count
+            or not all(_is_int(v) and _face_ok(self.dice, v) for v in values)
+        ):
+            raise GameDataError(
+                f"{where} rolls {self.dice.text}, but was given the values {_show(values)}",
+                hints=(f"pass the {self.dice.count} value(s) of dice.roll(table.dice, label=...)",),
+            )
+        if isinstance(modifiers, str) or not isinstance(modifiers, Sequence):
+            raise GameDataError(f"{where}: modifiers must be a list of names, got {_show(modifiers)}")
+        applied: list[tuple[str, int]] = []
+        for name in modifiers:
+            if not isinstance(name, str) or name not in self.modifiers:
+                known = ", ".join(self.modifiers) or "none"
+                raise GameDataError(f"{where} has no modifier {_show(name)}; its modifiers: {known}")
+            if any(name == seen for seen, _ in applied):
+                raise GameDataError(f"{where}: modifier {name} was named twice; each modifier applies once")
+            applied.append((name, self.modifiers[name]))
+        natural = sum(values)
+        modified = natural + sum(value for _, value in applied)
+        clamped = modified if self.clamp is None else _clamp(modified, self.clamp)
+        row = next((r for r in self.rows if r.covers(clamped)), None)
+        if row is None:  # cannot happen for a table that passed parse_table's coverage check
+            raise GameDataError(f"{where} has no row for total {clamped}")
+        if self.columns is None:
+            if column is not None:
+                raise GameDataError(f"{where} has no columns, but column {_show(column)} was asked for")
+            result = row.result
+        else:
+            if column not in self.columns:
+                raise GameDataError(
+                    f"{where} has no column {_show(column)}; its columns: {', '.join(self.columns)}",
+                    hints=("pass column= with one of the table's columns",),
+                )
+            result = row.result[column]
+        return Lookup(
+            self.id,
+            self.title,
+            self.dice.text,
+            tuple(values),
+            natural,
+            tuple(applied),
+            modified,
+            clamped,
+            row.label,
+            column,
+            result,
+        )
+
+
+class MissingTableError(GameDataError):
+    """A table the game's referee must supply (from their own rulebook) is not supplied."""
+
+
+class Tables:
+    """A set of tables by id, e.g. a game's own data plus the tables its configuration supplies."""
+
+    def __init__(self, tables: Mapping[str, Table]) -> None:
+        for key, table in tables.items():
+            if key != table.id:
+                raise GameDataError(f"table {table.id} is filed under the different id {_show(key)}")
+        self._tables = dict(tables)
+
+    def __contains__(self, table_id: object) -> bool:
+        return table_id in self._tables
+
+    def names(self) -> tuple[str, ...]:
+        """Return the ids of the tables held, sorted."""
+        return tuple(sorted(self._tables))
+
+    def get(self, table_id: str) -> Table:
+        """Return the table with this id, or raise GameDataError listing the known ids."""
+        table = self._tables.get(table_id) if isinstance(table_id, str) else None
+        if table is None:
+            known = ", ".join(self.names()) or "none"
+            raise GameDataError(f"there is no table {_show(table_id)}; known tables: {known}")
+        return table
+
+    def lookup(
+        self, table_id: str, values: Sequence[int], modifiers: Sequence[str] = (), column: str | None = None
+    ) -> Lookup:
+        """Read table `table_id` for rolled `values` with the named modifiers; return the Lookup."""
+        return self.get(table_id).lookup(values, modifiers, column)
+
+
+def require(tables: Tables, table_id: str, supply_hint: str) -> Table:
+    """Return table `table_id`, or raise MissingTableError whose hint says how to supply it."""
+    if table_id not in tables:
+        raise MissingTableError(
+            f"table {table_id} is not supplied: the game's rules need it and the game's data does not include it",
+            hints=(supply_hint,),
+        )
+    return tables.get(table_id)
+
+
+def parse_tables(data: Any, source: str) -> dict[str, Table]:
+    """Return the tables of a whole tables file's mapping, checked; `source` names it in errors."""
+    if not isinstance(data, Mapping):
+        _fail(source, "the file", f"must be a mapping with schema_version: 1 and tables:, got {_show(data)}")
+    _refuse_unknown(data, _FILE_KEYS, source, "the file")
+    version = data.get("schema_version")
+    if not _is_int(version) or version != SCHEMA_VERSION:
+        _fail(
+            source,
+            "schema_version",
+            f"must be {SCHEMA_VERSION}, got {_show(version)}",
+            f"add schema_version: {SCHEMA_VERSION} at the top (it is the only version this referee reads)",
+        )
+    tables = data.get("tables")
+    if not isinstance(tables, Mapping):
+        _fail(source, "tables", f"must be a mapping of table id to table, got {_show(tables)}")
+    return {table_id: parse_table(table_id, table, source) for table_id, table in tables.items()}
+
+
+def parse_table(table_id: str, data: Any, source: str) -> Table:
+    """Return one table parsed from its mapping, checked; raise GameDataError naming what to fix."""
+    if not isinstance(table_id, str) or not _ID.fullmatch(table_id):
+        _fail(source, f"table {_show(table_id)}", "is not a valid table id", _ID_HINT)
+    where = f"table {table_id}"
+    if not isinstance(data, Mapping):
+        _fail(source, where, f"must be a mapping with title, dice and rows, got {_show(data)}")
+    _refuse_unknown(data, _TABLE_KEYS, source, where)
+    title = data.get("title")
+    if not isinstance(title, str) or not title.strip():
+        _fail(
+            source,
+            f"{where}, title",
+            f"must be a non-empty text, got {_show(title)}",
+            "add title: <its name in the rulebook>",
+        )
+    if "dice" not in data:
+        _fail(source, f"{where}, dice", "is missing", "add dice: 2d6 (or 1d10, or 1d10z for a d10 read 0-9)")
+    try:
+        dice = parse_spec(data["dice"])
+    except ValueError as exc:  # DiceError, or int() refusing a thousand-digit number
+        _fail(source, f"{where}, dice", str(exc), "write the dice as 2d6, 1d10 or 1d10z (a d10 read 0-9)")
+    modifiers = _parse_modifiers(data.get("modifiers", {}), source, where)
+    clamp = _parse_clamp(data["clamp"], source, f"{where}, clamp") if data.get("clamp") is not None else None
+    columns = _parse_columns(data["columns"], source, where) if data.get("columns") is not None else None
+    raw_rows = data.get("rows")
+    if not isinstance(raw_rows, list) or not raw_rows:
+        _fail(source, f"{where}, rows", f"must be a non-empty list of rows, got {_show(raw_rows)}", _ROW_HINT)
+    rows = tuple(_parse_row(row, source, f"{where}, rows[{i}]", columns) for i, row in enumerate(raw_rows))
+    table = Table(table_id, title, dice, modifiers, clamp, columns, rows)
+    _check_rows(table, source, where)
+    return table
+
+
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """A safe loader refusing a key given twice in one mapping, which YAML would silently drop."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:  # unhashable key: the base class reports it
+                continue
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                )
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
+
+
+def load_tables_file(path: str | os.PathLike[str]) -> dict[str, Table]:
+    """Return the checked tables of a YAML tables file; errors name the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        hints = ("check the path and its permissions",)
+        raise GameDataError(f"cannot read tables file {path}: {exc.strerror or exc}", hints) from exc
+    except UnicodeDecodeError as exc:
+        raise GameDataError(f"{path}: is not UTF-8 text", hints=("save the file as UTF-8",)) from exc
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        raise GameDataError(f"{path}: is not valid YAML: {exc}", hints=("fix the YAML at the line shown",)) from exc
+    return parse_tables(data, str(path))
+
+
+def _parse_modifiers(value: Any, source: str, where: str) -> dict[str, int]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        hint = "write modifiers: {shaken: -1, elite: 2}"
+        _fail(source, f"{where}, modifiers", f"must be a mapping of name to number, got {_show(value)}", hint)
+    modifiers: dict[str, int] = {}
+    for name, amount in value.items():
+        if not isinstance(name, str) or not _ID.fullmatch(name):
+            _fail(source, f"{where}, modifiers", f"{_show(name)} is not a valid modifier name", _ID_HINT)
+        if not _is_number(amount):
+            _fail(source, f"{where}, modifiers.{name}", f"must be a whole number such as -1 or 2, not {_show(amount)}")
+        modifiers[name] = amount
+    return modifiers
+
+
+def _parse_columns(value: Any, source: str, where: str) -> tuple[str, ...]:
+    key = f"{where}, columns"
+    if not isinstance(value, list) or not value:
+        hint = 'write columns: ["1:2", "1:1", "2:1"]'
+        _fail(source, key, f"must be a non-empty list of column names, got {_show(value)}", hint)
+    for name in value:
+        if not isinstance(name, str) or not name.strip():
+            _fail(source, key, f"column {_show(name)} must be a non-empty text", _QUOTE_HINT)
+    if len(set(value)) != len(value):
+        twice = sorted({name for name in value if value.count(name) > 1})
+        _fail(source, key, f"names column(s) {', '.join(twice)} more than once")
+    return tuple(value)
+
+
+def _parse_row(value: Any, source: str, where: str, columns: tuple[str, ...] | None) -> Row:
+    if not isinstance(value, Mapping):
+        _fail(source, where, f"must be a mapping with range and result, got {_show(value)}", _ROW_HINT)
+    _refuse_unknown(value, _ROW_KEYS, source, where)
+    if "range" not in value or "result" not in value:
+        missing = " and ".join(key for key in _ROW_KEYS if key not in value)
+        _fail(source, where, f"lacks {missing}", _ROW_HINT)
+    low, high = _parse_range(value["range"], source, f"{where}.range")
+    result = value["result"]
+    if columns is None:
+        _check_result(result, source, f"{where}.result")
+    else:
+        if not isinstance(result, Mapping):
+            _fail(source, f"{where}.result", f"must map each of {', '.join(columns)} to a result, got {_show(result)}")
+        absent = [c for c in columns if c not in result]
+        extra = [_show(k) for k in result if k not in columns]
+        if absent or extra:
+            parts = [f"lacks column(s) {', '.join(absent)}"] * bool(absent)
+            parts += [f"has undeclared column(s) {', '.join(extra)}"] * bool(extra)
+            hint = f"give exactly the declared columns: {', '.join(columns)}"
+            _fail(source, f"{where}.result", "; ".join(parts), hint, _QUOTE_HINT)
+        for column in columns:
+            _check_result(result[column], source, f"{where}.result.{column}")
+        result = {column: result[column] for column in columns}
+    return Row(low, high, result)
+
+
+def _parse_range(value: Any, source: str, key: str) -> tuple[int | None, int | None]:
+    if _is_number(value):
+        return value, value
+    if isinstance(value, list):
+        if len(value) == 2 and all(v is None or _is_number(v) for v in value) and value != [None, None]:
+            low, high = value
+            if low is None or high is None or low <= high:
+                return low, high
+            _fail(source, key, f"[{low}, {high}] runs backwards", "put the lower total first")
+    elif isinstance(value, str):
+        match = _RANGE_TEXT.fullmatch(re.sub(r"\s+", "", value).replace("\u2013", "-").replace("\u2014", "-"))
+        if match:
+            first, second, plus, minus = match.groups()
+            low = int(first)
+            if plus:
+                return low, None
+            if minus:
+                return None, low
+            high = low if second is None else int(second)
+            if low <= high:
+                return low, high
+            _fail(source, key, f"{value!r} runs backwards", "put the lower total first")
+    _fail(source, key, f"{_show(value)} is not a range", _RANGE_HINT)
+
+
+def _check_result(value: Any, source: str, key: str) -> None:
+    is_number = _is_int(value) or (isinstance(value, float) and math.isfinite(value))
+    if not (is_number or (isinstance(value, str) and value.strip())):
+        _fail(source, key, f"must be a text or a number, got {_show(value)}", _QUOTE_HINT)
+
+
+def _parse_clamp(value: Any, source: str, key: str) -> tuple[int, int]:
+    if not (isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value)):
+        _fail(source, key, f"must be [low, high] whole numbers, got {_show(value)}", "write clamp: [low, high]")
+    if value[0] > value[1]:
+        _fail(source, key, f"[{value[0]}, {value[1]}] runs backwards", "put the lower total first")
+    return value[0], value[1]
+
+
+def _check_rows(table: Table, source: str, where: str) -> None:
+    key = f"{where}, rows"
+    for before, after in zip(table.rows, table.rows[1:]):
+        (low_before, high_before), (low_after, high_after) = _ends(before), _ends(after)
+        if low_after > high_before:
+            continue
+        if high_after >= low_before:
+            shared = _span(max(low_before, low_after), min(high_before, high_after))
+            message = f"rows {before.label} and {after.label} overlap (totals {shared})"
+            _fail(source, key, message, "give each total to exactly one row")
+        _fail(
+            source, key, f"row {after.label} comes after row {before.label}", "list rows in increasing order of total"
+        )
+    low, high = table.reachable
+    gaps: list[str] = []
+    needed: float = low
+    for row_low, row_high in map(_ends, table.rows):
+        if row_high < needed:
+            continue
+        if row_low > needed:
+            gaps.append(_span(needed, min(row_low - 1, high)))
+        needed = row_high + 1
+        if needed > high:
+            break
+    if needed <= high:
+        gaps.append(_span(needed, high))
+    if gaps:
+        _fail(
+            source,
+            key,
+            f"no row for total(s) {', '.join(gaps)}; {table.dice.text}"
+            f"{' with its modifiers' if table.modifiers else ''}{' after clamp' if table.clamp else ''}"
+            f" can make any total from {low} to {high}",
+            'add rows for those totals, or open the first and last rows with "N-" and "N+"',
+            "or add clamp: [low, high] to keep modified totals within the rows",
+        )
+
+
+def _span(low: float, high: float) -> str:
+    """Name the totals low..high (either may be infinite) the way a row label does."""
+    if low == -math.inf:
+        return "all" if high == math.inf else f"{int(high)}-"
+    if high == math.inf:
+        return f"{int(low)}+"
+    return str(int(low)) if low == high else f"{int(low)}-{int(high)}"
+
+
+def _ends(row: Row) -> tuple[float, float]:
+    return -math.inf if row.low is None else row.low, math.inf if row.high is None else row.high
+
+
+def _clamp(total: int, bounds: tuple[int, int]) -> int:
+    return max(bounds[0], min(bounds[1], total))
+
+
+def _face_ok(dice: DiceSpec, value: int) -> bool:
+    first = 0 if dice.zero_based else 1
+    return first <= value < first + dice.sides
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    """A whole number small enough to print and add up (bool is not a number here)."""
+    return _is_int(value) and -MAX_NUMBER <= value <= MAX_NUMBER
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if _is_number(value) or isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "...")
+    if isinstance(value, int):
+        return "a very large number"
+    if isinstance(value, (list, tuple)):
+        shown = [_show(item) for item in value[:6]]
+        return "[" + ", ".join(shown + (["..."] if len(value) > 6 else [])) + "]"
+    return "a mapping" if isinstance(value, Mapping) else type(value).__name__
+
+
+def _refuse_unknown(data: Mapping[Any, Any], allowed: tuple[str, ...], source: str, where: str) -> None:
+    unknown = [key for key in data if key not in allowed]
+    if unknown:
+        names = ", ".join(_show(key) for key in unknown)
+        close = [m for key in unknown if isinstance(key, str) for m in difflib.get_close_matches(key, allowed, 1)]
+        guess = f"did you mean {', '.join(close)}? " if close else ""
+        _fail(source, where, f"has unknown key(s) {names}", f"{guess}the keys allowed here are: {', '.join(allowed)}")
+
+
+def _fail(source: str, where: str, message: str, *hints: str) -> NoReturn:
+    raise GameDataError(f"{source}: {where}: {message}", hints=hints)

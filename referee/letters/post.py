@@ -1,0 +1,151 @@
+"""Posting a game's letters: render, sign, keep under GAMEDIR/mail/ and put in the outbox.
+
+The game hands over plain values: a `Letterhead` (who writes, to whom, where letters are kept,
+how to sign) and, per letter, what it says (a template context). Nothing here knows the game's
+engine; `referee.game.announce` decides what each letter says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from referee.files import atomic_write
+from referee.kit.contract import GameModule
+from referee.letters.encryption import seal_letter
+from referee.letters.outbox import Attachment, Letter, make_message_id, post
+from referee.letters.render import render
+from referee.protocol.records import PROTOCOL
+from referee.protocol.signatures import PublicKey
+
+
+class Recipient(Protocol):
+    """A player as letters need them: their name, address and key, and whether to encrypt."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def email(self) -> str: ...
+
+    @property
+    def key(self) -> PublicKey: ...
+
+    @property
+    def encrypt(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Letterhead:
+    """What every letter of one game shares: its game, its referee, its players and its folders."""
+
+    game: str
+    title: str
+    referee_name: str
+    referee_email: str
+    referee_key: str  # the referee's public key line, printed in letters
+    sign: Callable[[bytes], str]  # the referee's `pbem-referee` signature of a letter's text
+    mail_dir: Path  # GAMEDIR/mail: every letter is kept here as text, signature and HTML
+    outbox: Path
+    players: Sequence[Recipient]
+    module: GameModule | None = None  # whose own templates a letter may include
+
+    def player(self, name: str | None) -> Recipient | None:
+        """Return the player with this name, or None."""
+        return next((p for p in self.players if p.name == name), None) if name else None
+
+    def message_id(self, *parts: str) -> str:
+        """Return the deterministic Message-ID of this game's letter named by `parts`."""
+        return make_message_id(self.referee_email.rpartition("@")[2], self.game, *parts)
+
+    def common(self, player: str | None) -> dict[str, Any]:
+        """Return what every letter's template is given, for the letter to `player`."""
+        return {
+            "game": self.game,
+            "title": self.title,
+            "player": player,
+            "protocol": PROTOCOL,
+            "referee_key": self.referee_key,
+            "referee_email": self.referee_email,
+        }
+
+
+def deliver(
+    head: Letterhead,
+    player: str | None,
+    folder: str,
+    name: str,
+    subject: str,
+    kind: str,
+    context: dict[str, Any],
+    message_id: str,
+    attachments: list[Attachment],
+    in_reply_to: str | None = None,
+    fallback_address: str | None = None,
+) -> Path:
+    """Render, sign, keep and post one letter; return the path of its signed text.
+
+    The letter goes to the player's registered address; `fallback_address` is used only when
+    the letter concerns no known player (a mail whose signature matched no one). A player who
+    asked for encryption gets it sealed to their key; the copies kept here stay plain.
+    """
+    text, html = render(kind, context, head.module)
+    text_bytes = text.encode("utf-8")
+    signature = head.sign(text_bytes).encode()
+    base = head.mail_dir / folder
+    text_path = base / f"{name}.txt"
+    atomic_write(text_path, text_bytes)
+    atomic_write(base / f"{name}.txt.sig", signature)
+    atomic_write(base / f"{name}.html", html.encode("utf-8"))
+    for item in attachments:
+        if item.kept:
+            atomic_write(base / item.filename, item.data)
+    recipient = head.player(player)
+    address = recipient.email if recipient is not None else fallback_address
+    if address is not None:
+        letter = Letter(
+            to=address,
+            subject=subject,
+            text=text,
+            html=html,
+            message_id=message_id,
+            in_reply_to=in_reply_to,
+            auto_submitted="auto-replied" if kind == "ack" else "auto-generated",
+            attachments=[
+                Attachment(f"{name}.txt", text_bytes, "text/plain"),
+                Attachment(f"{name}.txt.sig", signature, "application/octet-stream"),
+                *attachments,
+            ],
+        )
+        if recipient is not None and recipient.encrypt:
+            letter = seal_letter(letter, [recipient.key], recipient.name, head.referee_name, head.referee_email)
+        post(head.outbox, letter, head.referee_email, head.referee_name)
+    return text_path
+
+
+def to_every_player(
+    head: Letterhead,
+    folder: str,
+    name: str,
+    subject: str,
+    kind: str,
+    context: Callable[[str], dict[str, Any]],
+    attachments: Sequence[Attachment] = (),
+) -> list[Path]:
+    """Post letter `kind` to every player, kept as GAMEDIR/mail/FOLDER/PLAYER.NAME; return the paths."""
+    return [
+        deliver(
+            head,
+            player.name,
+            folder,
+            f"{player.name}.{name}",
+            subject,
+            kind,
+            {**head.common(player.name), **context(player.name), "letter_name": name},
+            head.message_id(folder, name, player.name),
+            list(attachments),
+        )
+        for player in head.players
+    ]

@@ -1,0 +1,60 @@
+"""The Jinja2 environment: templates/ of the project (`<kind>.txt.j2`, `<kind>.html.j2`), and a
+game module's own templates (reached as "<game id>/<name>") when the letter is about its game.
+
+HTML templates are autoescaped; text templates are not. Undefined names are errors, so a
+template can never print an empty hole where data was meant to be.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from referee.errors import RefereeError
+from referee.kit.contract import GameModule
+
+
+def template_dir() -> Path:
+    """Return the templates folder: beside the package in a checkout, under the prefix when installed."""
+    candidates = [
+        Path(__file__).resolve().parents[2] / "templates",
+        Path(sys.prefix) / "share" / "pbem-referee" / "templates",
+    ]
+    for candidate in candidates:
+        if (candidate / "report.txt.j2").exists():
+            return candidate
+    raise RefereeError("the report templates are not installed", hints=("reinstall the project: pip install .",))
+
+
+@lru_cache(maxsize=8)
+def environment(game_id: str | None = None, package: str | None = None) -> Any:
+    """Return the Jinja2 environment of the project's templates, plus the templates/ folder of the
+    game package `package` as "<game_id>/<name>" (built once each)."""
+    import jinja2  # deferred for start-up speed: commands that write no letter never load Jinja2
+
+    games = {game_id: jinja2.PackageLoader(package, "templates")} if game_id and package else {}
+    env = jinja2.Environment(
+        # A game's own templates are reached as "<game id>/<name>".
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(template_dir())), jinja2.PrefixLoader(games)]),
+        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
+    return env
+
+
+def events_template(game: GameModule) -> str:
+    """Return the template (without .txt.j2/.html.j2) that renders a report's events for this game."""
+    return f"{game.id}/events" if game.templates else "_events"
+
+
+def render(kind: str, context: dict[str, Any], game: GameModule | None = None) -> tuple[str, str]:
+    """Return the text and HTML renderings of the letter `kind` (notice, ack, report); `game` is the
+    module whose own templates the letter may include (a report's events)."""
+    env = environment(game.id, game.templates) if game is not None and game.templates else environment()
+    return env.get_template(f"{kind}.txt.j2").render(context), env.get_template(f"{kind}.html.j2").render(context)

@@ -1,0 +1,297 @@
+"""`referee run`: one unattended pass over the referee's home, for cron.
+
+    1. intake     fetch, store, handle and move new mail (orders, commands)
+    2. schedule   for every game: reminders, adjudication when orders are complete or the
+                  deadline has passed, holds and alerts when too many orders are missing
+    3. send       drain every outbox through SMTP
+
+The pass takes the home's lock without waiting: a second `referee run` started while one is
+working leaves at once, so overlapping cron runs are safe. Every step is idempotent. The pass
+reports what failed; a failure in one game or one message does not stop the others.
+`watch` repeats passes, waking on IMAP IDLE as mail arrives.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from referee.errors import RefereeError
+from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
+from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
+from referee.game.engine import adjudicate
+from referee.game.journal import GameDir, OpenPhase
+from referee.mail.directory import Directory
+from referee.mail.home import Home, HomeConfig
+from referee.mail.imap import Mailbox
+from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
+from referee.mail.ledger import Ledger
+from referee.mail.replies import alert_referee, post_reply
+from referee.mail.smtp import SendReport, drain
+
+IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
+
+
+@dataclass
+class PassReport:
+    skipped: bool = False
+    intake: IntakeReport = field(default_factory=IntakeReport)
+    games: list[str] = field(default_factory=list)  # what the schedule did, a line per act
+    send: SendReport = field(default_factory=SendReport)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.errors or self.intake.errors or self.send.failed)
+
+    def lines(self) -> list[str]:
+        if self.skipped:
+            return ["another `referee run` is working on this home: nothing done"]
+        intake = self.intake
+        lines = [
+            f"mail      {intake.fetched} fetched, {intake.stored} new, {intake.duplicates} seen before, "
+            f"{intake.handled} handled, {intake.moved} moved",
+            *(f"  {line}" for line in intake.outcomes),
+            *(f"games     {line}" for line in self.games),
+            f"sent      {self.send.sent} letter(s)" + (f", {self.send.waiting} waiting" if self.send.waiting else ""),
+        ]
+        problems = [*self.intake.errors, *self.send.failed, *self.errors]
+        return lines + [f"FAILED    {problem}" for problem in problems]
+
+
+@contextmanager
+def home_lock(home: Home) -> Iterator[bool]:
+    """Hold the home's run lock if it is free; yield whether it was taken."""
+    home.path.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Hooks:
+    """Places where a fault test may stop a pass (by raising, or by killing the process)."""
+
+    after_store: Callable[[], None] = lambda: None
+    before_move: Callable[[], None] = lambda: None
+
+
+def run_pass(
+    home: Home,
+    now: datetime | None = None,
+    mail: bool = True,
+    use_move: bool = True,
+    hooks: Hooks | None = None,
+) -> PassReport:
+    """Do one pass over the home (see the module docstring); never raises for a mail or game problem."""
+    report = PassReport()
+    hooks = hooks or Hooks()
+    with home_lock(home) as taken:
+        if not taken:
+            report.skipped = True
+            return report
+        config = home.load_config()
+        for folder in (home.spool, home.outbox, home.games_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        ledger = Ledger(home.ledger_path)
+        try:
+            moment = now or datetime.now(UTC)
+            directory = _intake(home, config, ledger, moment, mail, use_move, hooks, report)
+            directory = directory or Directory.load(home)
+            report.errors += [f"{path}: {problem}" for path, problem in directory.broken.items()]
+            for game, path in sorted(directory.games.items()):
+                try:
+                    report.games += tend_game(home, config, directory, game, path, moment)
+                except RefereeError as exc:
+                    report.errors.append(f"{game}: {exc.message}")
+            if mail and config.smtp is not None:
+                outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
+                report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
+        finally:
+            ledger.close()
+    return report
+
+
+def _intake(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    now: datetime,
+    mail: bool,
+    use_move: bool,
+    hooks: Hooks,
+    report: PassReport,
+) -> Directory | None:
+    directory: Directory | None = None
+    if not (mail and config.imap is not None):
+        return handle_stored(home, config, ledger, now, report.intake, directory)
+    try:
+        with Mailbox(config.imap) as mailbox:
+            mailbox.ensure_folders([config.imap.folders["processed"], config.imap.folders["rejected"]])
+            fetch_and_store(home, config, ledger, mailbox, now, report.intake, hooks.after_store)
+            directory = handle_stored(home, config, ledger, now, report.intake, directory)
+            hooks.before_move()
+            move_handled(config, ledger, mailbox, now, report.intake, use_move)
+    except (RefereeError, OSError) as exc:
+        report.intake.errors.append(getattr(exc, "message", str(exc)))
+    except Exception as exc:  # imapclient's protocol errors: the next pass starts over from the ledger
+        if type(exc).__module__.startswith(("imapclient", "imaplib")):
+            report.intake.errors.append(f"IMAP: {exc}")
+        else:
+            raise
+    # Messages stored by an earlier pass whose handling failed are handled even when IMAP is down.
+    return handle_stored(home, config, ledger, now, report.intake, directory)
+
+
+def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, path: Path, now: datetime) -> list[str]:
+    """Carry out one game's schedule now; return a line per thing done."""
+    game_dir = GameDir(path)
+    try:
+        phase = game_dir.open_phase()
+        if phase is None:
+            return []
+        schedule = game_schedule(directory.configs[game], config.defaults)
+        facts = phase_facts(game_dir, phase, now.astimezone(schedule.timezone).date())
+        done = []
+        for action in plan(schedule, facts, now).actions:
+            if isinstance(action, Remind):
+                deadline = schedule.local(action.deadline)
+                done.append(_remind(home, config, directory, game, game_dir, phase, action, deadline))
+            elif isinstance(action, AlertReferee):
+                done.append(_alert(home, config, game, game_dir, phase, action))
+            elif isinstance(action, Adjudicate):
+                done += _adjudicate(home, config, game, path, phase, action, schedule, now)
+        return done
+    finally:
+        game_dir.close()
+
+
+def _remind(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    game: str,
+    game_dir: GameDir,
+    phase: OpenPhase,
+    action: Remind,
+    deadline: str,
+) -> str:
+    player = directory.configs[game].player(action.player)
+    assert player is not None
+    post_reply(
+        home,
+        config,
+        player.email,
+        f"[{game}] reminder: your orders for turn {phase.turn} '{phase.phase}' are due {deadline}",
+        [
+            f"The referee has no orders from {action.player} for turn {phase.turn} '{phase.phase}' of {game}, "
+            f"due {deadline}. The phase notice you were sent holds an order form; mail 'status {game}' to see "
+            "who is awaited."
+        ],
+        f"remind/{game}/{phase.stem}/{action.player}/{action.index}",
+        auto_submitted="auto-generated",
+    )
+    with game_dir.lock(), game_dir.transaction():
+        data = {"player": action.player, "index": action.index, "deadline": deadline}
+        game_dir.log("schedule.remind", data, phase.turn, phase.phase, action.player)
+    return f"{game}: reminded {action.player} (turn {phase.turn} {phase.phase})"
+
+
+def _alert(home: Home, config: HomeConfig, game: str, game_dir: GameDir, phase: OpenPhase, action: AlertReferee) -> str:
+    missing = ", ".join(action.missing)
+    if action.reason == "hold":
+        subject = f"[{game}] HELD: turn {phase.turn} '{phase.phase}' is past its deadline with most orders missing"
+        lines = [
+            f"No orders came from {missing}. So many missing orders usually means broken mail, not absent "
+            "players, so the phase is held: nothing was adjudicated.",
+            f"Check the mailbox and `referee status {game_dir.path}`; then adjudicate by hand with "
+            f"`referee adjudicate {game_dir.path} --force`, or wait for the orders.",
+        ]
+    else:
+        subject = f"[{game}] turn {phase.turn} '{phase.phase}' is past its deadline and waits for you"
+        lines = [
+            f"No orders came from {missing}. This game's missed-orders policy is 'wait': decide, then run "
+            f"`referee adjudicate {game_dir.path} --force` (default orders) or `referee become` for a player.",
+        ]
+    alert_referee(home, config, subject, lines, f"{game}/{phase.stem}/{action.reason}")
+    with game_dir.lock(), game_dir.transaction():
+        game_dir.log(
+            "schedule.alert", {"reason": action.reason, "missing": list(action.missing)}, phase.turn, phase.phase
+        )
+    return f"{game}: {action.reason} - referee alerted (missing {missing})"
+
+
+def _adjudicate(
+    home: Home,
+    config: HomeConfig,
+    game: str,
+    path: Path,
+    phase: OpenPhase,
+    action: Adjudicate,
+    schedule: Schedule,
+    now: datetime,
+) -> list[str]:
+    try:
+        result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
+    except RefereeError as exc:
+        alert_referee(
+            home,
+            config,
+            f"[{game}] could not adjudicate turn {phase.turn} '{phase.phase}'",
+            [exc.message, *exc.hints],
+            f"{game}/{phase.stem}/failed",
+        )
+        raise
+    lines = [
+        f"{game}: adjudicated turn {phase.turn} {phase.phase} ({action.reason}"
+        + (f", default orders for {', '.join(result.defaulted)}" if result.defaulted else "")
+        + f"), next {result.next_phase or 'none: game over'}"
+    ]
+    game_dir = GameDir(path)
+    for player in newly_absent(schedule, missed_in_a_row(game_dir)):
+        if player in result.defaulted and player not in absent_players(game_dir, now.date()):
+            declare_absence(game_dir, player, None, "missed", f"missed:{phase.stem}")
+            lines.append(f"{game}: {player} marked absent after missed phases")
+    return lines
+
+
+def watch(
+    home: Home,
+    renew_seconds: float = IDLE_RENEW_SECONDS,
+    tick_seconds: float = 60.0,
+    stop: Callable[[], bool] = lambda: False,
+    on_pass: Callable[[PassReport], None] = lambda report: None,
+) -> None:
+    """Run passes until `stop()`: after each, wait in IMAP IDLE for new mail (renewed before the
+    server's 29-minute limit), waking at least every `tick_seconds` for deadlines."""
+    while not stop():
+        on_pass(run_pass(home))
+        config = home.load_config()
+        if config.imap is None:
+            time.sleep(tick_seconds)
+            continue
+        waited = 0.0
+        try:
+            with Mailbox(config.imap) as mailbox:
+                mailbox.select(config.imap.folders["inbox"])
+                while waited < tick_seconds and not stop():
+                    step = min(renew_seconds, tick_seconds - waited)
+                    started = time.monotonic()
+                    if mailbox.idle(step):
+                        break
+                    waited += time.monotonic() - started
+        except (RefereeError, OSError):
+            time.sleep(min(tick_seconds, 30.0))  # the server is away: the next pass reports it

@@ -1,0 +1,90 @@
+"""The public record of a phase (docs/protocol.md, sections 5, 8 and 11): its versions, its
+fields, and the transcript a verifier rebuilds from it.
+
+`phase_record` is the one place a record is assembled; `referee.protocol.verify` checks what it
+makes. A record is written as pretty JSON (`referee.protocol.canonical.pretty_json`) and signed
+by the referee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+from referee.protocol.dice import transcript
+
+PROTOCOL = "pbem-referee/1"
+# A record carrying the referee's overrides (section 11); others stay version 1.
+PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
+# A record with hidden draws or openings of them (section 8); it may list overrides too.
+PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
+
+
+class Opened(Protocol):
+    """What gives openings of hidden draws: a game's event (`data["openings"]`, `visible_to`)."""
+
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
+    @property
+    def visible_to(self) -> Literal["all"] | tuple[str, ...]: ...
+
+
+def phase_record(
+    *,
+    game: str,
+    turn: int,
+    phase: str,
+    commit: str,
+    server_seed: bytes,
+    orders: Mapping[str, str],
+    rolls: list[dict[str, Any]],
+    state_before: str,
+    state_after: str,
+    next_commit: str | None,
+    overrides: Sequence[dict[str, Any]] = (),
+    hidden_commit: str | None = None,
+    hidden: list[dict[str, Any]] | None = None,
+    opened: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
+    say what it holds (`orders` maps each player to their order file's SHA-256)."""
+    secrets_part: dict[str, Any] = {}
+    if hidden or opened:
+        secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
+    return {
+        "protocol": PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL,
+        "game": game,
+        "turn": turn,
+        "phase": phase,
+        "commit": commit,
+        "server_seed": server_seed.hex(),
+        "beacon": None,
+        "orders": [{"player": p, "sha256": orders[p]} for p in sorted(orders)],
+        "rolls": rolls,
+        "state_before": state_before,
+        "state_after": state_after,
+        "next_commit": next_commit,
+        **({"overrides": sorted(overrides, key=lambda entry: entry["id"])} if overrides else {}),
+        **secrets_part,
+    }
+
+
+def public_openings(events: Iterable[Opened]) -> list[dict[str, Any]]:
+    """Return the record's `opened` list: each opening an event gave, with its value and salt when
+    the event is public (anyone can check it), or only whom it went to."""
+    opened = []
+    for event in events:
+        for opening in event.data.get("openings", ()):
+            where = {key: opening[key] for key in ("turn", "phase", "label", "index")}
+            if event.visible_to == "all":
+                opened.append({**where, "value": opening["value"], "salt": opening["salt"], "to": "all"})
+            else:
+                opened.append({**where, "to": sorted(event.visible_to)})
+    return opened
+
+
+def record_transcript(record: dict[str, Any]) -> bytes:
+    """Return the rolls transcript of a record (section 4)."""
+    orders = {entry["player"]: entry["sha256"] for entry in record["orders"]}
+    return transcript(record["game"], record["turn"], record["phase"], record["commit"], orders, record["beacon"])

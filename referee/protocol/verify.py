@@ -1,0 +1,628 @@
+"""Check a game's public records (protocol sections 1, 3, 4 and 5) the way a player would.
+
+Every check yields a problem line naming the file it is about; nothing here stops at the
+first problem or raises on bad input, so one run lists everything that is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from referee.protocol import dice, hidden
+from referee.protocol.canonical import canonical_json, load_json, sha256_hex
+from referee.protocol.errors import RefereeError
+from referee.protocol.records import PROTOCOL, PROTOCOL_WITH_HIDDEN, PROTOCOL_WITH_OVERRIDES
+from referee.protocol.reveals import verify_reveals
+from referee.protocol.signatures import PublicKey, check_signature, load_public_key_file
+
+RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.json$")
+STATE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_HEX = re.compile(r"^(?:[0-9a-f]{2})+$")
+_ROLL_SPEC = re.compile(r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$")
+
+# Field name -> (accepted types, description). bool is refused separately where int is wanted.
+_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "protocol": ((str,), "a text"),
+    "game": ((str,), "a text"),
+    "turn": ((int,), "a whole number"),
+    "phase": ((str,), "a text"),
+    "commit": ((str,), "64 lower-case hex digits"),
+    "server_seed": ((str,), "64 lower-case hex digits"),
+    "beacon": ((str, type(None)), "hex or null"),
+    "orders": ((list,), "a list"),
+    "rolls": ((list,), "a list"),
+    "state_before": ((str,), "64 lower-case hex digits"),
+    "state_after": ((str,), "64 lower-case hex digits"),
+    "next_commit": ((str, type(None)), "64 lower-case hex digits or null"),
+}
+KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN)
+# Version 3 adds the hidden draws (section 8); its `overrides` appear only when there are some.
+_HIDDEN_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "hidden_commit": ((str,), "64 lower-case hex digits"),
+    "hidden": ((list,), "a list"),
+    "opened": ((list,), "a list"),
+}
+_HIDDEN_SPEC = re.compile(
+    r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|(?:shuffle|sealed)\((?P<size>[0-9]+)\))$"
+)
+# Version 2 adds one field: the referee's overrides that changed the phase (section 11).
+_OVERRIDE_FIELDS: dict[str, dict[str, str]] = {
+    "reroll": {"label": "text", "new_label": "text"},
+    "result": {"label": "text", "values": "list"},
+    "order": {"player": "text", "sha256": "hex", "replaces": "hex-or-null"},
+    "state": {"path": "text", "state_from": "hex", "state_to": "hex"},
+    "withdraw": {"withdraws": "number"},
+}
+
+
+@dataclass
+class VerifyReport:
+    """What a verification run looked at and every problem it found."""
+
+    records: int = 0
+    rolls: int = 0
+    orders: int = 0
+    problems: list[str] = field(default_factory=list)
+    superseded: int = 0  # records a rollback withdrew, checked each on its own
+    openings: int = 0  # public openings of hidden draws checked against their commitments
+    hidden_proven: int = 0  # hidden draws re-derived from a revealed draw key or the game secret
+    final: bool = False  # the game secret was revealed and proved every hidden draw
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem was found."""
+        return not self.problems
+
+    def summary(self) -> str:
+        """Return one line saying what was checked and whether it all held."""
+        checked = f"{self.records} record(s), {self.rolls} roll(s), {self.orders} order hash(es)"
+        if self.openings or self.hidden_proven:
+            checked += f", {self.openings} public opening(s), {self.hidden_proven} hidden draw(s)"
+        checked += " checked"
+        if self.ok:
+            return f"{checked}: all good"
+        return f"{checked}: {len(self.problems)} problem(s)"
+
+
+def _one_line(text: str) -> str:
+    """Return `text` with line breaks, control characters and lone surrogates escaped.
+
+    Problem lines quote untrusted text; escaping keeps each on one printable line.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_fields(record: dict[str, Any], name: str) -> list[str]:
+    problems: list[str] = []
+    version = record.get("protocol")
+    fields = dict(_FIELDS)
+    if version in (PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN):
+        fields["overrides"] = ((list,), "a list")
+    if version == PROTOCOL_WITH_HIDDEN:
+        fields.update(_HIDDEN_FIELDS)
+    for key in sorted(set(record) - set(fields)):
+        shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
+        problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
+    if version == PROTOCOL_WITH_OVERRIDES and "overrides" not in record:
+        problems.append(f"{name}: field 'overrides' is missing (a {version} record lists the referee's overrides)")
+    required = {**_FIELDS, **(_HIDDEN_FIELDS if version == PROTOCOL_WITH_HIDDEN else {})}
+    for key, (types, wanted) in required.items():
+        if key not in record:
+            problems.append(f"{name}: field {key!r} is missing")
+            continue
+        value = record[key]
+        if not isinstance(value, types) or isinstance(value, bool):
+            problems.append(f"{name}: field {key!r} must be {wanted}, not {json.dumps(value)[:60]}")
+    if "protocol" in record and record["protocol"] not in KNOWN_PROTOCOLS:
+        known = ", ".join(repr(p) for p in KNOWN_PROTOCOLS)
+        problems.append(f"{name}: protocol is {record['protocol']!r}, this verifier knows {known}")
+    if _is_int(record.get("turn")) and record["turn"] < 0:
+        problems.append(f"{name}: turn {record['turn']} is negative")
+    for key in ("commit", "server_seed", "state_before", "state_after", "next_commit", "hidden_commit"):
+        value = record.get(key)
+        if isinstance(value, str) and not _HEX64.match(value):
+            problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
+    beacon = record.get("beacon")
+    if isinstance(beacon, str) and not _HEX.match(beacon):
+        problems.append(f"{name}: beacon {beacon[:70]!r} is not lower-case hex")
+    return problems
+
+
+def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | None, list[str]]:
+    """Return the player -> sha256 map for the transcript (None if unusable) and the problems."""
+    orders = record.get("orders")
+    if not isinstance(orders, list):
+        return None, []
+    problems: list[str] = []
+    by_player: dict[str, str] = {}
+    players: list[str] = []
+    # Every problem found in this loop makes the map unusable for the transcript.
+    for index, entry in enumerate(orders):
+        where = f"{name}: orders[{index}]"
+        if not isinstance(entry, dict) or set(entry) != {"player", "sha256"}:
+            problems.append(f"{where} must be an object with exactly 'player' and 'sha256'")
+            continue
+        player, digest = entry["player"], entry["sha256"]
+        if not isinstance(player, str) or not player or any(ch.isspace() for ch in player):
+            problems.append(f"{where}: player {json.dumps(player)} must be a non-empty text without spaces")
+            continue
+        if not isinstance(digest, str) or not _HEX64.match(digest):
+            problems.append(f"{where}: sha256 of {player!r} is not 64 lower-case hex digits")
+            continue
+        if player in by_player:
+            problems.append(f"{name}: player {player!r} has more than one order entry")
+            continue
+        by_player[player] = digest
+        players.append(player)
+    usable = not problems
+    # Unsorted entries are a fault of the record, but the transcript sorts them anyway, so the
+    # rolls can still be checked.
+    if players != sorted(players):
+        problems.append(f"{name}: orders are not sorted by player ({', '.join(players)})")
+    return (by_player if usable else None), problems
+
+
+def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str) -> tuple[bytes | None, list[str]]:
+    seed_hex, commit = record.get("server_seed"), record.get("commit")
+    if not (isinstance(seed_hex, str) and _HEX64.match(seed_hex) and isinstance(commit, str)):
+        return None, []
+    seed = bytes.fromhex(seed_hex)
+    if dice.commitment(seed) != commit:
+        return None, [
+            f"{name}: server_seed does not hash to commit {commit[:16]}...: the seed is not the committed one"
+        ]
+    game, turn, phase, beacon = (record.get(k) for k in ("game", "turn", "phase", "beacon"))
+    # A field of the wrong type has been reported already; no key can be derived without it.
+    if orders is None or not (isinstance(game, str) and _is_int(turn) and isinstance(phase, str)):
+        return None, []
+    try:
+        text = dice.transcript(
+            game,
+            turn,
+            phase,
+            commit,
+            orders,
+            beacon if isinstance(beacon, str) else None,
+        )
+    except ValueError as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
+        return None, [f"{name}: cannot build the rolls transcript: {error}"]
+    return dice.phase_key(seed, text), []
+
+
+def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[int, list[str]]:
+    """Return how many rolls were re-derived and the problems found."""
+    rolls = record.get("rolls")
+    if not isinstance(rolls, list):
+        return 0, []
+    problems: list[str] = []
+    seen: set[str] = set()
+    derived = 0
+    for index, roll in enumerate(rolls):
+        where = f"{name}: rolls[{index}]"
+        if not isinstance(roll, dict) or set(roll) != {"label", "spec", "values"}:
+            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'values'")
+            continue
+        label, spec, values = roll["label"], roll["spec"], roll["values"]
+        if not isinstance(label, str):
+            problems.append(f"{where}: label must be a text")
+            continue
+        try:
+            dice.check_label(label)
+        except ValueError as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
+            problems.append(f"{where}: {error}")
+            continue
+        if label in seen:
+            problems.append(f"{name}: label {label!r} is used by more than one roll")
+            continue
+        seen.add(label)
+        head = f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
+        match = _ROLL_SPEC.match(spec) if isinstance(spec, str) else None
+        if match is None:
+            problems.append(f"{head}: spec is not kdN, uniform(N) or shuffle(N)")
+            continue
+        if not isinstance(values, list) or not values or not all(_is_int(v) for v in values):
+            problems.append(f"{head}: values must be a non-empty list of whole numbers")
+            continue
+        # The count is checked before deriving so a tampered spec like 10**9d6 cannot stall us.
+        wanted = match["count"] or match["size"]
+        if wanted is not None and int(wanted) != len(values):
+            problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
+            continue
+        if key is None:
+            continue
+        try:
+            expected = dice.derive(key, label, spec, len(values))
+        except ValueError as error:
+            problems.append(f"{head}: {error}")
+            continue
+        derived += 1
+        if expected != values:
+            problems.append(f"{head}: record says {values}, the seed gives {expected}")
+    return derived, problems
+
+
+def _check_overrides(record: dict[str, Any], name: str) -> list[str]:
+    """Return the problems in a version 2 record's `overrides`: each entry's shape, that what it
+    names is in the record, and that its state edits lead to `state_before` (section 11)."""
+    entries = record.get("overrides")
+    if not isinstance(entries, list):
+        return []
+    if not entries:
+        return [f"{name}: overrides is empty (a record without overrides is a {PROTOCOL} record)"]
+    problems: list[str] = []
+    rolls, listed = record.get("rolls"), record.get("orders")
+    labels = [r.get("label") for r in rolls if isinstance(r, dict)] if isinstance(rolls, list) else []
+    orders = (
+        {o.get("player"): o.get("sha256") for o in listed if isinstance(o, dict)} if isinstance(listed, list) else {}
+    )
+    edits: list[dict[str, Any]] = []
+    ids: list[Any] = []
+    for index, entry in enumerate(entries):
+        where = f"{name}: overrides[{index}]"
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        if kind not in _OVERRIDE_FIELDS:
+            problems.append(f"{where} must be an object whose kind is one of {', '.join(_OVERRIDE_FIELDS)}")
+            continue
+        assert isinstance(entry, dict)
+        wanted = {"id", "kind", "reason", *_OVERRIDE_FIELDS[kind]}
+        if set(entry) != wanted:
+            problems.append(f"{where} ({kind}) must have exactly the fields {', '.join(sorted(wanted))}")
+            continue
+        if not _is_int(entry["id"]) or not isinstance(entry["reason"], str) or not entry["reason"]:
+            problems.append(f"{where}: id must be a whole number and reason a non-empty text")
+            continue
+        ids.append(entry["id"])
+        problems += _override_entry_problems(entry, kind, where, labels, orders)
+        if kind == "state":
+            edits.append(entry)
+    if ids != sorted(set(ids)):
+        problems.append(f"{name}: overrides are not in the order made (by id, each once)")
+    for a, b in pairwise(edits):
+        if a["state_to"] != b["state_from"]:
+            problems.append(
+                f"{name}: override #{b['id']} edits state {b['state_from'][:16]}..., not the state "
+                f"#{a['id']} made ({a['state_to'][:16]}...)"
+            )
+    if edits and edits[-1]["state_to"] != record.get("state_before"):
+        problems.append(f"{name}: the state edits lead to {edits[-1]['state_to'][:16]}..., not to state_before")
+    return problems
+
+
+def _override_entry_problems(
+    entry: dict[str, Any], kind: str, where: str, labels: list[Any], orders: dict[Any, Any]
+) -> list[str]:
+    for key, wanted in _OVERRIDE_FIELDS[kind].items():
+        value = entry[key]
+        good = {
+            "text": isinstance(value, str) and bool(value),
+            "list": isinstance(value, list) and bool(value) and all(_is_int(v) for v in value),
+            "hex": isinstance(value, str) and bool(_HEX64.match(value)),
+            "hex-or-null": value is None or (isinstance(value, str) and bool(_HEX64.match(value))),
+            "number": _is_int(value),
+        }[wanted]
+        if not good:
+            return [f"{where}: {key} {json.dumps(value)[:70]} is not {wanted.replace('-', ' ')}"]
+    if kind == "reroll":
+        if entry["label"] not in labels or entry["new_label"] not in labels:
+            return [f"{where}: the re-roll of {entry['label']!r} as {entry['new_label']!r} needs both in rolls"]
+        if labels.index(entry["new_label"]) < labels.index(entry["label"]):
+            return [f"{where}: the re-roll {entry['new_label']!r} comes before the roll it replaces"]
+    if kind == "result" and entry["label"] not in labels:
+        return [f"{where}: the result names {entry['label']!r}, which is not in rolls"]
+    if kind == "order" and entry["replaces"] is not None and orders.get(entry["player"]) != entry["replaces"]:
+        return [
+            f"{where}: the corrected orders replace {entry['replaces'][:16]}..., which is not "
+            f"{entry['player']}'s order in orders"
+        ]
+    return []
+
+
+def opened_state(record: dict[str, Any]) -> Any:
+    """Return the state a phase opened with: before the referee's state edits, if any."""
+    for entry in record.get("overrides") or []:
+        if isinstance(entry, dict) and entry.get("kind") == "state":
+            return entry.get("state_from")
+    return record.get("state_before")
+
+
+def verify_record(
+    record_bytes: bytes,
+    signature: str | bytes | None,
+    referee_key: PublicKey | None,
+    name: str,
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Return the parsed record (None when it is not a JSON object) and every problem in it.
+
+    `name` is how problem lines refer to the record (its file name). A `referee_key` of None
+    checks that the signature is valid but not who made it; the caller reports the missing key.
+    """
+    record, problems, _ = _verify_record(record_bytes, signature, referee_key, name)
+    return record, [_one_line(line) for line in problems]
+
+
+def _verify_record(
+    record_bytes: bytes,
+    signature: str | bytes | None,
+    referee_key: PublicKey | None,
+    name: str,
+) -> tuple[dict[str, Any] | None, list[str], int]:
+    """Return verify_record's answer plus how many rolls were re-derived."""
+    problems = check_signature(record_bytes, signature, referee_key, name)
+    try:
+        record = load_json(record_bytes)
+    except (UnicodeDecodeError, ValueError) as error:
+        return None, problems + [f"{name}: not valid JSON ({error})"], 0
+    if not isinstance(record, dict):
+        return None, problems + [f"{name}: not a JSON object"], 0
+    problems += _check_fields(record, name)
+    problems += _check_overrides(record, name)
+    orders, order_problems = _check_orders(record, name)
+    problems += order_problems
+    key, key_problems = _phase_key(record, orders, name)
+    problems += key_problems
+    derived, roll_problems = _check_rolls(record, key, name)
+    problems += roll_problems
+    if record.get("protocol") == PROTOCOL_WITH_HIDDEN:
+        problems += _check_hidden_entries(record, name)
+    return record, problems, derived
+
+
+def _check_hidden_entries(record: dict[str, Any], name: str) -> list[str]:
+    """Return the problems in a version 3 record's `hidden` and `opened` lists (their shape)."""
+    problems: list[str] = []
+    entries, opened = record.get("hidden"), record.get("opened")
+    if isinstance(entries, list) and isinstance(opened, list) and not entries and not opened:
+        problems.append(f"{name}: hidden and opened are both empty (such a record is not a {PROTOCOL_WITH_HIDDEN} one)")
+    rolls = record.get("rolls")
+    labels = {r.get("label") for r in rolls if isinstance(r, dict)} if isinstance(rolls, list) else set()
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        where = f"{name}: hidden[{index}]"
+        if not isinstance(entry, dict) or set(entry) != {"label", "spec", "commitments"}:
+            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'commitments'")
+            continue
+        label, spec, commitments = entry["label"], entry["spec"], entry["commitments"]
+        try:
+            hidden.check_hidden_label(label)
+        except (TypeError, ValueError) as error:
+            problems.append(f"{where}: {error}")
+            continue
+        if label in labels:
+            problems.append(f"{name}: label {label!r} is used by more than one draw")
+        labels.add(label)
+        match = _HIDDEN_SPEC.match(spec) if isinstance(spec, str) else None
+        if match is None:
+            problems.append(f"{where}: spec is not kdN, uniform(N), shuffle(N) or sealed(N)")
+            continue
+        if not isinstance(commitments, list) or not all(isinstance(c, str) and _HEX64.match(c) for c in commitments):
+            problems.append(f"{where}: commitments must be a list of 64 lower-case hex digits each")
+            continue
+        wanted = match["count"] or match["size"]
+        if (int(wanted) if wanted is not None else max(1, len(commitments))) != len(commitments):
+            problems.append(f"{where}: {spec} calls for {wanted} commitment(s), the record holds {len(commitments)}")
+    for index, entry in enumerate(opened if isinstance(opened, list) else []):
+        problems += _opening_shape(entry, f"{name}: opened[{index}]")
+    return problems
+
+
+def _opening_shape(entry: Any, where: str) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where} must be an object"]
+    public = entry.get("to") == "all"
+    wanted = {"turn", "phase", "label", "index", "to", *(("value", "salt") if public else ())}
+    if set(entry) != wanted:
+        return [f"{where} must have exactly the fields {', '.join(sorted(wanted))}"]
+    if not (_is_int(entry["turn"]) and _is_int(entry["index"]) and isinstance(entry["label"], str)):
+        return [f"{where}: turn and index must be whole numbers, label a text"]
+    if public and not (isinstance(entry["salt"], str) and _HEX64.match(entry["salt"])):
+        return [f"{where}: salt must be 64 lower-case hex digits"]
+    if not public and not (isinstance(entry["to"], list) and all(isinstance(p, str) for p in entry["to"])):
+        return [f'{where}: to must be "all" or a list of players']
+    return []
+
+
+def check_public_openings(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -> tuple[int, list[str]]:
+    """Return how many public openings (`opened` entries to "all") were checked against the
+    commitment they open, in the record of the phase named, and the problems found."""
+    committed: dict[tuple[Any, Any, Any], list[Any]] = {}
+    hidden_commits: set[Any] = set()
+    checked, problems = 0, []
+    for name, _, record in entries:
+        if record is None or record.get("protocol") != PROTOCOL_WITH_HIDDEN:
+            continue
+        hidden_commits.add(record.get("hidden_commit"))
+        for entry in record.get("hidden") or []:
+            if isinstance(entry, dict):
+                committed[(record.get("turn"), record.get("phase"), entry.get("label"))] = (
+                    entry.get("commitments") or []
+                )
+        for index, opening in enumerate(record.get("opened") or []):
+            if not isinstance(opening, dict) or opening.get("to") != "all" or _opening_shape(opening, ""):
+                continue
+            where = f"{name}: opened[{index}] ({opening['label']} #{opening['index']})"
+            commitments = committed.get((opening["turn"], opening["phase"], opening["label"]))
+            if commitments is None or not 0 <= opening["index"] < len(commitments):
+                problems.append(
+                    f"{where}: no such hidden draw in the records of turn {opening['turn']} '{opening['phase']}'"
+                )
+                continue
+            checked += 1
+            if not hidden.check_opening(opening, commitments[opening["index"]]):
+                problems.append(
+                    f"{where}: value {json.dumps(opening['value'])[:60]} and salt do not match the commitment"
+                )
+    if len(hidden_commits) > 1:
+        problems.append("the records name more than one hidden_commit: a game has one hidden secret")
+    return checked, problems
+
+
+def _sequence(path: Path) -> int | None:
+    match = RECORD_NAME.match(path.name)
+    return int(match["seq"]) if match else None
+
+
+def _name_problems(path: Path, record: dict[str, Any] | None) -> list[str]:
+    match = RECORD_NAME.match(path.name)
+    if match is None:
+        return [f"{path.name}: file name is not NNNN-t<turn>-<phase>.json"]
+    if record is not None and (record.get("turn") != int(match["turn"]) or record.get("phase") != match["phase"]):
+        said = f"the name says turn {int(match['turn'])} phase {match['phase']!r}"
+        found = f"the record says turn {record.get('turn')!r} phase {record.get('phase')!r}"
+        return [f"{path.name}: {said}, {found}"]
+    return []
+
+
+def _check_chain(
+    entries: list[tuple[str, int | None, dict[str, Any] | None]],
+) -> list[str]:
+    """Return the problems in the chain of (name, sequence number, record), in file-name order.
+
+    A record that could not be read (None) still counts for the sequence numbers, but the
+    links on either side of it are not checked: its own problem line says enough.
+    """
+    problems: list[str] = []
+    expected_seq = 1
+    for name, seq, _ in entries:
+        if seq is not None:
+            if seq != expected_seq:
+                problems.append(
+                    f"{name}: sequence number {seq}, expected {expected_seq} (a record is missing or misnumbered)"
+                )
+            expected_seq = seq + 1
+    for (name_a, _, a), (name_b, _, b) in pairwise(entries):
+        if a is None or b is None:
+            continue
+        if a.get("game") != b.get("game"):
+            problems.append(f"{name_b}: game {b.get('game')!r} differs from {name_a}'s {a.get('game')!r}")
+        if a.get("state_after") != opened_state(b):
+            what = "state_before" if opened_state(b) == b.get("state_before") else "the first state edit's state_from"
+            problems.append(
+                f"{name_b}: {what} {str(opened_state(b))[:16]}... is not {name_a}'s "
+                f"state_after {str(a.get('state_after'))[:16]}...: the chain is broken (a record dropped or reordered?)"
+            )
+        if a.get("next_commit") is None and "next_commit" in a:
+            problems.append(f"{name_b}: follows {name_a}, which ended the game (next_commit is null)")
+        elif a.get("next_commit") != b.get("commit"):
+            problems.append(
+                f"{name_b}: commit {str(b.get('commit'))[:16]}... is not {name_a}'s "
+                f"next_commit {str(a.get('next_commit'))[:16]}...: the seed was not committed in the previous phase"
+            )
+    return problems
+
+
+def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> VerifyReport:
+    """Return the report on the record files at `paths` (each with its `.sig`) and their chain."""
+    report = VerifyReport()
+    entries: list[tuple[str, int | None, dict[str, Any] | None]] = []
+    for path in sorted((Path(p) for p in paths), key=lambda p: p.name):
+        report.records += 1
+        try:
+            record_bytes = path.read_bytes()
+        except OSError as error:
+            report.problems.append(f"{path.name}: cannot read the record: {error.strerror or error}")
+            entries.append((path.name, _sequence(path), None))
+            continue
+        sig_path = path.with_name(path.name + ".sig")
+        try:
+            signature: bytes | None = sig_path.read_bytes()
+        except FileNotFoundError:
+            signature = None
+        except OSError as error:
+            report.problems.append(f"{sig_path.name}: cannot read the signature: {error.strerror or error}")
+            signature = b""
+        record, problems, derived = _verify_record(record_bytes, signature, referee_key, path.name)
+        report.problems += problems
+        report.rolls += derived
+        if record is not None and isinstance(record.get("orders"), list):
+            report.orders += len(record["orders"])
+        report.problems += _name_problems(path, record)
+        entries.append((path.name, _sequence(path), record))
+    report.problems += _check_chain(entries)
+    report.openings, opening_problems = check_public_openings(entries)
+    report.problems += opening_problems
+    report.problems = [_one_line(line) for line in report.problems]
+    return report
+
+
+def _check_states(states_dir: Path) -> list[str]:
+    problems: list[str] = []
+    for path in sorted(states_dir.iterdir()):
+        shown = f"states/{path.name}"
+        if not STATE_NAME.match(path.name):
+            problems.append(f"{shown}: not named <sha256>.json")
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            problems.append(f"{shown}: cannot read: {error.strerror or error}")
+            continue
+        digest = sha256_hex(data)
+        if digest != path.name[:-5]:
+            problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
+            continue
+        try:
+            canonical = canonical_json(load_json(data))
+        except (UnicodeDecodeError, ValueError) as error:
+            problems.append(f"{shown}: not valid JSON ({error})")
+            continue
+        if canonical != data:
+            problems.append(f"{shown}: not canonical JSON")
+            continue
+        previous = load_json(data).get("previous") if data.startswith(b"{") else None
+        if isinstance(previous, str) and not (states_dir / f"{previous}.json").is_file():
+            problems.append(f"{shown}: the state it follows, states/{previous}.json, is missing: the chain is broken")
+    return problems
+
+
+def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
+    """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
+    present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret
+    must be revealed and prove every hidden draw."""
+    game_dir = Path(game_dir)
+    problems: list[str] = []
+    key_path = game_dir / "referee.pub"
+    referee_key: PublicKey | None = None
+    if not key_path.is_file():
+        problems.append(
+            f"{key_path}: missing: the referee's public key (one OpenSSH public key line) belongs here; "
+            "without it the signatures are checked, but not who made them"
+        )
+    else:
+        try:
+            referee_key = load_public_key_file(key_path)
+        except RefereeError as error:
+            problems.append(error.message)  # it names the file already
+    records_dir = game_dir / "records"
+    paths = sorted(records_dir.glob("*.json")) if records_dir.is_dir() else []
+    if paths:
+        report = verify_records(paths, referee_key)
+    else:
+        report = VerifyReport()
+        problems.append(f"no records found in {records_dir}: nothing has been adjudicated yet")
+    report.problems[:0] = problems
+    for path in sorted(records_dir.glob("superseded/*/*.json")) if records_dir.is_dir() else []:
+        report.superseded += 1
+        shown = f"superseded/{path.parent.name}/{path.name}"
+        sig_path = path.with_name(path.name + ".sig")
+        signature = sig_path.read_bytes() if sig_path.is_file() else None
+        report.problems += verify_record(path.read_bytes(), signature, referee_key, shown)[1]
+    states_dir = game_dir / "states"
+    if states_dir.is_dir():
+        report.problems += _check_states(states_dir)
+    revealed = verify_reveals(game_dir, referee_key, final)
+    report.hidden_proven, report.final = revealed.proven, revealed.final
+    report.problems += revealed.problems
+    report.problems = [_one_line(line) for line in report.problems]
+    return report
