@@ -8,7 +8,7 @@ from referee.kit import GameModule
 
 def all_games() -> tuple[GameModule, ...]:
     """Return every installed game module."""
-    import games
+    import games  # deferred: the games read their data files at import, which only opening a game needs
 
     return tuple(games.GAMES)
 

@@ -35,7 +35,7 @@ def can_encrypt_to(key: PublicKey) -> bool:
 def encrypt_to(keys: Sequence[PublicKey], data: bytes, player: str) -> bytes:
     """Return `data` encrypted so that any one of `keys` opens it, ASCII-armored (it travels as a
     mail attachment)."""
-    import pyrage
+    import pyrage  # deferred for start-up speed: only encrypted letters need it
 
     for key in keys:
         if not can_encrypt_to(key):

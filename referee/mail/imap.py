@@ -47,7 +47,7 @@ class Mailbox:
 
     def connect(self) -> None:
         """Connect and log in, or raise MailboxError saying what failed (never the password)."""
-        from imapclient import IMAPClient
+        from imapclient import IMAPClient  # deferred for start-up speed: only a pass that reads mail loads it
         from imapclient.exceptions import IMAPClientError, LoginError
 
         account = self.account

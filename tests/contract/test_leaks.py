@@ -12,7 +12,7 @@ null, a 9-digit 731xxxxxx for a number, a bool flipped). Then:
   with a real game directory) holds no marker and reads the same;
 - resolution: the world is resolved with the orders the real state was (the phase's example
   orders, or a bot's that name nothing hidden) and real dice with a hidden key. An event the
-  role sees, the public record and its report (letters.report_context) may hold a marker only
+  role sees, the public record and its report (announce.report_context) may hold a marker only
   if the rules revealed it: it is in the role's view after, or an event it sees names it in
   data["reveals"]. And when the role's view after is as in the real game, so must be its
   events and the record's draws, but for what is revealed so.
