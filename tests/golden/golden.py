@@ -11,7 +11,7 @@ counter instead of os.urandom.
 
 expected/SCENARIO/ holds the command lines' transcript in full and, in files.sha256, the SHA-256
 of every other file the game made (records, letters, states, views, acknowledgements, reveals):
-4.8 MB of files would swamp the repository, their hashes are 150 KB.
+4.8 MB of files would swamp the repository, their hashes take 180 KB.
 
     python3 tests/golden/golden.py update          # write expected/ anew from the code as it is
     python3 tests/golden/golden.py play NAME DIR   # play one scenario; its files stay in DIR
@@ -41,6 +41,8 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios"
 EXPECTED = HERE / "expected"
+MANIFEST = "files.sha256"
+TRANSCRIPT = "transcript.txt"
 WORK = "<work>"  # the scratch folder's path, as it stands in the compared files
 # What a game directory holds that is not the same from run to run: the journal (times of day),
 # the outbox (Date headers, MIME boundaries) and the lock.
@@ -152,7 +154,7 @@ class Play:
 
     def files(self) -> dict[str, bytes]:
         """Return every compared file by its path: the transcript, the inputs and the game's files."""
-        found = {"transcript.txt": "".join(self.transcript).encode()}
+        found = {TRANSCRIPT: "".join(self.transcript).encode()}
         for root in (self.inputs, self.work / self.script.get("game_dir", "game")):
             for path in sorted(root.rglob("*")):
                 relative = path.relative_to(self.work)
@@ -182,15 +184,16 @@ def scenarios() -> list[str]:
     return sorted(path.name for path in SCENARIOS.iterdir() if (path / "script.yaml").exists())
 
 
-MANIFEST = "files.sha256"
-TRANSCRIPT = "transcript.txt"
-
-
 def manifest(files: dict[str, bytes]) -> str:
     """Return the lines "SHA-256  PATH" of every file but the transcript, sorted by path (sha256sum's format)."""
     return "".join(
         f"{hashlib.sha256(data).hexdigest()}  {path}\n" for path, data in sorted(files.items()) if path != TRANSCRIPT
     )
+
+
+def hashes(manifest: str) -> dict[str, str]:
+    """Return a manifest's SHA-256 by path."""
+    return {path: digest for digest, path in (line.split("  ", 1) for line in manifest.splitlines())}
 
 
 def expected(name: str) -> tuple[str, str]:

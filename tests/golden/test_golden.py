@@ -15,8 +15,9 @@ def test_a_golden_game_is_played_byte_for_byte_as_before(name: str, tmp_path: Pa
     golden.keep(files, tmp_path / "made")
     transcript, manifest = golden.expected(name)
     assert files[golden.TRANSCRIPT].decode("utf-8") == transcript
-    made = dict(reversed(line.split("  ", 1)) for line in golden.manifest(files).splitlines())
-    before = dict(reversed(line.split("  ", 1)) for line in manifest.splitlines())
-    assert sorted(made) == sorted(before), "the game made other files than before"
+    made, before = golden.hashes(golden.manifest(files)), golden.hashes(manifest)
+    assert sorted(made) == sorted(before), (
+        f"new: {sorted(set(made) - set(before))}, gone: {sorted(set(before) - set(made))}"
+    )
     changed = sorted(path for path in before if made[path] != before[path])
     assert not changed, f"changed from before (the files made are in {tmp_path / 'made'}): {changed}"
