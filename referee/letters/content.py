@@ -5,6 +5,7 @@ with what the events and the referee's overrides say of each roll, and the proof
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
@@ -62,5 +63,25 @@ def proofs(events: list[Event]) -> list[dict[str, Any]]:
     for event in events:
         for opening in event.data.get("openings", ()):
             text = f"{VALUE_PREFIX} {opening['label']} {opening['index']} {value_text(opening['value'])}"
-            found.append({**opening, "text": text})
+            found.append({**opening, "text": text, "check": proof_check(opening["salt"], text)})
     return found
+
+
+_HASH_TEXT = (
+    'import hashlib,sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1]) + sys.argv[2].encode() + b"\\n").hexdigest())'
+)
+_HASH_HEX = (
+    "import hashlib,sys; t=bytes.fromhex(sys.argv[2]); print(t.decode()); "
+    'print(hashlib.sha256(bytes.fromhex(sys.argv[1]) + t + b"\\n").hexdigest())'
+)
+
+
+def proof_check(salt: str, text: str) -> str:
+    """Return a shell command that prints the commitment of `text` under `salt`, whatever the text holds.
+
+    The text goes in single quotes (nothing is expanded in them); a text with a line break or
+    another control character goes as hex, and the command prints it decoded before the hash.
+    """
+    if text.isprintable():
+        return f"python3 -c {shlex.quote(_HASH_TEXT)} {salt} {shlex.quote(text)}"
+    return f"python3 -c {shlex.quote(_HASH_HEX)} {salt} {text.encode().hex()}"

@@ -23,6 +23,7 @@ from referee.protocol.signatures import PublicKey, check_signature, load_public_
 
 RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.json$")
 STATE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
+TEMPORARY_NAME = re.compile(r"^\..+\.[0-9]+\.tmp$")  # referee.files.atomic_write's
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX = re.compile(r"^(?:[0-9a-f]{2})+$")
 _ROLL_SPEC = re.compile(r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|shuffle\((?P<size>[0-9]+)\))$")
@@ -494,6 +495,19 @@ def _check_chain(
     """
     problems: list[str] = []
     expected_seq = 1
+    first_with: dict[tuple[str, Any], str] = {}
+    for name, _, record in entries:
+        for key in ("commit", "server_seed"):
+            value = record.get(key) if record is not None else None
+            if not isinstance(value, str):
+                continue
+            if (key, value) in first_with:
+                problems.append(
+                    f"{name}: its {key} {value[:16]}... was used already by {first_with[key, value]}: "
+                    "every phase must draw a fresh seed"
+                )
+            else:
+                first_with[key, value] = name
     for name, seq, _ in entries:
         if seq is not None:
             if seq != expected_seq:
@@ -560,6 +574,8 @@ def _check_states(states_dir: Path) -> list[str]:
     problems: list[str] = []
     for path in sorted(states_dir.iterdir()):
         shown = f"states/{path.name}"
+        if TEMPORARY_NAME.match(path.name):
+            continue  # a write cut short by a crash: never part of the chain, removed by the next write
         if not STATE_NAME.match(path.name):
             problems.append(f"{shown}: not named <sha256>.json")
             continue
@@ -583,6 +599,24 @@ def _check_states(states_dir: Path) -> list[str]:
         previous = load_json(data).get("previous") if data.startswith(b"{") else None
         if isinstance(previous, str) and not (states_dir / f"{previous}.json").is_file():
             problems.append(f"{shown}: the state it follows, states/{previous}.json, is missing: the chain is broken")
+    return problems
+
+
+def _missing_states(record_paths: Sequence[Path], states_dir: Path) -> list[str]:
+    """Return a line for each state a record names that GAMEDIR/states/ does not hold."""
+    problems: list[str] = []
+    for path in record_paths:
+        try:
+            record = load_json(path.read_bytes())
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue  # the record's own check has said why
+        if not isinstance(record, dict):
+            continue
+        for key in ("state_before", "state_after"):
+            digest = record.get(key)
+            named = isinstance(digest, str) and STATE_NAME.match(f"{digest}.json")
+            if named and not (states_dir / f"{digest}.json").is_file():
+                problems.append(f"{path.name}: its {key}, states/{digest}.json, is missing from the game's folder")
     return problems
 
 
@@ -621,6 +655,7 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     states_dir = game_dir / "states"
     if states_dir.is_dir():
         report.problems += _check_states(states_dir)
+        report.problems += _missing_states(paths, states_dir)
     revealed = verify_reveals(game_dir, referee_key, final)
     report.hidden_proven, report.final = revealed.proven, revealed.final
     report.problems += revealed.problems

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import shutil
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from referee.errors import StateError
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.reveal import reveal
 from referee.kit import Dice, Event, GameModule, PhaseSpec
+from referee.letters.content import proof_check
 from referee.protocol.dice import DiceError
 from referee.protocol.draws import Dice as CoreDice
 from referee.protocol.hidden import HiddenDraws, check_opening, value_commitment
@@ -331,3 +333,21 @@ def test_a_forged_or_mangled_reveal_is_reported_not_trusted(played: Path) -> Non
     assert any("reveals/0002.json: no signature" in p for p in problems)
     assert any("game_secret does not hash to hidden_commit" in p for p in problems)
     assert any("each draw must be an object" in p for p in problems)
+
+
+def test_the_printed_check_line_gives_the_commitment_in_a_real_shell(played: Path) -> None:
+    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
+    commitment = record(played, 1)["hidden"][0]["commitments"][0]
+    check = next(line.split("check", 1)[1].strip() for line in alice.splitlines() if line.strip().startswith("check"))
+    assert subprocess.run(["sh", "-c", check], capture_output=True, text=True).stdout.split() == [commitment]
+
+
+@pytest.mark.parametrize(
+    "text", ['pbem-hidden/1 note 0 it\'s $HOME "x" `id` \\n', "pbem-hidden/1 note 0 two\nlines\x1b[2J", "5"]
+)
+def test_the_check_line_works_for_any_text(text: str) -> None:
+    salt = "00ff" * 8
+    expected = hashlib.sha256(bytes.fromhex(salt) + text.encode() + b"\n").hexdigest()
+    shown = subprocess.run(["sh", "-c", proof_check(salt, text)], capture_output=True, text=True).stdout
+    assert shown.splitlines()[-1] == expected
+    assert "\n" not in proof_check(salt, text) and "\x1b" not in proof_check(salt, text)

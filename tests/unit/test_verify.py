@@ -533,3 +533,29 @@ def test_the_doc_script_checks_a_version_2_record(game: tuple[Path, Path], tmp_p
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("OK: 3 rolls re-derived")
     assert "override #3 reroll: roll/alice/attack" in result.stdout
+
+
+def test_a_seed_used_in_two_phases_is_caught(game: tuple[Path, Path]) -> None:
+    game_dir, key_path = game
+    first, second = _load(game_dir, "0001-t1-bid.json"), _load(game_dir, ROUND)
+    second["server_seed"], second["commit"] = first["server_seed"], first["commit"]
+    _write_record(game_dir, key_path, ROUND, second)
+    problems = verify_game_dir(game_dir).problems
+    assert f"{ROUND}: its commit {first['commit'][:16]}... was used already by 0001-t1-bid.json: " in "\n".join(
+        problems
+    )
+    assert any(line.startswith(f"{ROUND}: its server_seed ") for line in problems)
+
+
+def test_a_state_a_record_names_must_be_in_the_folder(game: tuple[Path, Path]) -> None:
+    game_dir, _ = game
+    digest = _load(game_dir, ROUND)["state_after"]
+    (game_dir / "states" / f"{digest}.json").unlink()
+    problems = verify_game_dir(game_dir).problems
+    assert f"{ROUND}: its state_after, states/{digest}.json, is missing from the game's folder" in problems
+
+
+def test_a_temporary_file_left_by_a_crash_is_not_a_problem(game: tuple[Path, Path]) -> None:
+    game_dir, _ = game
+    (game_dir / "states" / f".{'0' * 64}.json.4242.tmp").write_bytes(b'{"half')
+    assert verify_game_dir(game_dir).problems == []
