@@ -132,6 +132,25 @@ def _transcript_vector() -> str:
     return vector(headers, text.decode("utf-8"))
 
 
+def _entered_order_vector() -> str:
+    """Version 4 (section 12): an order the referee entered is in the record, not in the transcript."""
+    commit = dice.commitment(SEED)
+    own = {player: digest for player, digest in ORDERS.items() if player != "eugene"}
+    text = dice.transcript(GAME, TURN, PHASE, commit, own)
+    headers = [
+        ("expect", "success"),
+        ("comment", "protocol section 12: eugene's order was entered by the referee, so only tallard's is transcribed"),
+        ("server_seed", SEED.hex()),
+        ("game", GAME),
+        ("turn", str(TURN)),
+        ("phase", PHASE),
+    ]
+    headers += [("order", f"{player} {own[player]}") for player in sorted(own)]
+    headers += [("entered_by_referee", f"eugene {ORDERS['eugene']}")]
+    headers += [("commit", commit), ("phase_key", dice.phase_key(SEED, text).hex())]
+    return vector(headers, text.decode("utf-8"))
+
+
 def _bad_transcript_vector() -> str:
     headers = [
         ("expect", "bad transcript"),
@@ -189,6 +208,7 @@ def all_vectors() -> dict[str, str]:
         (slug, _refused_vector(expect, label, spec, comment)) for slug, expect, label, spec, comment in REFUSED_DRAWS
     ]
     texts.append(("transcript-space-in-game", _bad_transcript_vector()))
+    texts.append(("v4-order-entered-by-referee", _entered_order_vector()))
     return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
 
 

@@ -173,7 +173,9 @@ def phase_outcome(
         raise StateError(f"the journal holds no seed for turn {phase.ident} that matches its commitment")
     standing = {p: o for p, o in game.dir.standing_orders(phase).items() if p in spec.active}
     hashes = {p: o.sha256 for p, o in standing.items()}
-    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, hashes)
+    entered = sorted(p for p, o in standing.items() if o.by_referee)
+    own = {p: digest for p, digest in hashes.items() if p not in entered}
+    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, own)
     key = phase_key(seed, script)
     secret = game.dir.hidden_secret()
     hidden = HiddenDraws(hidden_key(secret, script) if secret else None, phase.turn, phase.phase)
@@ -209,6 +211,7 @@ def phase_outcome(
         hidden_commit=hidden_commit,
         hidden=hidden.entries,
         opened=opened,
+        by_referee=entered,
     )
     files = {player: row.body["file"] for player, row in corrected.items()}
     return Outcome(

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee.protocol.dice import commitment, derive, phase_key, transcript
+from referee.protocol.dice import commitment, derive, phase_key
 from referee.protocol.errors import RefereeError
+from referee.protocol.records import record_transcript
 
 _TWO_64 = 1 << 64
 _RECORD_NAME = re.compile(r"^(\d{4})-t(\d+)-(.+)\.json$")
@@ -98,8 +99,7 @@ def explain(game_dir: Path, label: str, phase: str | None = None, events_of: Eve
     path, record, index = find_roll(game_dir, label, phase)
     roll = record["rolls"][index]
     seed = bytes.fromhex(record["server_seed"])
-    orders = {order["player"]: order["sha256"] for order in record["orders"]}
-    text = transcript(record["game"], record["turn"], record["phase"], record["commit"], orders, record["beacon"])
+    text = record_transcript(record)
     key = phase_key(seed, text)
     steps, values = draw_steps(key, label, roll["spec"], len(roll["values"]))
     assert values == derive(key, label, roll["spec"], len(roll["values"])), "explain and dice disagree"
@@ -113,7 +113,7 @@ def explain(game_dir: Path, label: str, phase: str | None = None, events_of: Eve
         f"  server_seed {record['server_seed']}",
         f"  SHA-256(server_seed) {commitment(seed)}: {seed_ok} the commit",
         "",
-        "2. The transcript (each line ends with LF; one order line per player who sent orders):",
+        "2. The transcript (each line ends with LF; one order line per player who signed their own orders):",
         *(f"  | {line}" for line in text.decode().splitlines()),
         "",
         "3. The phase key = HMAC-SHA256(key = server_seed, message = transcript):",

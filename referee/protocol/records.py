@@ -8,7 +8,7 @@ by the referee.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from referee.protocol.dice import transcript
@@ -18,6 +18,9 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
+# A record with orders the referee entered for a player (section 12); it may hold all of the above.
+PROTOCOL_V4 = "pbem-referee/4"
+ENTERED_BY_REFEREE = "referee"
 
 
 class Opened(Protocol):
@@ -46,21 +49,30 @@ def phase_record(
     hidden_commit: str | None = None,
     hidden: list[dict[str, Any]] | None = None,
     opened: list[dict[str, Any]] | None = None,
+    by_referee: Collection[str] = (),
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
-    say what it holds (`orders` maps each player to their order file's SHA-256)."""
+    say what it holds (`orders` maps each player to their order file's SHA-256; `by_referee`
+    names the players whose orders the referee entered, which stay out of the transcript)."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
+    if by_referee:
+        version = PROTOCOL_V4
+    else:
+        version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
     return {
-        "protocol": PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL,
+        "protocol": version,
         "game": game,
         "turn": turn,
         "phase": phase,
         "commit": commit,
         "server_seed": server_seed.hex(),
         "beacon": None,
-        "orders": [{"player": p, "sha256": orders[p]} for p in sorted(orders)],
+        "orders": [
+            {"player": p, "sha256": orders[p], **({"by": ENTERED_BY_REFEREE} if p in by_referee else {})}
+            for p in sorted(orders)
+        ],
         "rolls": rolls,
         "state_before": state_before,
         "state_after": state_after,
@@ -84,7 +96,20 @@ def public_openings(events: Iterable[Opened]) -> list[dict[str, Any]]:
     return opened
 
 
+def holds_hidden(record: Mapping[str, Any]) -> bool:
+    """Whether a record has the hidden-draw fields of section 8 (version 3, or 4 with them)."""
+    version = record.get("protocol")
+    return version == PROTOCOL_WITH_HIDDEN or (version == PROTOCOL_V4 and "hidden_commit" in record)
+
+
+def transcript_orders(orders: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Return player -> order hash for the transcript: the players' own orders only, not those
+    the referee entered (section 12: the referee knows the seed, so bytes it writes must not
+    reach the dice)."""
+    return {entry["player"]: entry["sha256"] for entry in orders if entry.get("by") != ENTERED_BY_REFEREE}
+
+
 def record_transcript(record: dict[str, Any]) -> bytes:
     """Return the rolls transcript of a record (section 4)."""
-    orders = {entry["player"]: entry["sha256"] for entry in record["orders"]}
+    orders = transcript_orders(record["orders"])
     return transcript(record["game"], record["turn"], record["phase"], record["commit"], orders, record["beacon"])

@@ -17,7 +17,15 @@ from typing import Any, TypeGuard
 from referee.protocol import dice, hidden
 from referee.protocol.canonical import canonical_json, load_json, sha256_hex
 from referee.protocol.errors import RefereeError
-from referee.protocol.records import PROTOCOL, PROTOCOL_WITH_HIDDEN, PROTOCOL_WITH_OVERRIDES
+from referee.protocol.records import (
+    ENTERED_BY_REFEREE,
+    PROTOCOL,
+    PROTOCOL_V4,
+    PROTOCOL_WITH_HIDDEN,
+    PROTOCOL_WITH_OVERRIDES,
+    holds_hidden,
+    transcript_orders,
+)
 from referee.protocol.reveals import verify_reveals
 from referee.protocol.signatures import PublicKey, check_signature, load_public_key_file
 
@@ -43,7 +51,7 @@ _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "state_after": ((str,), "64 lower-case hex digits"),
     "next_commit": ((str, type(None)), "64 lower-case hex digits or null"),
 }
-KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN)
+KNOWN_PROTOCOLS = (PROTOCOL, PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN, PROTOCOL_V4)
 # Version 3 adds the hidden draws (section 8); its `overrides` appear only when there are some.
 _HIDDEN_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "hidden_commit": ((str,), "64 lower-case hex digits"),
@@ -110,16 +118,18 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     problems: list[str] = []
     version = record.get("protocol")
     fields = dict(_FIELDS)
-    if version in (PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN):
+    if version in (PROTOCOL_WITH_OVERRIDES, PROTOCOL_WITH_HIDDEN, PROTOCOL_V4):
         fields["overrides"] = ((list,), "a list")
-    if version == PROTOCOL_WITH_HIDDEN:
+    if version in (PROTOCOL_WITH_HIDDEN, PROTOCOL_V4):
         fields.update(_HIDDEN_FIELDS)
     for key in sorted(set(record) - set(fields)):
         shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
         problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
     if version == PROTOCOL_WITH_OVERRIDES and "overrides" not in record:
         problems.append(f"{name}: field 'overrides' is missing (a {version} record lists the referee's overrides)")
-    required = {**_FIELDS, **(_HIDDEN_FIELDS if version == PROTOCOL_WITH_HIDDEN else {})}
+    # Version 4 holds the hidden-draw fields all together or not at all.
+    hidden_wanted = version == PROTOCOL_WITH_HIDDEN or (version == PROTOCOL_V4 and set(_HIDDEN_FIELDS) & set(record))
+    required = {**_FIELDS, **(_HIDDEN_FIELDS if hidden_wanted else {})}
     for key, (types, wanted) in required.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
@@ -150,11 +160,17 @@ def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | N
     problems: list[str] = []
     by_player: dict[str, str] = {}
     players: list[str] = []
+    entered = record.get("protocol") == PROTOCOL_V4  # an order may say it was entered by the referee
     # Every problem found in this loop makes the map unusable for the transcript.
     for index, entry in enumerate(orders):
         where = f"{name}: orders[{index}]"
-        if not isinstance(entry, dict) or set(entry) != {"player", "sha256"}:
+        if not isinstance(entry, dict) or set(entry) - {"by"} != {"player", "sha256"}:
             problems.append(f"{where} must be an object with exactly 'player' and 'sha256'")
+            continue
+        if "by" in entry and (not entered or entry["by"] != ENTERED_BY_REFEREE):
+            problems.append(
+                f"{where}: 'by' may only say {json.dumps(ENTERED_BY_REFEREE)}, and only in a {PROTOCOL_V4} record"
+            )
             continue
         player, digest = entry["player"], entry["sha256"]
         if not isinstance(player, str) or not player or any(ch.isspace() for ch in player):
@@ -173,7 +189,7 @@ def _check_orders(record: dict[str, Any], name: str) -> tuple[dict[str, str] | N
     # rolls can still be checked.
     if players != sorted(players):
         problems.append(f"{name}: orders are not sorted by player ({', '.join(players)})")
-    return (by_player if usable else None), problems
+    return (transcript_orders(orders) if usable else None), problems
 
 
 def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str) -> tuple[bytes | None, list[str]]:
@@ -376,7 +392,7 @@ def _verify_record(
     problems += key_problems
     derived, roll_problems = _check_rolls(record, key, name)
     problems += roll_problems
-    if record.get("protocol") == PROTOCOL_WITH_HIDDEN:
+    if holds_hidden(record):
         problems += _check_hidden_entries(record, name)
     return record, problems, derived
 
@@ -441,7 +457,7 @@ def check_public_openings(entries: list[tuple[str, int | None, dict[str, Any] | 
     hidden_commits: set[Any] = set()
     checked, problems = 0, []
     for name, _, record in entries:
-        if record is None or record.get("protocol") != PROTOCOL_WITH_HIDDEN:
+        if record is None or not holds_hidden(record):
             continue
         hidden_commits.add(record.get("hidden_commit"))
         for entry in record.get("hidden") or []:

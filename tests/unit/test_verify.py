@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 
 from referee.protocol import dice, draws
 from referee.protocol.canonical import canonical_json, pretty_json, sha256_hex
+from referee.protocol.records import record_transcript
 from referee.protocol.signatures import (
     NAMESPACE_ORDERS,
     NAMESPACE_REFEREE,
@@ -49,25 +52,31 @@ def _write_state(game_dir: Path, state: dict[str, Any]) -> str:
     return digest
 
 
-def _make_record(n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str) -> dict[str, Any]:
+def _make_record(
+    n: int, turn: int, phase: str, players: tuple[str, ...], before: str, after: str, entered: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A record of `players`' orders, those of `entered` entered by the referee (version 4)."""
     seed = _seed(n)
     commit = dice.commitment(seed)
     orders = {p: sha256_hex(f"orders of {p} in {phase}".encode()) for p in players}
-    key = dice.phase_key(seed, dice.transcript(GAME, turn, phase, commit, orders))
+    own = {p: digest for p, digest in orders.items() if p not in entered}
+    key = dice.phase_key(seed, dice.transcript(GAME, turn, phase, commit, own))
     rolls = draws.Dice(key)
     for player in players:
         rolls.roll("2d6", label=f"roll/{player}/attack")
     rolls.roll("1d10z", label="events/weather")
     rolls.shuffle(["a", "b", "c", "d", "e"], label="deck/shuffle")
     return {
-        "protocol": "pbem-referee/1",
+        "protocol": "pbem-referee/4" if entered else "pbem-referee/1",
         "game": GAME,
         "turn": turn,
         "phase": phase,
         "commit": commit,
         "server_seed": seed.hex(),
         "beacon": None,
-        "orders": [{"player": p, "sha256": orders[p]} for p in sorted(orders)],
+        "orders": [
+            {"player": p, "sha256": orders[p], **({"by": "referee"} if p in entered else {})} for p in sorted(orders)
+        ],
         "rolls": rolls.rolls,
         "state_before": before,
         "state_after": after,
@@ -365,7 +374,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         f"{ROUND}: field 'turn' must be a whole number, not true",
         f"{ROUND}: field 'state_after' is missing",
         f"{ROUND}: protocol is 'pbem-referee/9', this verifier knows 'pbem-referee/1', 'pbem-referee/2', "
-        "'pbem-referee/3'",
+        "'pbem-referee/3', 'pbem-referee/4'",
         f"{ROUND}: orders are not sorted by player (bob, alice)",
         f"{ROUND}: label 'roll/alice/attack' is used by more than one roll",
         f"{ROUND}: roll 'events/weather' (3d6): the spec calls for 3 value(s), the record holds 1",
@@ -516,17 +525,20 @@ def test_version_2_problems(game: tuple[Path, Path], change: Any, problem: str) 
     assert any(problem in p for p in problems), problems
 
 
-def test_the_doc_script_checks_a_version_2_record(game: tuple[Path, Path], tmp_path: Path) -> None:
-    import re
-    import sys
-
-    record = _with_overrides(game)
+def _doc_script(tmp_path: Path) -> Path:
+    """Save the check script of docs/protocol.md section 7 and return its path."""
     text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
     section = text[text.index("Checking a record by hand") :]
     match = re.search(r"^```python\n(.*?)^```", section, flags=re.MULTILINE | re.DOTALL)
     assert match
     script = tmp_path / "check_record.py"
     script.write_text(match.group(1))
+    return script
+
+
+def test_the_doc_script_checks_a_version_2_record(game: tuple[Path, Path], tmp_path: Path) -> None:
+    record = _with_overrides(game)
+    script = _doc_script(tmp_path)
     path = tmp_path / ROUND
     path.write_bytes(pretty_json(record))
     result = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=False)
@@ -559,3 +571,48 @@ def test_a_temporary_file_left_by_a_crash_is_not_a_problem(game: tuple[Path, Pat
     game_dir, _ = game
     (game_dir / "states" / f".{'0' * 64}.json.4242.tmp").write_bytes(b'{"half')
     assert verify_game_dir(game_dir).problems == []
+
+
+def _entered_round(game_dir: Path) -> dict[str, Any]:
+    """The round's record made again with bob's orders entered by the referee (version 4)."""
+    record = _load(game_dir, ROUND)
+    return _make_record(2, 2, "round", ("alice", "bob"), record["state_before"], record["state_after"], ("bob",))
+
+
+def test_an_order_the_referee_entered_is_listed_but_not_transcribed(game: tuple[Path, Path], tmp_path: Path) -> None:
+    game_dir, key_path = game
+    record = _entered_round(game_dir)
+    _write_record(game_dir, key_path, ROUND, record)
+    assert verify_game_dir(game_dir).problems == []
+    assert "order bob " not in record_transcript(record).decode()
+    script = _doc_script(tmp_path)
+    result = subprocess.run(
+        [sys.executable, str(script), str(game_dir / "records" / ROUND)], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout.startswith("OK: 4 rolls"), result.stdout + result.stderr
+
+
+def test_rolls_made_with_the_referees_order_in_the_transcript_are_caught(game: tuple[Path, Path]) -> None:
+    game_dir, key_path = game
+    record = _load(game_dir, ROUND)  # rolls derived with bob's hash in the transcript
+    record["protocol"] = "pbem-referee/4"
+    record["orders"][1]["by"] = "referee"
+    _write_record(game_dir, key_path, ROUND, record)
+    assert any("the seed gives" in line or "do not match" in line for line in verify_game_dir(game_dir).problems)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "by", "expected"),
+    [
+        ("pbem-referee/1", "referee", "'by' may only say \"referee\", and only in a pbem-referee/4 record"),
+        ("pbem-referee/4", "bob", "'by' may only say \"referee\", and only in a pbem-referee/4 record"),
+    ],
+)
+def test_a_by_key_is_only_the_referees_and_only_in_version_4(
+    game: tuple[Path, Path], protocol: str, by: str, expected: str
+) -> None:
+    game_dir, key_path = game
+    record = _entered_round(game_dir)
+    record["protocol"], record["orders"][1]["by"] = protocol, by
+    _write_record(game_dir, key_path, ROUND, record)
+    assert f"{ROUND}: orders[1]: {expected}" in verify_game_dir(game_dir).problems
