@@ -209,6 +209,7 @@ def phase_outcome(
         hidden_commit=hidden_commit,
         hidden=hidden.entries,
         opened=opened,
+        card_moves=hidden.moves,
     )
     files = {player: row.body["file"] for player, row in corrected.items()}
     return Outcome(

@@ -18,6 +18,9 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
+# A record whose hidden shuffles say what they shuffled and whose cards name the positions they
+# take (section 12); it may hold all the fields of version 3.
+PROTOCOL_4 = "pbem-referee/4"
 
 
 class Opened(Protocol):
@@ -46,14 +49,19 @@ def phase_record(
     hidden_commit: str | None = None,
     hidden: list[dict[str, Any]] | None = None,
     opened: list[dict[str, Any]] | None = None,
+    card_moves: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
     say what it holds (`orders` maps each player to their order file's SHA-256)."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
+    bound = card_moves or any("source" in entry for entry in hidden or [])
+    if bound:
+        secrets_part["card_moves"] = card_moves or []
+    version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
     return {
-        "protocol": PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL,
+        "protocol": PROTOCOL_4 if bound else version,
         "game": game,
         "turn": turn,
         "phase": phase,

@@ -17,7 +17,8 @@ from typing import Any
 
 from referee.protocol.canonical import load_json, sha256_hex
 from referee.protocol.hidden import commit_values, derive_values, draw_key, game_commitment, hidden_key
-from referee.protocol.records import PROTOCOL_WITH_HIDDEN, record_transcript
+from referee.protocol.piles import Final
+from referee.protocol.records import PROTOCOL_4, PROTOCOL_WITH_HIDDEN, record_transcript
 from referee.protocol.signatures import check_signature
 
 REVEAL_TYPE = "pbem-referee-reveal/1"
@@ -45,7 +46,7 @@ def hidden_draws(records_dir: Path) -> list[HiddenDraw]:
             record = json.loads(data)
         except ValueError:
             continue  # `referee verify` names a broken record
-        if not isinstance(record, dict) or record.get("protocol") != PROTOCOL_WITH_HIDDEN:
+        if not isinstance(record, dict) or record.get("protocol") not in (PROTOCOL_WITH_HIDDEN, PROTOCOL_4):
             continue
         name = path.relative_to(records_dir).as_posix()
         for entry in record.get("hidden") or []:
@@ -67,6 +68,7 @@ class RevealCheck:
     proven: int = 0
     final: bool = False
     problems: list[str] = field(default_factory=list)
+    final_proof: Final | None = None  # the game secret and the inputs, for the card moves' check
 
 
 def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> RevealCheck:
@@ -127,6 +129,9 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
                 problems.append(f"{draw.record}: hidden draw {draw.label}: {problem}")
             else:
                 proven.add(key)
+    if secrets:
+        transcripts = {d.record: record_transcript(d.body) for d in draws.values()}
+        check.final_proof = Final(secrets[0], dict(inputs), transcripts)
     check.proven = len(proven)
     check.final = bool(secrets) and len(proven) == len(draws)
     if require_final and not secrets:

@@ -241,7 +241,7 @@ def test_records_hold_commitments_not_hidden_cards(played: Played) -> None:
     seen = records(played)
     assert [turn for turn, _, _ in seen] == [1, 2, 3, 4]
     for turn, record, text in seen:
-        assert record["protocol"] == "pbem-referee/3"
+        assert record["protocol"] == "pbem-referee/4"
         assert len(record["hidden_commit"]) == 64
         for token, who in knowledge(played, turn).items():
             if "all" not in who:
