@@ -20,6 +20,7 @@ from typing import Any
 from referee.protocol.cards import canonical_inputs, cards_sha256, move_commitment, move_salt
 from referee.protocol.dice import DiceError
 from referee.protocol.hidden import derive_values, draw_key, hidden_key
+from referee.protocol.records import record_transcript
 
 PILES = ("draw", "discard")
 # Where a card may come from and go to; `hand/P` and `look/P` name a player.
@@ -36,7 +37,6 @@ class Final:
 
     game_secret: bytes
     inputs: Mapping[tuple[str, str], Any]
-    transcripts: Mapping[str, bytes]  # record name -> its rolls transcript
 
 
 @dataclass
@@ -62,6 +62,7 @@ class _Shuffle:
     label: str
     spec: str
     source: Mapping[str, Any]
+    deck: str
     gathered: list[Slot] | None = None  # the slots a pile shuffle took, in the replay
 
 
@@ -74,6 +75,7 @@ class _Replay:
         self.decks: dict[str, _Deck] = {}
         self.unknown: set[str] = set()  # decks shuffled before their records said what they shuffled
         self.shuffles: dict[str, _Shuffle] = {}  # by label
+        self.transcripts: dict[str, bytes] = {}  # record name -> its rolls transcript
         self.problems: list[str] = []
 
     def record(self, name: str, record: Mapping[str, Any]) -> None:
@@ -85,8 +87,12 @@ class _Replay:
         if not isinstance(moves, list):
             return
         key = None
-        if self.final is not None and name in self.final.transcripts:
-            key = hidden_key(self.final.game_secret, self.final.transcripts[name])
+        try:
+            self.transcripts[name] = record_transcript(dict(record))
+        except (KeyError, TypeError, ValueError):
+            pass  # the record's own check names what is wrong
+        if self.final is not None and name in self.transcripts:
+            key = hidden_key(self.final.game_secret, self.transcripts[name])
         given: set[tuple[str, int, str]] = set()
         shown: set[Position] = set()
         for seq, move in enumerate(moves):
@@ -131,7 +137,7 @@ class _Replay:
         if label in self.shuffles:
             self.problems.append(f"{where}: {label} was shuffled already, in {self.shuffles[label].record}")
             return
-        shuffle = _Shuffle(name, label, str(entry["spec"]), source)
+        shuffle = _Shuffle(name, label, str(entry["spec"]), source, deck)
         self.shuffles[label] = shuffle
         pile = self.decks.get(deck)
         if "definition" in source:
@@ -279,7 +285,8 @@ class _Replay:
         given to a player must have its opening in their report."""
         received: set[tuple[str, int, str]] = set()
         for index, opening in enumerate(record.get("opened") or []):
-            if not isinstance(opening, dict) or opening.get("label") not in self.shuffles:
+            shuffle = self.shuffles.get(str(opening.get("label"))) if isinstance(opening, dict) else None
+            if shuffle is None or shuffle.deck in self.unknown:
                 continue
             position = _position(opening)
             if position is None:
@@ -310,7 +317,7 @@ class _Replay:
         values: dict[Position, Any] = {}
         for shuffle in self.shuffles.values():
             inputs = self.final.inputs.get((shuffle.record, shuffle.label))
-            transcript = self.final.transcripts.get(shuffle.record)
+            transcript = self.transcripts.get(shuffle.record)
             if not isinstance(inputs, list) or transcript is None:
                 continue  # the reveal check names what is missing
             try:

@@ -130,8 +130,7 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
             else:
                 proven.add(key)
     if secrets:
-        transcripts = {d.record: record_transcript(d.body) for d in draws.values()}
-        check.final_proof = Final(secrets[0], dict(inputs), transcripts)
+        check.final_proof = Final(secrets[0], dict(inputs))
     check.proven = len(proven)
     check.final = bool(secrets) and len(proven) == len(draws)
     if require_final and not secrets:
