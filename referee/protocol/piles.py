@@ -333,11 +333,11 @@ class _Replay:
         where = f"{shuffle.record}: hidden shuffle {shuffle.label}"
         if not isinstance(inputs, list):
             return
-        if not all(isinstance(item, str) for item in inputs) or inputs != canonical_inputs(inputs):
-            self.problems.append(f"{where}: its inputs are not sorted: the referee chose their order")
-            return
-        if "cards_sha256" in shuffle.source and cards_sha256(inputs) != shuffle.source["cards_sha256"]:
-            self.problems.append(f"{where}: its inputs are not the cards whose SHA-256 the record states")
+        problem = inputs_problem(inputs, shuffle.source)
+        if problem:
+            self.problems.append(f"{where}: {problem}")
+            if "sorted" in problem:
+                return
         if shuffle.gathered is None:
             return
         if any(slot is None or slot not in values for slot in shuffle.gathered):
@@ -346,6 +346,16 @@ class _Replay:
         held = canonical_inputs(values[slot] for slot in shuffle.gathered if slot is not None)
         if held != inputs:
             self.problems.append(f"{where}: its inputs are not the cards its piles held: cards were added or left out")
+
+
+def inputs_problem(inputs: Sequence[Any], source: Mapping[str, Any]) -> str | None:
+    """Return what is wrong with a revealed shuffle's inputs given the source its record states:
+    not sorted, or not the cards whose SHA-256 it states; None when they fit."""
+    if not all(isinstance(item, str) for item in inputs) or list(inputs) != canonical_inputs(inputs):
+        return "its inputs are not sorted: the referee chose their order"
+    if "cards_sha256" in source and cards_sha256(inputs) != source["cards_sha256"]:
+        return "its inputs are not the cards whose SHA-256 the record states"
+    return None
 
 
 def check_card_moves(

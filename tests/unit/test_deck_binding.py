@@ -9,6 +9,7 @@ orders signed by real keys: round 1 shuffles and deals two cards each, round 2 a
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,14 +23,16 @@ from referee.game.engine import adjudicate, init_game
 from referee.game.reveal import reveal
 from referee.kit import deck_moves
 from referee.protocol import hidden
+from referee.protocol.canonical import canonical_json
 from referee.protocol.cards import cards_sha256, move_commitment, move_salt
 from referee.protocol.hidden import HiddenDraws
-from referee.protocol.piles import check_card_moves
+from referee.protocol.piles import check_card_moves, inputs_problem
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
 from conftest import TestGame
 
+VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors" / "decks"
 PLAYERS = ("alice", "bob")
 CARDS = [{"id": "ace", "count": 2}, {"id": "king"}, {"id": "queen"}, {"id": "jack"}, {"id": "ten"}, {"id": "nine"}]
 DECKS = {"events": {"title": "Events", "cards": CARDS, "deal": 2}}
@@ -259,3 +262,54 @@ def test_a_secret_move_is_proven_only_with_the_game_secret() -> None:
     assert check_card_moves([("0001-t1-x.json", record)]) == [
         "0001-t1-x.json: card_moves[5]: moves deck/d/shuffle-1 #1 from hand/p of d, which does not hold it"
     ]
+
+
+# -- the vectors of section 12 ----------------------------------------------------------------
+
+
+def read_vector(path: Path) -> tuple[dict[str, str], str]:
+    head, _, body = path.read_text(encoding="utf-8").partition("\n\n")
+    return dict(line.split(": ", 1) for line in head.splitlines()), body
+
+
+@pytest.mark.parametrize("path", sorted(VECTORS.glob("*.txt")), ids=lambda p: p.stem)
+def test_deck_vector(path: Path) -> None:
+    headers, body = read_vector(path)
+    expect = headers["expect"]
+    if "cards_json" in headers:
+        deck = dict(item.rsplit("x", 1) for item in headers["deck"].split())
+        counts = {card: int(count) for card, count in deck.items()}
+        assert canonical_json(dict(sorted(counts.items()))).decode() == headers["cards_json"]
+        assert hashlib.sha256(headers["cards_json"].encode()).hexdigest() == headers["cards_sha256"]
+        assert cards_sha256(counts) == headers["cards_sha256"]
+        assert body.splitlines() == sorted(card for card, count in counts.items() for _ in range(count))
+        return
+    key = bytes.fromhex(headers["hidden_key"])
+    if "seq" in headers:
+        salt = move_salt(key, int(headers["seq"]))
+        assert salt.hex() == headers["salt"]
+        line = f"pbem-move/1 {headers['deck']} {headers['label']} {headers['index']}\n".encode()
+        assert hashlib.sha256(salt + line).hexdigest() == headers["commitment"]
+        assert move_commitment(salt, headers["deck"], headers["label"], int(headers["index"])) == headers["commitment"]
+        return
+    source = json.loads(headers["source"])
+    if expect == "bad move":
+        moves = [json.loads(line) for line in body.splitlines()]
+        entry = {"label": headers["label"], "spec": headers["spec"], "commitments": [], "source": source}
+        record = {"hidden": [entry], "card_moves": moves, "opened": []}
+        problems = check_card_moves([("0001-t3-tempo-bid.json", record)])
+        assert any(line.startswith(f"0001-t3-tempo-bid.json: card_moves[{len(moves) - 1}]: ") for line in problems)
+        return
+    inputs = headers["inputs"].split()
+    if expect == "bad inputs":
+        assert inputs_problem(inputs, source) is not None
+        return
+    assert expect == "success" and inputs_problem(inputs, source) is None
+    deck = HiddenDraws(key, 3, "tempo-bid").shuffle(inputs, headers["label"], source)
+    assert list(deck.values) == body.splitlines() and deck.commitments[0] == headers["commitment_0"]
+    assert f"shuffle({len(inputs)})" == headers["spec"]
+
+
+def test_every_deck_vector_class_is_there() -> None:
+    expects = {read_vector(path)[0]["expect"] for path in VECTORS.glob("*.txt")}
+    assert expects == {"success", "bad inputs", "bad move"}
