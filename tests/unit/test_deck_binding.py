@@ -313,3 +313,13 @@ def test_deck_vector(path: Path) -> None:
 def test_every_deck_vector_class_is_there() -> None:
     expects = {read_vector(path)[0]["expect"] for path in VECTORS.glob("*.txt")}
     assert expects == {"success", "bad inputs", "bad move"}
+
+
+def test_section_12_quotes_the_vectors() -> None:
+    doc = (VECTORS.parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## 12. Decks bound to their definitions") :]
+    for path in sorted(VECTORS.glob("0[123]-*.txt")):
+        headers, _ = read_vector(path)
+        for key in ("cards_json", "cards_sha256", "commitment_0", "salt", "commitment"):
+            if key in headers:
+                assert headers[key] in section, (path.name, key)
