@@ -191,8 +191,8 @@ def phase_outcome(
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
     opened = public_openings(events)
     hidden_commit = None
-    if hidden.entries or opened:
-        assert secret is not None  # openings come from hidden draws, which need the secret
+    if hidden.entries or opened or hidden.moves:
+        assert secret is not None  # openings and card moves come from hidden draws, which need the secret
         hidden_commit = game_commitment(secret)
     record = phase_record(
         game=game.config.game,

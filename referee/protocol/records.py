@@ -54,7 +54,7 @@ def phase_record(
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
     say what it holds (`orders` maps each player to their order file's SHA-256)."""
     secrets_part: dict[str, Any] = {}
-    if hidden or opened:
+    if hidden or opened or card_moves:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
     bound = card_moves or any("source" in entry for entry in hidden or [])
     if bound:

@@ -23,12 +23,13 @@ from referee.game.engine import adjudicate, init_game
 from referee.game.reveal import reveal
 from referee.kit import deck_moves
 from referee.protocol import hidden
-from referee.protocol.canonical import canonical_json
+from referee.protocol.canonical import canonical_json, pretty_json
 from referee.protocol.cards import cards_sha256, move_commitment, move_salt
 from referee.protocol.hidden import HiddenDraws
 from referee.protocol.piles import check_card_moves, inputs_problem
+from referee.protocol.records import phase_record
 from referee.protocol.signatures import generate_keypair
-from referee.protocol.verify import verify_game_dir
+from referee.protocol.verify import verify_game_dir, verify_record
 
 from conftest import TestGame
 
@@ -323,3 +324,25 @@ def test_section_12_quotes_the_vectors() -> None:
         for key in ("cards_json", "cards_sha256", "commitment_0", "salt", "commitment"):
             if key in headers:
                 assert headers[key] in section, (path.name, key)
+
+
+def test_a_record_whose_only_card_move_is_secret_is_a_whole_version_4_record() -> None:
+    """A phase where a card is only discarded face down: no hidden draw, no opening, one move."""
+    move = {"deck": "d", "from": "hand/p", "to": "discard", "commitment": "ab" * 32}
+    record = phase_record(
+        game="g",
+        turn=2,
+        phase="round",
+        commit=hashlib.sha256(bytes(32)).hexdigest(),
+        server_seed=bytes(32),
+        orders={"p": "cd" * 32},
+        rolls=[],
+        state_before="00" * 32,
+        state_after="11" * 32,
+        next_commit=None,
+        hidden_commit="22" * 32,
+        card_moves=[move],
+    )
+    assert record["protocol"] == "pbem-referee/4" and record["hidden_commit"] == "22" * 32
+    _, problems = verify_record(pretty_json(record), None, None, "0002-t2-round.json")
+    assert problems == ["0002-t2-round.json: no signature (0002-t2-round.json.sig is missing)"]
