@@ -19,8 +19,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # so the script runs from a checkout without installing
 
 from referee.protocol import dice  # noqa: E402 (after the path set-up above)
+from referee.protocol.canonical import canonical_json  # noqa: E402
+from referee.protocol.cards import (  # noqa: E402
+    canonical_inputs,
+    cards_sha256,
+    definition_source,
+    move_commitment,
+    move_salt,
+)
+from referee.protocol.hidden import HiddenDraws, hidden_key  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "protocol"
+# Section 12 (decks bound to their definitions) has its own folder and numbering.
+DECKS_OUT = ROOT / "tests" / "vectors" / "decks"
+GAME_SECRET = bytes(range(32, 64))
+PUBLISHED_HIDDEN_KEY = "5add747b34df96a668c2b4fc7fe897ed16587b0cc98d9b42d8308105a46fe28e"
+DECK = {"rain": 3, "ambush": 2, "fog": 1, "courier": 1}  # as a game's configuration lists it
+DECK_LABEL = "deck/events/shuffle-1"
 
 SEED = bytes(range(32))
 GAME, TURN, PHASE = "blenheim-1704", 3, "tempo-bid"
@@ -133,13 +148,13 @@ def _transcript_vector() -> str:
 
 
 def _entered_order_vector() -> str:
-    """Version 4 (section 12): an order the referee entered is in the record, not in the transcript."""
+    """Version 4 (section 13): an order the referee entered is in the record, not in the transcript."""
     commit = dice.commitment(SEED)
     own = {player: digest for player, digest in ORDERS.items() if player != "eugene"}
     text = dice.transcript(GAME, TURN, PHASE, commit, own)
     headers = [
         ("expect", "success"),
-        ("comment", "protocol section 12: eugene's order was entered by the referee, so only tallard's is transcribed"),
+        ("comment", "protocol section 13: eugene's order was entered by the referee, so only tallard's is transcribed"),
         ("server_seed", SEED.hex()),
         ("game", GAME),
         ("turn", str(TURN)),
@@ -212,32 +227,168 @@ def all_vectors() -> dict[str, str]:
     return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
 
 
+def _section_8_hidden_key() -> bytes:
+    transcript = dice.transcript(GAME, TURN, PHASE, dice.commitment(SEED), ORDERS)
+    key = hidden_key(GAME_SECRET, transcript)
+    if key.hex() != PUBLISHED_HIDDEN_KEY:
+        raise SystemExit(f"the implementation gives hidden key {key.hex()}: not protocol section 8's")
+    return key
+
+
+def _moves(*moves: dict[str, object]) -> str:
+    return "".join(canonical_json(move).decode("utf-8") + "\n" for move in moves)
+
+
+def deck_vectors() -> dict[str, str]:
+    """Return the vectors of protocol section 12 as file name -> text.
+
+    `expect: success` files give what an honest referee derives; the others a record (its
+    `card_moves`, one JSON object a line, after the body's shuffle line) or a reveal that a
+    verifier must refuse, with the refusal's class.
+    """
+    key = _section_8_hidden_key()
+    inputs = canonical_inputs(card for card, count in DECK.items() for _ in range(count))
+    source = definition_source("events", DECK)
+    deck = HiddenDraws(key, TURN, PHASE).shuffle(inputs, DECK_LABEL, source)
+    base = [("hidden_key", key.hex()), ("label", DECK_LABEL), ("spec", f"shuffle({len(inputs)})")]
+    salt = move_salt(key, 5)
+    texts = [
+        (
+            "cards-sha256",
+            vector(
+                [
+                    ("expect", "success"),
+                    ("comment", "section 12: a deck definition's cards, their canonical JSON and its SHA-256"),
+                    ("deck", " ".join(f"{card}x{count}" for card, count in DECK.items())),
+                    ("cards_json", canonical_json(dict(sorted(DECK.items()))).decode("utf-8")),
+                    ("cards_sha256", cards_sha256(DECK)),
+                ],
+                "".join(f"{card}\n" for card in inputs),
+            ),
+        ),
+        (
+            "shuffle-of-a-definition",
+            vector(
+                [
+                    ("expect", "success"),
+                    (
+                        "comment",
+                        "section 12: the deck's shuffle takes its ids sorted; the body is the card at each position",
+                    ),
+                    *base,
+                    ("source", canonical_json(source).decode("utf-8")),
+                    ("inputs", " ".join(inputs)),
+                    ("commitment_0", deck.commitments[0]),
+                ],
+                "".join(f"{card}\n" for card in deck.values),
+            ),
+        ),
+        (
+            "secret-move",
+            vector(
+                [
+                    ("expect", "success"),
+                    ("comment", "section 12: a face-down discard at card_moves[5] commits to the position it took"),
+                    ("hidden_key", key.hex()),
+                    ("seq", "5"),
+                    ("deck", "events"),
+                    ("label", DECK_LABEL),
+                    ("index", "2"),
+                    ("salt", salt.hex()),
+                    ("commitment", move_commitment(salt, "events", DECK_LABEL, 2)),
+                ]
+            ),
+        ),
+        (
+            "inputs-not-sorted",
+            vector(
+                [
+                    ("expect", "bad inputs"),
+                    ("comment", "section 12: inputs in an order the referee chose; the final check refuses them"),
+                    *base,
+                    ("source", canonical_json(source).decode("utf-8")),
+                    ("inputs", " ".join(reversed(inputs))),
+                ]
+            ),
+        ),
+        (
+            "card-swapped",
+            vector(
+                [
+                    ("expect", "bad inputs"),
+                    ("comment", "section 12: one rain more and no courier: not the cards the source's SHA-256 names"),
+                    *base,
+                    ("source", canonical_json(source).decode("utf-8")),
+                    ("inputs", " ".join(sorted(["rain" if card == "courier" else card for card in inputs]))),
+                ]
+            ),
+        ),
+        (
+            "position-skipped",
+            vector(
+                [
+                    ("expect", "bad move"),
+                    ("comment", "section 12: the second card dealt is position 2, not the top (1)"),
+                    *base,
+                    ("source", canonical_json(source).decode("utf-8")),
+                ],
+                _moves(
+                    {"deck": "events", "shuffle": DECK_LABEL},
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "draw", "to": "hand/eugene"},
+                    {"deck": "events", "label": DECK_LABEL, "index": 2, "from": "draw", "to": "hand/tallard"},
+                ),
+            ),
+        ),
+        (
+            "position-repeated",
+            vector(
+                [
+                    ("expect", "bad move"),
+                    ("comment", "section 12: position 0 dealt twice"),
+                    *base,
+                    ("source", canonical_json(source).decode("utf-8")),
+                ],
+                _moves(
+                    {"deck": "events", "shuffle": DECK_LABEL},
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "draw", "to": "hand/eugene"},
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "draw", "to": "hand/tallard"},
+                ),
+            ),
+        ),
+    ]
+    return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the vector files; return the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is stale")
     args = parser.parse_args(argv)
-    vectors = all_vectors()
+    return max(_write(OUT, all_vectors(), args.check), _write(DECKS_OUT, deck_vectors(), args.check))
+
+
+def _write(out: Path, vectors: dict[str, str], check: bool) -> int:
+    """Write the stale files of one folder (or with `check`, only name them); return the exit code."""
     stale = [
         name
         for name, text in vectors.items()
-        if not (OUT / name).is_file() or (OUT / name).read_text(encoding="utf-8") != text
+        if not (out / name).is_file() or (out / name).read_text(encoding="utf-8") != text
     ]
-    extra = sorted(p.name for p in OUT.glob("*.txt") if p.name not in vectors) if OUT.is_dir() else []
-    if args.check:
+    extra = sorted(p.name for p in out.glob("*.txt") if p.name not in vectors) if out.is_dir() else []
+    if check:
         for name in stale:
-            print(f"gen_vectors: {OUT / name} is missing or out of date")
+            print(f"gen_vectors: {out / name} is missing or out of date")
         for name in extra:
-            print(f"gen_vectors: {OUT / name} is not generated by this script")
+            print(f"gen_vectors: {out / name} is not generated by this script")
         return 1 if stale or extra else 0
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     for name in stale:
         # newline="" keeps LF line ends on every platform: the bodies are exact bytes.
-        with open(OUT / name, "w", encoding="utf-8", newline="") as f:
+        with open(out / name, "w", encoding="utf-8", newline="") as f:
             f.write(vectors[name])
-        print(f"gen_vectors: wrote {OUT / name}")
+        print(f"gen_vectors: wrote {out / name}")
     for name in extra:
-        print(f"gen_vectors: warning: {OUT / name} is not generated by this script")
+        print(f"gen_vectors: warning: {out / name} is not generated by this script")
     return 0
 
 

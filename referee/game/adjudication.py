@@ -193,8 +193,8 @@ def phase_outcome(
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
     opened = public_openings(events)
     hidden_commit = None
-    if hidden.entries or opened:
-        assert secret is not None  # openings come from hidden draws, which need the secret
+    if hidden.entries or opened or hidden.moves:
+        assert secret is not None  # openings and card moves come from hidden draws, which need the secret
         hidden_commit = game_commitment(secret)
     record = phase_record(
         game=game.config.game,
@@ -211,6 +211,7 @@ def phase_outcome(
         hidden_commit=hidden_commit,
         hidden=hidden.entries,
         opened=opened,
+        card_moves=hidden.moves,
         by_referee=entered,
     )
     files = {player: row.body["file"] for player, row in corrected.items()}

@@ -68,8 +68,13 @@ class Dice(Protocol):
         """Draw an integer in 0..n-1 only some may see (a secret random pick)."""
         ...
 
-    def hidden_shuffle(self, items: Sequence[str], *, label: Label) -> Hidden:
-        """Shuffle ids (a deck of cards) in secret; the record commits to each position."""
+    def hidden_shuffle(self, items: Sequence[str], *, label: Label, source: Mapping[str, Any] | None = None) -> Hidden:
+        """Shuffle ids (a deck of cards) in secret, taken sorted; the record commits to each
+        position and says what was shuffled (`source`: see referee.protocol.cards)."""
+        ...
+
+    def move_card(self, deck: str, position: tuple[str, int], source: str, to: str, *, secret: bool = False) -> None:
+        """List a card's move from one place to another by the committed position it holds."""
         ...
 
     def seal(self, values: Sequence[Any], *, label: Label) -> Hidden:

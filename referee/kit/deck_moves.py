@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from referee.kit.contract import Dice, Event
 from referee.protocol.canonical import thaw
+from referee.protocol.cards import definition_source, piles_source
 
 DecksState = dict[str, Any]
 Where = Literal["top", "bottom", "shuffle"]
@@ -120,7 +121,9 @@ def shuffle(
     """Shuffle a deck's draw pile in secret: a new hidden shuffle, every position committed."""
     new = thaw(state)
     pile = _pile(new, deck)
-    label = _new_draw_pile(pile, deck, [entry["card"] for entry in pile["draw"]], dice)
+    fresh = not is_started(new, deck)
+    source = definition_source(pile["deck"], defined_cards(new, deck)) if fresh else piles_source(["draw"])
+    label = _new_draw_pile(pile, deck, [entry["card"] for entry in pile["draw"]], dice, source)
     who = f"{by} shuffled" if by else "The referee shuffled"
     why = f" ({reason})" if reason else ""
     text = f"{who} the {_title(new, deck)} draw pile{why}: {_count(len(pile['draw']))} ({label})."
@@ -136,7 +139,7 @@ def reshuffle(
     discards = len(pile["discard"])
     cards = [entry["card"] for entry in [*pile["draw"], *pile["discard"]]]
     pile["discard"] = []
-    label = _new_draw_pile(pile, deck, cards, dice)
+    label = _new_draw_pile(pile, deck, cards, dice, piles_source(["draw", "discard"]))
     who = f"{by} shuffled" if by else "The referee shuffled"
     why = f" ({reason})" if reason else ""
     text = (
@@ -156,7 +159,7 @@ def deal(state: Mapping[str, Any], deck: str, dice: Dice) -> tuple[DecksState, l
     dealt: dict[str, list[dict[str, Any]]] = {player: [] for player in sorted(pile["hands"])}
     for _ in range(definition["deal"]):
         for player in dealt:
-            if _room(new, deck, player) > 0 and (entry := _take_top(new, deck, dice, events)) is not None:
+            if _room(new, deck, player) > 0 and (entry := _take_top(new, deck, dice, events, player)) is not None:
                 pile["hands"][player].append(entry)
                 dealt[player].append(entry)
     if not definition["deal"]:
@@ -187,7 +190,7 @@ def draw(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
     events: list[Event] = []
     wanted = min(count, _room(new, deck, player))
     drawn: list[dict[str, Any]] = []
-    while len(drawn) < wanted and (entry := _take_top(new, deck, dice, events)) is not None:
+    while len(drawn) < wanted and (entry := _take_top(new, deck, dice, events, player)) is not None:
         pile["hands"][player].append(entry)
         drawn.append(entry)
     short = ""
@@ -212,6 +215,8 @@ def look(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
     new = thaw(state)
     pile = _pile(new, deck)
     seen = pile["draw"][:count]
+    for entry in seen:
+        _moved(dice, deck, entry, "draw", f"look/{player}")
     events = []
     if seen:
         events.append(
@@ -234,6 +239,7 @@ def play(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice
     new = thaw(state)
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
+    _moved(dice, deck, entry, f"hand/{player}", "discard")
     pile["discard"].append({**entry, "face_up": True, "by": player})
     text = f"{player} played {_named(new, deck, card)} from {_title(new, deck)}; {_sizes_text(pile, player)}."
     return new, [_shown("deck.played", text, new, deck, player, entry)]
@@ -246,6 +252,7 @@ def discard(state: Mapping[str, Any], deck: str, player: str, card: str, dice: D
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
     face_up = definition_of(new, deck)["discard"] == "face-up"
+    _moved(dice, deck, entry, f"hand/{player}", "discard", secret=not face_up)
     pile["discard"].append({**entry, "face_up": face_up, "by": player})
     if face_up:
         text = f"{player} discarded {_named(new, deck, card)} face up; {_sizes_text(pile, player)}."
@@ -267,11 +274,13 @@ def remove(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Di
     pile = _pile(new, deck)
     if any(entry["card"] == card for entry in pile["hands"].get(player, [])):
         entry, where = _take_from_hand(pile, deck, player, card), "hand"
+        _moved(dice, deck, entry, f"hand/{player}", "removed")
     else:
         index = _face_up_index(pile, card)
         if index is None:
             raise DeckError(f"{player} holds no '{card}' of deck '{deck}', and none is face up in its discard pile")
         entry, where = pile["discard"].pop(index), "discard pile"
+        _moved(dice, deck, entry, "discard", "removed")
         entry = {"card": entry["card"], "opening": entry["opening"]}
     pile["removed"].append({**entry, "by": player})
     text = f"{player} removed {_named(new, deck, card)} from the game (from the {where}); {_sizes_text(pile, player)}."
@@ -289,12 +298,14 @@ def return_card(
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
     label = None
+    _moved(dice, deck, entry, f"hand/{player}", "draw-top" if to == "top" else "draw-bottom", secret=True)
     if to == "top":
         pile["draw"].insert(0, entry)
     elif to == "bottom":
         pile["draw"].append(entry)
     else:
-        label = _new_draw_pile(pile, deck, [e["card"] for e in [*pile["draw"], entry]], dice)
+        cards = [e["card"] for e in [*pile["draw"], entry]]
+        label = _new_draw_pile(pile, deck, cards, dice, piles_source(["draw"]))
     place = {"top": "on top of", "bottom": "at the bottom of", "shuffle": "shuffled into"}[to]
     mine = make_event(
         "hand.returned",
@@ -334,15 +345,26 @@ def _room(state: DecksState, deck: str, player: str) -> int:
     return MAX_CARDS if limit is None else max(0, limit - held)
 
 
-def _take_top(state: DecksState, deck: str, dice: Dice, events: list[Event]) -> dict[str, Any] | None:
-    """Take the top card of the draw pile, first reshuffling the discards into an empty draw pile
-    when the deck says so; None when there is no card to take."""
+def _take_top(state: DecksState, deck: str, dice: Dice, events: list[Event], player: str) -> dict[str, Any] | None:
+    """Take the top card of the draw pile into the player's hand, first reshuffling the discards
+    into an empty draw pile when the deck says so; None when there is no card to take."""
     pile = state["decks"][deck]
     if not pile["draw"] and pile["discard"] and definition_of(state, deck)["reshuffle"] == "when-empty":
         reshuffled, happened = reshuffle(state, deck, dice, reason="the draw pile ran out")
         pile.update(reshuffled["decks"][deck])
         events += happened
-    return pile["draw"].pop(0) if pile["draw"] else None
+    if not pile["draw"]:
+        return None
+    entry: dict[str, Any] = pile["draw"].pop(0)
+    _moved(dice, deck, entry, "draw", f"hand/{player}")
+    return entry
+
+
+def _moved(dice: Dice, deck: str, entry: Mapping[str, Any], source: str, to: str, secret: bool = False) -> None:
+    """List the card's move in the record by the position it holds (none before any shuffle)."""
+    opening = entry["opening"]
+    if opening is not None:
+        dice.move_card(deck, (opening["label"], opening["index"]), source, to, secret=secret)
 
 
 def _take_from_hand(pile: dict[str, Any], deck: str, player: str, card: str) -> dict[str, Any]:
@@ -363,12 +385,13 @@ def _face_up_index(pile: Mapping[str, Any], card: str) -> int | None:
     return None
 
 
-def _new_draw_pile(pile: dict[str, Any], deck: str, cards: list[str], dice: Dice) -> str:
+def _new_draw_pile(pile: dict[str, Any], deck: str, cards: list[str], dice: Dice, source: Mapping[str, Any]) -> str:
     """Make the draw pile a new hidden shuffle of `cards` (taken in sorted order, so the shuffle's
-    input says nothing of where they were); return its label."""
+    input says nothing of where they were, and the record says what they are: `source`);
+    return its label."""
     number = pile["shuffles"] + 1
     label = shuffle_label(deck, number)
-    hidden = dice.hidden_shuffle(sorted(cards), label=label)
+    hidden = dice.hidden_shuffle(sorted(cards), label=label, source={**source, "deck": deck})
     pile["draw"] = [{"card": card, "opening": hidden.opening(i)} for i, card in enumerate(hidden.values)]
     pile["shuffles"] = number
     return label

@@ -9,7 +9,7 @@ and `hidden.entries`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from referee.protocol.dice import DiceError, DiceSpec, Stream, parse_spec, uniform_limit
@@ -79,10 +79,16 @@ class Dice:
         self._claim_hidden(label)
         return self.hidden.uniform(n, label)
 
-    def hidden_shuffle(self, items: Sequence[str], *, label: str) -> Hidden:
-        """Shuffle ids (cards) in secret: the record commits to the id at each position."""
+    def hidden_shuffle(self, items: Sequence[str], *, label: str, source: Mapping[str, Any] | None = None) -> Hidden:
+        """Shuffle ids (cards) in secret, taken sorted: the record commits to the id at each
+        position and states what was shuffled (`source`, section 12)."""
         self._claim_hidden(label)
-        return self.hidden.shuffle(items, label)
+        return self.hidden.shuffle(items, label, source)
+
+    def move_card(self, deck: str, position: tuple[str, int], source: str, to: str, *, secret: bool = False) -> None:
+        """List in the record a card of `deck` at a committed position moving from `source` to `to`
+        (section 12); `secret` lists a commitment to the position instead of the position."""
+        self.hidden.move(deck, position, source, to, secret)
 
     def seal(self, values: Sequence[Any], *, label: str) -> Hidden:
         """Commit to values the game chose (a sealed choice), to be opened when a rule says."""

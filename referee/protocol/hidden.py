@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from referee.protocol.canonical import canonical_json
+from referee.protocol.cards import canonical_inputs, cards_sha256, move_commitment, move_salt
 from referee.protocol.dice import DiceError, Stream, check_label, derive
 
 HIDDEN_HEADER = b"pbem-referee-hidden/1\n"
@@ -145,7 +146,8 @@ class HiddenDraws:
     """The hidden draws of one phase: what Dice delegates its hidden methods to.
 
     `entries` is the record's `hidden` list; `inputs` what the final reveal must publish for
-    each label (a shuffle's items, a sealed draw's values), which only the journal keeps.
+    each label (a shuffle's items, a sealed draw's values), which only the journal keeps;
+    `moves` the record's `card_moves` (section 12), in the order the cards moved.
     """
 
     def __init__(self, key: bytes | None, turn: int, phase: str) -> None:
@@ -154,6 +156,7 @@ class HiddenDraws:
         self._phase = phase
         self.entries: list[dict[str, Any]] = []
         self.inputs: dict[str, list[Any]] = {}
+        self.moves: list[dict[str, Any]] = []
 
     def _key_of(self, label: str) -> bytes:
         if self._key is None:
@@ -179,12 +182,34 @@ class HiddenDraws:
         key_of_draw = self._key_of(label)
         return self._record(label, f"uniform({n})", [Stream(key_of_draw, label).uniform(n)], key_of_draw)
 
-    def shuffle(self, items: Sequence[str], label: str) -> Hidden:
-        checked = [check_item(item) for item in items]
+    def shuffle(self, items: Sequence[str], label: str, source: Mapping[str, Any] | None = None) -> Hidden:
+        """Shuffle `items` taken in canonical order (sorted), whatever order they come in: the
+        record states what was shuffled (`source`, section 12; by default the SHA-256 of the ids
+        with their copies) and a deck's shuffle goes in `moves` as the start of a new draw pile."""
+        checked = canonical_inputs(check_item(item) for item in items)
         key_of_draw = self._key_of(label)
         order = Stream(key_of_draw, label).shuffle(range(len(checked)))
         self.inputs[label] = checked
-        return self._record(label, f"shuffle({len(checked)})", [checked[i] for i in order], key_of_draw)
+        stated = dict(source) if source is not None else {"cards_sha256": cards_sha256(checked)}
+        deck = stated.pop("deck", None)
+        hidden = self._record(label, f"shuffle({len(checked)})", [checked[i] for i in order], key_of_draw)
+        self.entries[-1]["source"] = stated
+        if deck is not None:
+            self.moves.append({"deck": deck, "shuffle": label})
+        return hidden
+
+    def move(self, deck: str, position: tuple[str, int], source: str, to: str, secret: bool = False) -> None:
+        """List a card of `deck` at a committed position moving from `source` to `to`; a secret
+        move (a face-down discard, a card put back unseen) lists a commitment to the position."""
+        label, index = position
+        if not secret:
+            self.moves.append({"deck": deck, "label": label, "index": index, "from": source, "to": to})
+            return
+        if self._key is None:
+            raise DiceError(f"a secret move of a card of {deck} needs the game's hidden-draw secret")
+        salt_bytes = move_salt(self._key, len(self.moves))
+        commitment = move_commitment(salt_bytes, deck, label, index)
+        self.moves.append({"deck": deck, "from": source, "to": to, "commitment": commitment})
 
     def seal(self, values: Sequence[Any], label: str) -> Hidden:
         key_of_draw = self._key_of(label)

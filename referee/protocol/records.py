@@ -18,7 +18,9 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
-# A record with orders the referee entered for a player (section 12); it may hold all of the above.
+# Version 4 (sections 12 and 13): a record with an order the referee entered for a player, or
+# whose hidden shuffles say what they shuffled and whose cards name the positions they take; it
+# may hold all the fields of versions 2 and 3.
 PROTOCOL_V4 = "pbem-referee/4"
 ENTERED_BY_REFEREE = "referee"
 
@@ -49,20 +51,21 @@ def phase_record(
     hidden_commit: str | None = None,
     hidden: list[dict[str, Any]] | None = None,
     opened: list[dict[str, Any]] | None = None,
+    card_moves: list[dict[str, Any]] | None = None,
     by_referee: Collection[str] = (),
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
     say what it holds (`orders` maps each player to their order file's SHA-256; `by_referee`
     names the players whose orders the referee entered, which stay out of the transcript)."""
     secrets_part: dict[str, Any] = {}
-    if hidden or opened:
+    if hidden or opened or card_moves:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
-    if by_referee:
-        version = PROTOCOL_V4
-    else:
-        version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
+    bound = card_moves or any("source" in entry for entry in hidden or [])
+    if bound:
+        secrets_part["card_moves"] = card_moves or []
+    version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
     return {
-        "protocol": version,
+        "protocol": PROTOCOL_V4 if bound or by_referee else version,
         "game": game,
         "turn": turn,
         "phase": phase,
@@ -104,7 +107,7 @@ def holds_hidden(record: Mapping[str, Any]) -> bool:
 
 def transcript_orders(orders: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """Return player -> order hash for the transcript: the players' own orders only, not those
-    the referee entered (section 12: the referee knows the seed, so bytes it writes must not
+    the referee entered (section 13: the referee knows the seed, so bytes it writes must not
     reach the dice)."""
     return {entry["player"]: entry["sha256"] for entry in orders if entry.get("by") != ENTERED_BY_REFEREE}
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.protocol.canonical import load_json, sha256_hex
 from referee.protocol.hidden import commit_values, derive_values, draw_key, game_commitment, hidden_key
+from referee.protocol.piles import Final
 from referee.protocol.records import holds_hidden, record_transcript
 from referee.protocol.signatures import check_signature
 
@@ -67,6 +68,7 @@ class RevealCheck:
     proven: int = 0
     final: bool = False
     problems: list[str] = field(default_factory=list)
+    final_proof: Final | None = None  # the game secret and the inputs, for the card moves' check
 
 
 def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> RevealCheck:
@@ -127,6 +129,8 @@ def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> Rev
                 problems.append(f"{draw.record}: hidden draw {draw.label}: {problem}")
             else:
                 proven.add(key)
+    if secrets:
+        check.final_proof = Final(secrets[0], dict(inputs))
     check.proven = len(proven)
     check.final = bool(secrets) and len(proven) == len(draws)
     if require_final and not secrets:

@@ -17,6 +17,7 @@ from typing import Any, TypeGuard
 from referee.protocol import dice, hidden
 from referee.protocol.canonical import canonical_json, load_json, sha256_hex
 from referee.protocol.errors import RefereeError
+from referee.protocol.piles import Final, check_card_moves
 from referee.protocol.records import (
     ENTERED_BY_REFEREE,
     PROTOCOL,
@@ -28,6 +29,7 @@ from referee.protocol.records import (
 )
 from referee.protocol.reveals import verify_reveals
 from referee.protocol.signatures import PublicKey, check_signature, load_public_key_file
+from referee.protocol.yamlsafe import load_strict
 
 RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.json$")
 STATE_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
@@ -122,6 +124,8 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         fields["overrides"] = ((list,), "a list")
     if version in (PROTOCOL_WITH_HIDDEN, PROTOCOL_V4):
         fields.update(_HIDDEN_FIELDS)
+    if version == PROTOCOL_V4:
+        fields["card_moves"] = ((list,), "a list")
     for key in sorted(set(record) - set(fields)):
         shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
         problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
@@ -401,14 +405,21 @@ def _check_hidden_entries(record: dict[str, Any], name: str) -> list[str]:
     """Return the problems in a version 3 record's `hidden` and `opened` lists (their shape)."""
     problems: list[str] = []
     entries, opened = record.get("hidden"), record.get("opened")
-    if isinstance(entries, list) and isinstance(opened, list) and not entries and not opened:
+    bound = record.get("protocol") == PROTOCOL_V4
+    if isinstance(entries, list) and isinstance(opened, list) and not entries and not opened and not bound:
         problems.append(f"{name}: hidden and opened are both empty (such a record is not a {PROTOCOL_WITH_HIDDEN} one)")
     rolls = record.get("rolls")
     labels = {r.get("label") for r in rolls if isinstance(r, dict)} if isinstance(rolls, list) else set()
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
         where = f"{name}: hidden[{index}]"
-        if not isinstance(entry, dict) or set(entry) != {"label", "spec", "commitments"}:
-            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'commitments'")
+        # Version 4 states what each shuffle shuffled (section 12).
+        with_source = bound and isinstance(entry, dict) and str(entry.get("spec")).startswith("shuffle(")
+        wanted_keys = {"label", "spec", "commitments", *(("source",) if with_source else ())}
+        if not isinstance(entry, dict) or set(entry) != wanted_keys:
+            fields = (
+                "'label', 'spec', 'commitments' and 'source'" if with_source else "'label', 'spec' and 'commitments'"
+            )
+            problems.append(f"{where} must be an object with exactly {fields}")
             continue
         label, spec, commitments = entry["label"], entry["spec"], entry["commitments"]
         try:
@@ -636,6 +647,36 @@ def _missing_states(record_paths: Sequence[Path], states_dir: Path) -> list[str]
     return problems
 
 
+def _card_move_problems(paths: Sequence[Path], game_dir: Path, final: Final | None) -> list[str]:
+    """Return the problems in the records' card moves (section 12), replayed in chain order,
+    with the deck definitions of GAMEDIR/game.yaml when it is there."""
+    records = []
+    for path in paths:
+        try:
+            record = load_json(path.read_bytes())
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue  # the record's own check has said why
+        if isinstance(record, dict) and record.get("protocol") == PROTOCOL_V4:
+            records.append((path.name, record))
+    if not records:
+        return []
+    return check_card_moves(records, final, deck_definitions(game_dir / "game.yaml"))
+
+
+def deck_definitions(config: Path) -> dict[str, dict[str, int]] | None:
+    """Return each deck's cards with their copies as a game's configuration defines them
+    (`options.decks.ID.cards: [{id, count}]`, count 1 by default), or None without one."""
+    try:
+        data = load_strict(config.read_text(encoding="utf-8"))
+        decks = data["options"]["decks"]
+        return {
+            str(deck): {str(card["id"]): int(card.get("count", 1)) for card in definition["cards"]}
+            for deck, definition in decks.items()
+        }
+    except (OSError, KeyError, TypeError, ValueError, AttributeError, RefereeError):
+        return None
+
+
 def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
     present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret
@@ -675,5 +716,6 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     revealed = verify_reveals(game_dir, referee_key, final)
     report.hidden_proven, report.final = revealed.proven, revealed.final
     report.problems += revealed.problems
+    report.problems += _card_move_problems(paths, game_dir, revealed.final_proof)
     report.problems = [_one_line(line) for line in report.problems]
     return report

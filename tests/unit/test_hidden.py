@@ -177,7 +177,7 @@ def test_hidden_labels_are_checked_and_shared_with_public_ones() -> None:
 
 def test_the_record_commits_to_hidden_draws_and_shows_none_of_them(played: Path) -> None:
     first = record(played, 1)
-    assert first["protocol"] == "pbem-referee/3"
+    assert first["protocol"] == "pbem-referee/4"
     assert [entry["label"] for entry in first["hidden"]] == ["deck/events/shuffle-1", "strength/alice", "strength/bob"]
     assert len(first["hidden"][0]["commitments"]) == len(CARDS)
     assert {tuple(o["to"]) for o in first["opened"]} == {("alice",), ("bob",)}

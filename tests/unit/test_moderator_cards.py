@@ -20,9 +20,11 @@ from typing import Any
 
 import pytest
 import yaml
+from played import copy_game
 
 from referee.game.engine import adjudicate, init_game
 from referee.game.opened import Game
+from referee.game.reveal import reveal
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -241,7 +243,7 @@ def test_records_hold_commitments_not_hidden_cards(played: Played) -> None:
     seen = records(played)
     assert [turn for turn, _, _ in seen] == [1, 2, 3, 4]
     for turn, record, text in seen:
-        assert record["protocol"] == "pbem-referee/3"
+        assert record["protocol"] == "pbem-referee/4"
         assert len(record["hidden_commit"]) == 64
         for token, who in knowledge(played, turn).items():
             if "all" not in who:
@@ -363,3 +365,16 @@ def test_the_readmes_check_card_script(played: Played, tmp_path: Path) -> None:
     )
     assert run("note/alice/1", 0, revealed["value"], revealed["salt"]).returncode == 0
     assert "no record" in run("deck/nothing/shuffle-1", 0, "x", "00").stderr
+
+
+def test_the_final_reveal_proves_every_card_move(played: Played, tmp_path: Path) -> None:
+    """Deal, draw, look, play, face-down discard, return, reshuffle and remove: after the final
+    reveal every shuffle's inputs are its deck or the piles it gathered, and every secret move
+    took a card of that hand (docs/protocol.md, section 12)."""
+    game = copy_game(played.game, tmp_path / "game")
+    moves = [m for _, record, _ in records(played) for m in record["card_moves"]]
+    assert {m.get("to", "").split("/")[0] for m in moves} >= {"hand", "look", "discard", "removed", "draw-bottom"}
+    assert any("commitment" in m for m in moves) and sum("shuffle" in m for m in moves) == 6
+    reveal(game.dir, final=True)
+    report = verify_game_dir(game.dir, final=True)
+    assert report.ok and report.final, report.problems
