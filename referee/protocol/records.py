@@ -8,6 +8,7 @@ by the referee.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -18,6 +19,9 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
+# A record whose transcript mixes in a public beacon round (section 13); it may hold what a
+# version 2 or 3 record holds too.
+PROTOCOL_V4 = "pbem-referee/4"
 
 
 class Opened(Protocol):
@@ -46,20 +50,32 @@ def phase_record(
     hidden_commit: str | None = None,
     hidden: list[dict[str, Any]] | None = None,
     opened: list[dict[str, Any]] | None = None,
+    beacon_proof: dict[str, Any] | None = None,
+    next_beacon_round: int | None = None,
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
-    say what it holds (`orders` maps each player to their order file's SHA-256)."""
+    say what it holds (`orders` maps each player to their order file's SHA-256).
+
+    `beacon_proof` (section 13) is the chain and the round mixed into this phase, and
+    `next_beacon_round` the round the next phase's notice promised."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
+    beacon_part: dict[str, Any] = {}
+    if beacon_proof is not None:
+        beacon_part = {"beacon_proof": beacon_proof, "next_beacon_round": next_beacon_round}
+    if beacon_part:
+        version = PROTOCOL_V4
+    else:
+        version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
     return {
-        "protocol": PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL,
+        "protocol": version,
         "game": game,
         "turn": turn,
         "phase": phase,
         "commit": commit,
         "server_seed": server_seed.hex(),
-        "beacon": None,
+        "beacon": beacon_randomness(beacon_proof),
         "orders": [{"player": p, "sha256": orders[p]} for p in sorted(orders)],
         "rolls": rolls,
         "state_before": state_before,
@@ -67,7 +83,15 @@ def phase_record(
         "next_commit": next_commit,
         **({"overrides": sorted(overrides, key=lambda entry: entry["id"])} if overrides else {}),
         **secrets_part,
+        **beacon_part,
     }
+
+
+def beacon_randomness(beacon_proof: dict[str, Any] | None) -> str | None:
+    """Return the randomness a beacon proof gives (SHA-256 of its signature), or None."""
+    if beacon_proof is None:
+        return None
+    return hashlib.sha256(bytes.fromhex(beacon_proof["signature"])).hexdigest()
 
 
 def public_openings(events: Iterable[Opened]) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.protocol.canonical import load_json, sha256_hex
 from referee.protocol.hidden import commit_values, derive_values, draw_key, game_commitment, hidden_key
-from referee.protocol.records import PROTOCOL_WITH_HIDDEN, record_transcript
+from referee.protocol.records import PROTOCOL_V4, PROTOCOL_WITH_HIDDEN, record_transcript
 from referee.protocol.signatures import check_signature
 
 REVEAL_TYPE = "pbem-referee-reveal/1"
@@ -45,7 +45,7 @@ def hidden_draws(records_dir: Path) -> list[HiddenDraw]:
             record = json.loads(data)
         except ValueError:
             continue  # `referee verify` names a broken record
-        if not isinstance(record, dict) or record.get("protocol") != PROTOCOL_WITH_HIDDEN:
+        if not isinstance(record, dict) or record.get("protocol") not in (PROTOCOL_WITH_HIDDEN, PROTOCOL_V4):
             continue
         name = path.relative_to(records_dir).as_posix()
         for entry in record.get("hidden") or []:

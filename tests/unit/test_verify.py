@@ -365,7 +365,7 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         f"{ROUND}: field 'turn' must be a whole number, not true",
         f"{ROUND}: field 'state_after' is missing",
         f"{ROUND}: protocol is 'pbem-referee/9', this verifier knows 'pbem-referee/1', 'pbem-referee/2', "
-        "'pbem-referee/3'",
+        "'pbem-referee/3', 'pbem-referee/4'",
         f"{ROUND}: orders are not sorted by player (bob, alice)",
         f"{ROUND}: label 'roll/alice/attack' is used by more than one roll",
         f"{ROUND}: roll 'events/weather' (3d6): the spec calls for 3 value(s), the record holds 1",
