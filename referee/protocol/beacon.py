@@ -18,6 +18,11 @@ from typing import Any
 # drand's signature schemes this verifier knows, and whether a round signs the previous one.
 CHAINED_SCHEME = "pedersen-bls-chained"
 SCHEMES = {CHAINED_SCHEME: True, "bls-unchained-g1-rfc9380": False, "bls-unchained-on-g1": False}
+# Bytes of a public key and of a signature (compressed BLS12-381 points): a chained chain keys on
+# G1 and signs on G2, the unchained ones the other way round. Checked before the library sees
+# them, since it panics on a point of the wrong size.
+KEY_BYTES = {CHAINED_SCHEME: 48, "bls-unchained-g1-rfc9380": 96, "bls-unchained-on-g1": 96}
+SIGNATURE_BYTES = {CHAINED_SCHEME: 96, "bls-unchained-g1-rfc9380": 48, "bls-unchained-on-g1": 48}
 CHAIN_FIELDS = ("chain_hash", "public_key", "scheme", "genesis_time", "period")
 PROOF_FIELDS = (*CHAIN_FIELDS, "round", "signature", "previous_signature")
 MAX_ROUND = (1 << 64) - 1
@@ -54,10 +59,10 @@ class Chain:
         chain_hash, public_key, scheme = data["chain_hash"], data["public_key"], data["scheme"]
         if not isinstance(chain_hash, str) or not _HEX64.match(chain_hash):
             raise BeaconError("the beacon chain_hash must be 64 lower-case hex digits")
-        if not isinstance(public_key, str) or not _HEX.match(public_key) or len(public_key) not in (96, 192):
-            raise BeaconError("the beacon public_key must be 48 or 96 bytes in lower-case hex")
         if scheme not in SCHEMES:
             raise BeaconError(f"the beacon scheme {scheme!r} is not one of {', '.join(SCHEMES)}")
+        if not isinstance(public_key, str) or not _HEX.match(public_key) or len(public_key) != 2 * KEY_BYTES[scheme]:
+            raise BeaconError(f"the beacon public_key of a {scheme} chain must be {KEY_BYTES[scheme]} bytes in lower-case hex")
         genesis, period = data["genesis_time"], data["period"]
         if not _whole(genesis) or genesis < 0 or not _whole(period) or period < 1:
             raise BeaconError("the beacon genesis_time must be Unix seconds and its period a whole number >= 1")
@@ -101,15 +106,22 @@ def check_round(chain: Chain, beacon: Round) -> str:
     raise BeaconError saying why it does not."""
     if not _whole(beacon.round) or not 1 <= beacon.round <= MAX_ROUND:
         raise BeaconError(f"beacon round {beacon.round!r} is not a whole number from 1 to 2^64-1")
-    for what, value in (("signature", beacon.signature), ("previous_signature", beacon.previous_signature)):
-        if value is not None and (not isinstance(value, str) or not _HEX.match(value)):
-            raise BeaconError(f"the beacon {what} is not lower-case hex")
     if chain.chained and beacon.previous_signature is None:
         raise BeaconError(f"a {chain.scheme} round needs the previous round's signature")
     if not chain.chained and beacon.previous_signature is not None:
         raise BeaconError(f"a {chain.scheme} round has no previous signature")
-    # Checked only here, so that a player checking records without a beacon needs no extra package.
-    import drand_verify  # type: ignore[import-untyped]
+    Chain.from_data(chain.as_data())  # the key's size, before the library sees it
+    size = SIGNATURE_BYTES[chain.scheme]
+    for what, value in (("signature", beacon.signature), ("previous_signature", beacon.previous_signature)):
+        if value is not None and (not isinstance(value, str) or not _HEX.match(value)):
+            raise BeaconError(f"the beacon {what} is not lower-case hex")
+        if value is not None and len(value) != 2 * size:
+            raise BeaconError(f"the beacon {what} is not {size} bytes, as a {chain.scheme} signature is")
+    # Imported only here, so that a player checking records without a beacon needs no extra package.
+    try:
+        import drand_verify  # type: ignore[import-untyped]
+    except ImportError:
+        raise BeaconError("checking a beacon's signature needs the drand-verify package: pip install drand-verify") from None
 
     try:
         if chain.scheme == CHAINED_SCHEME:
@@ -145,7 +157,7 @@ def parse_proof(data: Any) -> tuple[Chain, Round]:
     number, signature, previous = data["round"], data["signature"], data["previous_signature"]
     if not _whole(number) or not 1 <= number <= MAX_ROUND:
         raise BeaconError(f"beacon_proof round {number!r} is not a whole number from 1 to 2^64-1")
-    if not isinstance(signature, str) or not _HEX.match(signature):
+    if not isinstance(signature, str) or not _HEX.match(signature) or signature == "":
         raise BeaconError("beacon_proof signature is not lower-case hex")
     if previous is not None and (not isinstance(previous, str) or not _HEX.match(previous)):
         raise BeaconError("beacon_proof previous_signature is not lower-case hex or null")

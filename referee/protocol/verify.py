@@ -81,6 +81,8 @@ class VerifyReport:
     openings: int = 0  # public openings of hidden draws checked against their commitments
     hidden_proven: int = 0  # hidden draws re-derived from a revealed draw key or the game secret
     final: bool = False  # the game secret was revealed and proved every hidden draw
+    beacons: int = 0  # beacon rounds whose signature was checked (section 13)
+    beacon_chain: str | None = None  # the drand chain they name
 
     @property
     def ok(self) -> bool:
@@ -632,6 +634,9 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         report.rolls += derived
         if record is not None and isinstance(record.get("orders"), list):
             report.orders += len(record["orders"])
+        if record is not None and isinstance(record.get("beacon_proof"), dict):
+            report.beacons += 1
+            report.beacon_chain = str(record["beacon_proof"].get("chain_hash"))
         report.problems += _name_problems(path, record)
         entries.append((path.name, _sequence(path), record))
     report.problems += _check_chain(entries)

@@ -1,0 +1,296 @@
+"""A game with a public beacon, played through the engine against real drand rounds served by a
+loopback HTTP server (tests/vectors/beacon/), then checked offline by `referee verify`: the
+notice's promise, waiting for the round, refusing late orders and a round that does not verify,
+and a cheating referee's records caught."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import referee.game.beacons
+from referee.errors import StateError
+from referee.game.beacons import BeaconPendingError
+from referee.game.engine import adjudicate, submit
+from referee.game.journal import GameDir
+from referee.game.opened import Game
+from referee.game.status import status
+from referee.protocol import dice
+from referee.protocol.canonical import pretty_json
+from referee.protocol.records import record_transcript
+from referee.protocol.verify import verify_game_dir
+
+from conftest import GAME_ID, TABLES, TestGame
+from referee.protocol.signatures import generate_keypair
+
+VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "beacon"
+CHAINS = json.loads((VECTORS / "chains.json").read_text(encoding="utf-8"))
+# Per chain, two real rounds: the first phase is promised the first, the second the other.
+GAMES = {"quicknet": (123, 657413), "default": (72785, 3311596)}
+ORDERS = "rolls:\n  - {label: attack, dice: 2d6, purpose: the attack}\n"
+
+
+def vector(chain: str, number: int) -> dict[str, Any]:
+    return json.loads((VECTORS / f"{chain}-{number}.json").read_text(encoding="utf-8"))
+
+
+class Beacon:
+    """A loopback drand server: GET /<chain_hash>/public/<round> answers what `rounds` holds."""
+
+    def __init__(self) -> None:
+        self.rounds: dict[tuple[str, int], bytes] = {}
+        self.requests: list[str] = []
+        beacon = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                beacon.requests.append(self.path)
+                parts = self.path.strip("/").split("/")
+                body = None
+                if len(parts) == 3 and parts[1] == "public" and parts[2].isdigit():
+                    body = beacon.rounds.get((parts[0], int(parts[2])))
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(body or b'{"error": "no such round"}')
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def serve(self, chain: str, number: int, data: dict[str, Any] | None = None) -> None:
+        body = data if data is not None else vector(chain, number)
+        self.rounds[CHAINS[chain]["chain_hash"], number] = json.dumps(body).encode()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def beacon() -> Iterator[Beacon]:
+    server = Beacon()
+    yield server
+    server.stop()
+
+
+class Clock:
+    """The time the beacon rules read, set by the test."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2020, 1, 1, tzinfo=UTC)
+
+    def at(self, unix: float) -> None:
+        self.now = datetime.fromtimestamp(unix, UTC)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    moment = Clock()
+    monkeypatch.setattr(referee.game.beacons, "now", lambda: moment.now)
+    return moment
+
+
+def round_time(chain: str, number: int) -> int:
+    return int(CHAINS[chain]["genesis_time"]) + (number - 1) * int(CHAINS[chain]["period"])
+
+
+def beacon_game(root: Path, chain: str, url: str, players: tuple[str, ...] = ("alice", "bob")) -> TestGame:
+    """Create a two-round moderator game naming the chain; orders close a minute after each notice."""
+    setup = root / "setup"
+    (setup / "keys").mkdir(parents=True)
+    keys = {}
+    lines = [f"game: {GAME_ID}", "module: moderator", "title: Beacon game", "options: {rounds: 2}"]
+    lines += ["referee: {email: referee@example.org, name: Test Referee}", "tables: tables.yaml", "players:"]
+    for player in players:
+        keys[player] = setup / "keys" / player
+        generate_keypair(keys[player], comment=f"{player}@example.org")
+        lines.append(f"  - {{name: {player}, email: {player}@example.org, key_file: keys/{player}.pub}}")
+    lines.append("beacon:")
+    lines += [f"  {key}: {value}" for key, value in CHAINS[chain].items()]
+    lines += [f"  urls: [{url}]", "  window: 1m", "  timeout: 5"]
+    (setup / "tables.yaml").write_text(TABLES, encoding="utf-8")
+    (setup / "game.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from referee.game.engine import init_game
+
+    init_game(root / "game", setup / "game.yaml")
+    return TestGame(root / "game", keys, players=players)
+
+
+def snapshot(game: TestGame) -> tuple[Any, ...]:
+    game_dir = GameDir(game.dir)
+    try:
+        phases = [json.dumps(p.__dict__, sort_keys=True) for p in game_dir.phases()]
+        records = sorted(p.name for p in (game.dir / "records").glob("*"))
+        return phases, records, game_dir.current_state_hash(), status(game.dir)
+    finally:
+        game_dir.close()
+
+
+def notice(game: TestGame, turn: int, player: str = "alice") -> str:
+    return (game.dir / "mail" / f"0{turn}-t{turn}-round" / f"{player}.notice.txt").read_text(encoding="utf-8")
+
+
+def play(tmp_path: Path, chain: str, beacon: Beacon, clock: Clock) -> TestGame:
+    """Play both rounds, checking each step of the beacon's life; return the finished game."""
+    first, second = GAMES[chain]
+    clock.at(round_time(chain, first) - 61)  # orders close 60 s later: `first` is the next round
+    game = beacon_game(tmp_path, chain, beacon.url)
+    assert "drand round" in notice_text(game) and f"round {first} of chain" in notice_text(game)
+    for player in game.players:
+        assert game.submit(player, 1, ORDERS).accepted
+
+    # Before the round is published, adjudication waits and changes nothing.
+    before = snapshot(game)
+    with pytest.raises(BeaconPendingError, match=f"the beacon round {first} is due at"):
+        adjudicate(game.dir, force=True)
+    assert snapshot(game) == before and beacon.requests == []
+
+    # Once it is due, orders are refused: the beacon may be public.
+    clock.at(round_time(chain, first))
+    late = game.submit("alice", 1, ORDERS, seq=2)
+    assert not late.accepted and [p.code for p in late.problems] == ["refused.beacon"]
+
+    # A round that is missing, or does not verify, is refused and changes nothing.
+    with pytest.raises(StateError, match=f"cannot have beacon round {first}.*HTTP 404"):
+        adjudicate(game.dir)
+    bad = dict(vector(chain, first), signature=vector(chain, second)["signature"])
+    beacon.serve(chain, first, bad)
+    with pytest.raises(StateError, match="does not verify"):
+        adjudicate(game.dir)
+    assert snapshot(game)[1:3] == before[1:3]
+
+    # The real round: adjudicated, and the next phase promised the round after its orders close.
+    beacon.serve(chain, first)
+    clock.at(round_time(chain, second) - 61)
+    adjudicate(game.dir)
+    assert f"round {second} of chain" in notice_text(game, 2)
+    for player in game.players:
+        assert game.submit(player, 2, ORDERS).accepted
+    clock.at(round_time(chain, second) + 5)
+    beacon.serve(chain, second)
+    adjudicate(game.dir)
+    return game
+
+
+def notice_text(game: TestGame, turn: int = 1) -> str:
+    folders = sorted((game.dir / "mail").glob(f"*t{turn}-round"))
+    return (folders[-1] / "alice.notice.txt").read_text(encoding="utf-8")
+
+
+def records(game: TestGame) -> list[Path]:
+    return sorted((game.dir / "records").glob("*.json"))
+
+
+@pytest.mark.parametrize("chain", sorted(GAMES))
+def test_a_beacon_game_is_played_and_verified_offline(tmp_path: Path, chain: str, beacon: Beacon, clock: Clock) -> None:
+    game = play(tmp_path, chain, beacon, clock)
+    first, second = GAMES[chain]
+    one, two = (json.loads(path.read_bytes()) for path in records(game))
+    for record, number, promised in ((one, first, second), (two, second, None)):
+        assert record["protocol"] == "pbem-referee/4"
+        assert record["beacon"] == vector(chain, number)["randomness"]
+        assert record["beacon_proof"]["round"] == number
+        assert record["beacon_proof"]["chain_hash"] == CHAINS[chain]["chain_hash"]
+        assert record["next_beacon_round"] == promised
+        assert record_transcript(record).endswith(f"beacon {record['beacon']}\n".encode())
+    beacon.stop()  # offline from here on
+    result = subprocess.run(
+        [sys.executable, "-m", "referee", "verify", str(game.dir)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("ok: 2 record(s)")
+    assert f"beacon: 2 round(s) of drand chain {CHAINS[chain]['chain_hash']} verified offline" in result.stdout
+
+
+def resign(game: TestGame, path: Path, record: dict[str, Any], rederive: bool = False) -> None:
+    """Write a changed record and sign it with the referee's key, as a cheating referee would;
+    with `rederive`, make its rolls agree with its (changed) beacon."""
+    if rederive:
+        key = dice.phase_key(bytes.fromhex(record["server_seed"]), record_transcript(record))
+        for roll in record["rolls"]:
+            roll["values"] = dice.derive(key, roll["label"], roll["spec"], len(roll["values"]))
+    data = pretty_json(record)
+    path.write_bytes(data)
+    path.with_name(path.name + ".sig").write_bytes(Game.open(game.dir).sign(data).encode())
+
+
+def test_a_cheating_referee_is_caught(tmp_path: Path, beacon: Beacon, clock: Clock) -> None:
+    chain = "quicknet"
+    game = play(tmp_path, chain, beacon, clock)
+    beacon.stop()
+    first, second = GAMES[chain]
+    path_one, path_two = records(game)
+    original = {path: path.read_bytes() for path in (path_one, path_two)}
+    assert verify_game_dir(game.dir).ok
+
+    def problems_after(path: Path, change: Any, rederive: bool = False) -> list[str]:
+        record = json.loads(original[path])
+        change(record)
+        resign(game, path, record, rederive)
+        found = verify_game_dir(game.dir).problems
+        for kept, data in original.items():
+            kept.write_bytes(data)
+            kept.with_name(kept.name + ".sig").write_bytes(Game.open(game.dir).sign(data).encode())
+        return found
+
+    def other_randomness(record: dict[str, Any]) -> None:
+        record["beacon"] = hashlib.sha256(b"chosen").hexdigest()
+
+    found = problems_after(path_two, other_randomness, rederive=True)
+    assert any("is not the randomness of round" in line for line in found), found
+
+    def other_signature(record: dict[str, Any]) -> None:
+        record["beacon_proof"]["signature"] = vector(chain, first)["signature"]
+        record["beacon"] = vector(chain, first)["randomness"]
+
+    found = problems_after(path_two, other_signature, rederive=True)
+    assert any("does not verify" in line for line in found), found
+
+    def other_round(record: dict[str, Any]) -> None:
+        record["beacon_proof"]["round"] = second + 1
+
+    found = problems_after(path_two, other_round)
+    assert any("does not verify" in line for line in found), found
+
+    # A real, valid round of the past, with rolls made to agree: only the promise catches it.
+    def past_round(record: dict[str, Any]) -> None:
+        record["beacon_proof"].update(round=first, signature=vector(chain, first)["signature"])
+        record["beacon"] = vector(chain, first)["randomness"]
+
+    found = problems_after(path_two, past_round, rederive=True)
+    assert found == [f"{path_two.name}: beacon round {first} is not the round {second} that {path_one.name} promised "
+                     "for this phase"], found
+
+    def promise_the_past(record: dict[str, Any]) -> None:
+        record["next_beacon_round"] = first
+
+    found = problems_after(path_one, promise_the_past)
+    assert any("is not after this phase's round" in line for line in found), found
+
+    def drop_beacon(record: dict[str, Any]) -> None:
+        del record["beacon_proof"], record["next_beacon_round"]
+        record["beacon"] = None
+
+    found = problems_after(path_two, drop_beacon, rederive=True)
+    assert any("has no beacon round" in line for line in found), found
+    assert verify_game_dir(game.dir).ok
