@@ -151,8 +151,11 @@ def _parse_answer(body: bytes, chain: Chain, round_number: int) -> Round:
     data = json.loads(body)
     if not isinstance(data, dict) or data.get("round") != round_number:
         raise BeaconError(f"the answer is not round {round_number}")
+    signature = data.get("signature")
     previous = data.get("previous_signature") if chain.chained else None
-    return Round(round_number, data.get("signature"), previous)
+    if not isinstance(signature, str) or not (previous is None or isinstance(previous, str)):
+        raise BeaconError("the answer has no signature in hex")
+    return Round(round_number, signature, previous)
 
 
 def phase_proof(game: Game, commit: str) -> dict[str, Any] | None:

@@ -62,7 +62,9 @@ class Chain:
         if scheme not in SCHEMES:
             raise BeaconError(f"the beacon scheme {scheme!r} is not one of {', '.join(SCHEMES)}")
         if not isinstance(public_key, str) or not _HEX.match(public_key) or len(public_key) != 2 * KEY_BYTES[scheme]:
-            raise BeaconError(f"the beacon public_key of a {scheme} chain must be {KEY_BYTES[scheme]} bytes in lower-case hex")
+            raise BeaconError(
+                f"the beacon public_key of a {scheme} chain must be {KEY_BYTES[scheme]} bytes in lower-case hex"
+            )
         genesis, period = data["genesis_time"], data["period"]
         if not _whole(genesis) or genesis < 0 or not _whole(period) or period < 1:
             raise BeaconError("the beacon genesis_time must be Unix seconds and its period a whole number >= 1")
@@ -121,7 +123,9 @@ def check_round(chain: Chain, beacon: Round) -> str:
     try:
         import drand_verify  # type: ignore[import-untyped]
     except ImportError:
-        raise BeaconError("checking a beacon's signature needs the drand-verify package: pip install drand-verify") from None
+        raise BeaconError(
+            "checking a beacon's signature needs the drand-verify package: pip install drand-verify"
+        ) from None
 
     try:
         if chain.scheme == CHAINED_SCHEME:

@@ -155,7 +155,9 @@ def test_the_protocol_needs_nothing_outside_itself() -> None:
             beacon = (top, name) == BEACON_LIBRARY and deferred
             if not (inside or beacon or top in stdlib or top in PROTOCOL_MAY_IMPORT):
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
-    assert not wrong, "the protocol imports more than the stdlib, cryptography, yaml (and drand_verify):\n" + "\n".join(wrong)
+    assert not wrong, "the protocol imports more than the stdlib, cryptography, yaml (and drand_verify):\n" + "\n".join(
+        wrong
+    )
 
 
 def test_games_import_only_the_kit() -> None:

@@ -10,10 +10,7 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,81 +19,29 @@ import pytest
 import referee.game.beacons
 from referee.errors import StateError
 from referee.game.beacons import BeaconPendingError
-from referee.game.engine import adjudicate, submit
+from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
 from referee.game.opened import Game
 from referee.game.status import status
 from referee.protocol import dice
 from referee.protocol.canonical import pretty_json
 from referee.protocol.records import record_transcript
+from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
+from beaconserver import CHAINS, BeaconServer, Clock, beacon_yaml, round_time, vector
 from conftest import GAME_ID, TABLES, TestGame
-from referee.protocol.signatures import generate_keypair
 
-VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "beacon"
-CHAINS = json.loads((VECTORS / "chains.json").read_text(encoding="utf-8"))
 # Per chain, two real rounds: the first phase is promised the first, the second the other.
 GAMES = {"quicknet": (123, 657413), "default": (72785, 3311596)}
 ORDERS = "rolls:\n  - {label: attack, dice: 2d6, purpose: the attack}\n"
 
 
-def vector(chain: str, number: int) -> dict[str, Any]:
-    return json.loads((VECTORS / f"{chain}-{number}.json").read_text(encoding="utf-8"))
-
-
-class Beacon:
-    """A loopback drand server: GET /<chain_hash>/public/<round> answers what `rounds` holds."""
-
-    def __init__(self) -> None:
-        self.rounds: dict[tuple[str, int], bytes] = {}
-        self.requests: list[str] = []
-        beacon = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                beacon.requests.append(self.path)
-                parts = self.path.strip("/").split("/")
-                body = None
-                if len(parts) == 3 and parts[1] == "public" and parts[2].isdigit():
-                    body = beacon.rounds.get((parts[0], int(parts[2])))
-                self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(body or b'{"error": "no such round"}')
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def serve(self, chain: str, number: int, data: dict[str, Any] | None = None) -> None:
-        body = data if data is not None else vector(chain, number)
-        self.rounds[CHAINS[chain]["chain_hash"], number] = json.dumps(body).encode()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def beacon() -> Iterator[Beacon]:
-    server = Beacon()
+def beacon() -> Iterator[BeaconServer]:
+    server = BeaconServer()
     yield server
     server.stop()
-
-
-class Clock:
-    """The time the beacon rules read, set by the test."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2020, 1, 1, tzinfo=UTC)
-
-    def at(self, unix: float) -> None:
-        self.now = datetime.fromtimestamp(unix, UTC)
 
 
 @pytest.fixture
@@ -104,10 +49,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     moment = Clock()
     monkeypatch.setattr(referee.game.beacons, "now", lambda: moment.now)
     return moment
-
-
-def round_time(chain: str, number: int) -> int:
-    return int(CHAINS[chain]["genesis_time"]) + (number - 1) * int(CHAINS[chain]["period"])
 
 
 def beacon_game(root: Path, chain: str, url: str, players: tuple[str, ...] = ("alice", "bob")) -> TestGame:
@@ -121,13 +62,9 @@ def beacon_game(root: Path, chain: str, url: str, players: tuple[str, ...] = ("a
         keys[player] = setup / "keys" / player
         generate_keypair(keys[player], comment=f"{player}@example.org")
         lines.append(f"  - {{name: {player}, email: {player}@example.org, key_file: keys/{player}.pub}}")
-    lines.append("beacon:")
-    lines += [f"  {key}: {value}" for key, value in CHAINS[chain].items()]
-    lines += [f"  urls: [{url}]", "  window: 1m", "  timeout: 5"]
+    lines += beacon_yaml(chain, url)
     (setup / "tables.yaml").write_text(TABLES, encoding="utf-8")
     (setup / "game.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    from referee.game.engine import init_game
-
     init_game(root / "game", setup / "game.yaml")
     return TestGame(root / "game", keys, players=players)
 
@@ -146,7 +83,7 @@ def notice(game: TestGame, turn: int, player: str = "alice") -> str:
     return (game.dir / "mail" / f"0{turn}-t{turn}-round" / f"{player}.notice.txt").read_text(encoding="utf-8")
 
 
-def play(tmp_path: Path, chain: str, beacon: Beacon, clock: Clock) -> TestGame:
+def play(tmp_path: Path, chain: str, beacon: BeaconServer, clock: Clock) -> TestGame:
     """Play both rounds, checking each step of the beacon's life; return the finished game."""
     first, second = GAMES[chain]
     clock.at(round_time(chain, first) - 61)  # orders close 60 s later: `first` is the next round
@@ -198,7 +135,9 @@ def records(game: TestGame) -> list[Path]:
 
 
 @pytest.mark.parametrize("chain", sorted(GAMES))
-def test_a_beacon_game_is_played_and_verified_offline(tmp_path: Path, chain: str, beacon: Beacon, clock: Clock) -> None:
+def test_a_beacon_game_is_played_and_verified_offline(
+    tmp_path: Path, chain: str, beacon: BeaconServer, clock: Clock
+) -> None:
     game = play(tmp_path, chain, beacon, clock)
     first, second = GAMES[chain]
     one, two = (json.loads(path.read_bytes()) for path in records(game))
@@ -234,7 +173,7 @@ def resign(game: TestGame, path: Path, record: dict[str, Any], rederive: bool = 
     path.with_name(path.name + ".sig").write_bytes(Game.open(game.dir).sign(data).encode())
 
 
-def test_a_cheating_referee_is_caught(tmp_path: Path, beacon: Beacon, clock: Clock) -> None:
+def test_a_cheating_referee_is_caught(tmp_path: Path, beacon: BeaconServer, clock: Clock) -> None:
     chain = "quicknet"
     game = play(tmp_path, chain, beacon, clock)
     beacon.stop()
@@ -278,8 +217,9 @@ def test_a_cheating_referee_is_caught(tmp_path: Path, beacon: Beacon, clock: Clo
         record["beacon"] = vector(chain, first)["randomness"]
 
     found = problems_after(path_two, past_round, rederive=True)
-    assert found == [f"{path_two.name}: beacon round {first} is not the round {second} that {path_one.name} promised "
-                     "for this phase"], found
+    assert found == [
+        f"{path_two.name}: beacon round {first} is not the round {second} that {path_one.name} promised for this phase"
+    ], found
 
     def promise_the_past(record: dict[str, Any]) -> None:
         record["next_beacon_round"] = first
