@@ -100,8 +100,8 @@ def fetch_promised_round(game: Game, phase: OpenPhase) -> None:
     due = round_due(beacon.chain, promised.round)
     if now() < due:
         raise BeaconPendingError(
-            f"the beacon round {promised.round} is due at {game.schedule.local(due)} "
-            f"({due:%Y-%m-%d %H:%M:%S} UTC): turn {phase.turn} '{phase.phase}' is adjudicated with it, so it waits",
+            f"the beacon round {promised.round} is due at {due:%Y-%m-%d %H:%M:%S} UTC: "
+            f"turn {phase.turn} '{phase.phase}' is adjudicated with it, so it waits",
             hints=("`referee run` tries again on its next pass; by hand, run `referee adjudicate` after that time",),
         )
     fetched = fetch_round(beacon, promised.round)
