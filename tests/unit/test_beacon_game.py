@@ -18,6 +18,7 @@ import pytest
 
 import referee.game.beacons
 from referee.errors import StateError
+from referee.game.audit import audit
 from referee.game.beacons import BeaconPendingError
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
@@ -149,6 +150,8 @@ def test_a_beacon_game_is_played_and_verified_offline(
         assert record["next_beacon_round"] == promised
         assert record_transcript(record).endswith(f"beacon {record['beacon']}\n".encode())
     beacon.stop()  # offline from here on
+    replayed = audit(game.dir)  # the referee's replay reads the kept rounds, fetches nothing
+    assert replayed.ok and replayed.records == 2, replayed.divergence
     result = subprocess.run(
         [sys.executable, "-m", "referee", "verify", str(game.dir)],
         capture_output=True,
