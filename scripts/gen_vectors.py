@@ -140,10 +140,10 @@ def _beacon_transcript_vector() -> str:
     text = dice.transcript(GAME, TURN, PHASE, commit, ORDERS, BEACON)
     key = dice.phase_key(SEED, text).hex()
     if key != PUBLISHED_BEACON_PHASE_KEY:
-        raise SystemExit(f"the implementation gives phase key {key} with a beacon: not protocol section 13's")
+        raise SystemExit(f"the implementation gives phase key {key} with a beacon: not protocol section 12's")
     headers = [
         ("expect", "success"),
-        ("comment", "protocol section 13: the transcript and phase key of section 10's inputs with a beacon"),
+        ("comment", "protocol section 12: the transcript and phase key of section 10's inputs with a beacon"),
         ("server_seed", SEED.hex()),
         ("game", GAME),
         ("turn", str(TURN)),

@@ -1,4 +1,4 @@
-"""A game's public beacon on the referee's side (docs/protocol.md section 13): the round each
+"""A game's public beacon on the referee's side (docs/protocol.md section 12): the round each
 phase is promised when it opens, closing orders once that round is due, and fetching and
 verifying the round before adjudication.
 

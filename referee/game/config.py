@@ -38,7 +38,7 @@ class Player:
 
 @dataclass(frozen=True)
 class BeaconConfig:
-    """A game's public beacon (docs/protocol.md section 13): the drand chain, where to fetch its
+    """A game's public beacon (docs/protocol.md section 12): the drand chain, where to fetch its
     rounds, how long a phase without a deadline takes orders, and how long a fetch may take."""
 
     chain: Chain

@@ -1,4 +1,4 @@
-"""A public randomness beacon (protocol section 13): a drand chain, its rounds, and checking one.
+"""A public randomness beacon (protocol section 12): a drand chain, its rounds, and checking one.
 
 A game may name a drand chain. Each phase's notice promises a round published after the last
 moment orders are taken; adjudication mixes that round's randomness into the rolls transcript

@@ -19,7 +19,7 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
-# A record whose transcript mixes in a public beacon round (section 13); it may hold what a
+# A record whose transcript mixes in a public beacon round (section 12); it may hold what a
 # version 2 or 3 record holds too.
 PROTOCOL_V4 = "pbem-referee/4"
 
@@ -56,7 +56,7 @@ def phase_record(
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
     say what it holds (`orders` maps each player to their order file's SHA-256).
 
-    `beacon_proof` (section 13) is the chain and the round mixed into this phase, and
+    `beacon_proof` (section 12) is the chain and the round mixed into this phase, and
     `next_beacon_round` the round the next phase's notice promised."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened:

@@ -53,7 +53,7 @@ _HIDDEN_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 _HIDDEN_SPEC = re.compile(
     r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|(?:shuffle|sealed)\((?P<size>[0-9]+)\))$"
 )
-# Version 4 may add a public beacon round (section 13); its other optional parts are those of
+# Version 4 may add a public beacon round (section 12); its other optional parts are those of
 # versions 2 and 3, present only when there are some.
 _BEACON_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "beacon_proof": ((dict,), "an object"),
@@ -81,7 +81,7 @@ class VerifyReport:
     openings: int = 0  # public openings of hidden draws checked against their commitments
     hidden_proven: int = 0  # hidden draws re-derived from a revealed draw key or the game secret
     final: bool = False  # the game secret was revealed and proved every hidden draw
-    beacons: int = 0  # beacon rounds whose signature was checked (section 13)
+    beacons: int = 0  # beacon rounds whose signature was checked (section 12)
     beacon_chain: str | None = None  # the drand chain they name
 
     @property
@@ -165,7 +165,7 @@ def _has_hidden(record: dict[str, Any]) -> bool:
 def _check_beacon(record: dict[str, Any], name: str) -> list[str]:
     """Return the problems in a version 4 record's beacon: the proof's shape, that its signature
     verifies under the chain's key (offline), and that the randomness in the transcript is the
-    round's (section 13)."""
+    round's (section 12)."""
     proof = record.get("beacon_proof")
     if proof is None:
         return []
@@ -588,7 +588,7 @@ def _check_chain(
 
 def _beacon_link(name_a: str, a: dict[str, Any], name_b: str, b: dict[str, Any]) -> list[str]:
     """Return the problems between two records' beacons: one chain for the whole game, and each
-    phase's round the one the previous record promised (section 13)."""
+    phase's round the one the previous record promised (section 12)."""
     proof_a, proof_b = a.get("beacon_proof"), b.get("beacon_proof")
     if not isinstance(proof_a, dict) and not isinstance(proof_b, dict):
         return []
