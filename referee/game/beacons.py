@@ -68,8 +68,8 @@ def promise_text(game: Game, promised: BeaconRound) -> dict[str, Any]:
     return {
         "round": promised.round,
         "chain_hash": chain.chain_hash,
-        "due": game.schedule.local(round_due(chain, promised.round)),
-        "orders_close": game.schedule.local(datetime.fromisoformat(promised.orders_close)),
+        "due": f"{round_due(chain, promised.round):%Y-%m-%d %H:%M:%S} UTC",
+        "orders_close": f"{datetime.fromisoformat(promised.orders_close):%Y-%m-%d %H:%M:%S} UTC",
     }
 
 
@@ -86,7 +86,7 @@ def orders_closed(game: Game, phase: OpenPhase) -> Problem | None:
         "refused.beacon",
         "turn",
         f"orders for turn {phase.turn} '{phase.phase}' closed when its beacon round {promised.round} was due "
-        f"({game.schedule.local(due)}): once the beacon is public, a late order could be chosen to suit the dice",
+        f"({due:%Y-%m-%d %H:%M:%S} UTC): once the beacon is public, a late order could be chosen to suit the dice",
     )
 
 
