@@ -11,6 +11,7 @@ the dice.
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -119,7 +120,7 @@ def fetch_round(beacon: BeaconConfig, round_number: int) -> Round:
             fetched = _parse_answer(_get(url, beacon.timeout), beacon.chain, round_number)
             check_round(beacon.chain, fetched)
             return fetched
-        except (BeaconError, OSError, ValueError) as error:
+        except (BeaconError, OSError, ValueError, http.client.HTTPException) as error:
             failures.append(f"{url}: {_reason(error)}")
     raise StateError(
         f"cannot have beacon round {round_number}, so nothing was adjudicated: " + "; ".join(failures),

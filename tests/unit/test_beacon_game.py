@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,9 +18,10 @@ from typing import Any
 import pytest
 
 import referee.game.beacons
-from referee.errors import StateError
+from referee.errors import ConfigError, StateError
 from referee.game.audit import audit
 from referee.game.beacons import BeaconPendingError
+from referee.game.config import parse_config
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
 from referee.game.opened import Game
@@ -35,6 +37,7 @@ from conftest import GAME_ID, TABLES, TestGame
 
 # Per chain, two real rounds: the first phase is promised the first, the second the other.
 GAMES = {"quicknet": (123, 657413), "default": (72785, 3311596)}
+PLAYER_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGhy5cIYwd+n/bdx6zzXobAUB5ax2d0fgYL7FCPIVFF5 alice"
 ORDERS = "rolls:\n  - {label: attack, dice: 2d6, purpose: the attack}\n"
 
 
@@ -237,3 +240,40 @@ def test_a_cheating_referee_is_caught(tmp_path: Path, beacon: BeaconServer, cloc
     found = problems_after(path_two, drop_beacon, rederive=True)
     assert any("has no beacon round" in line for line in found), found
     assert verify_game_dir(game.dir).ok
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"colour": "blue"}, "must be a mapping with only chain_hash"),
+        ({"scheme": "bls-made-up"}, "scheme 'bls-made-up' is not one of"),
+        ({"public_key": CHAINS["default"]["public_key"]}, "must be 96 bytes"),
+        ({"chain_hash": "52db"}, "chain_hash must be 64 lower-case hex digits"),
+        ({"period": 0}, "period a whole number >= 1"),
+        ({"urls": []}, "'urls' must list"),
+        ({"urls": ["ftp://example.org"]}, "'urls' must list"),
+        ({"window": "soon"}, "is not a duration"),
+        ({"timeout": 0}, "'timeout' must be a number of seconds"),
+    ],
+)
+def test_a_bad_beacon_is_refused_when_the_game_is_made(tmp_path: Path, change: dict[str, Any], words: str) -> None:
+    beacon = {**CHAINS["quicknet"], "urls": ["https://api.drand.sh"], **change}
+    data = {
+        "game": "g",
+        "module": "moderator",
+        "players": [{"name": "alice", "email": "alice@example.org", "key": PLAYER_KEY}],
+        "beacon": beacon,
+    }
+    with pytest.raises(ConfigError, match=re.escape(words)) as refused:
+        parse_config(data, tmp_path, "game.yaml")
+    assert refused.value.message.startswith("game.yaml: beacon")
+
+
+def test_a_game_without_a_beacon_keeps_its_configuration_and_records() -> None:
+    data = {
+        "game": "g",
+        "module": "moderator",
+        "players": [{"name": "alice", "email": "alice@example.org", "key": PLAYER_KEY}],
+    }
+    config = parse_config(data, Path("."), "game.yaml")
+    assert config.beacon is None and "beacon" not in config.as_data()
