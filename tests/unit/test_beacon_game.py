@@ -25,7 +25,7 @@ from referee.game.config import parse_config
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
 from referee.game.opened import Game
-from referee.game.status import status
+from referee.game.status import status, status_text
 from referee.protocol import dice
 from referee.protocol.canonical import pretty_json
 from referee.protocol.records import record_transcript
@@ -93,6 +93,8 @@ def play(tmp_path: Path, chain: str, beacon: BeaconServer, clock: Clock) -> Test
     clock.at(round_time(chain, first) - 61)  # orders close 60 s later: `first` is the next round
     game = beacon_game(tmp_path, chain, beacon.url)
     assert "drand round" in notice_text(game) and f"round {first} of chain" in notice_text(game)
+    assert status(game.dir)["beacon_round"] == first
+    assert f"beacon    round {first}, the first after orders close" in status_text(status(game.dir))
     for player in game.players:
         assert game.submit(player, 1, ORDERS).accepted
 
