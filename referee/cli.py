@@ -255,6 +255,11 @@ def verify(gamedir: Path, final: bool) -> None:
             f"hidden draws: {report.openings} public opening(s) checked against their commitments, "
             f"{report.hidden_proven} draw(s) proven from what was revealed"
         )
+    if report.beacons:
+        click.echo(
+            f"beacon: {report.beacons} round(s) of drand chain {report.beacon_chain} verified offline, "
+            "each the round promised before its phase's orders closed (check the chain hash is the one you expect)"
+        )
     if report.final:
         click.echo("final: the revealed game secret proves every hidden draw of the game")
 

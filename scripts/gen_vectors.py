@@ -42,6 +42,9 @@ GAME, TURN, PHASE = "blenheim-1704", 3, "tempo-bid"
 ORDERS = {"tallard": "a" * 64, "eugene": "b" * 64}
 PUBLISHED_COMMIT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 PUBLISHED_PHASE_KEY = "249ea47f93d1bf1a37fffffdf82ac6856e733946534d308ba731fe214cefa254"
+# Section 13: the randomness of drand quicknet round 123 (tests/vectors/beacon/quicknet-123.json).
+BEACON = "fb8f7bc29bf24db51871ec8c79f3a1e4bd0557bc0dfcee9ed1d924e69d1c60dc"
+PUBLISHED_BEACON_PHASE_KEY = "1546bf4f3f76ddaea9a95834bbf502eb1c177c5db37c736f3c058e40e7f07556"
 
 # (file slug, label, record spec, count, values published in section 7 or None, comment)
 DRAWS: list[tuple[str, str, str, int, list[int] | None, str]] = [
@@ -166,6 +169,25 @@ def _entered_order_vector() -> str:
     return vector(headers, text.decode("utf-8"))
 
 
+def _beacon_transcript_vector() -> str:
+    commit = dice.commitment(SEED)
+    text = dice.transcript(GAME, TURN, PHASE, commit, ORDERS, BEACON)
+    key = dice.phase_key(SEED, text).hex()
+    if key != PUBLISHED_BEACON_PHASE_KEY:
+        raise SystemExit(f"the implementation gives phase key {key} with a beacon: not protocol section 14's")
+    headers = [
+        ("expect", "success"),
+        ("comment", "protocol section 14: the transcript and phase key of section 10's inputs with a beacon"),
+        ("server_seed", SEED.hex()),
+        ("game", GAME),
+        ("turn", str(TURN)),
+        ("phase", PHASE),
+    ]
+    headers += [("order", f"{player} {ORDERS[player]}") for player in sorted(ORDERS)]
+    headers += [("beacon", BEACON), ("commit", commit), ("phase_key", key)]
+    return vector(headers, text.decode("utf-8"))
+
+
 def _bad_transcript_vector() -> str:
     headers = [
         ("expect", "bad transcript"),
@@ -224,6 +246,7 @@ def all_vectors() -> dict[str, str]:
     ]
     texts.append(("transcript-space-in-game", _bad_transcript_vector()))
     texts.append(("v4-order-entered-by-referee", _entered_order_vector()))
+    texts.append(("transcript-with-beacon", _beacon_transcript_vector()))
     return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
 
 

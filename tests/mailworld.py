@@ -145,7 +145,12 @@ smtp:
 
 
 def add_game(
-    world: MailWorld, name: str, players: Sequence[str], schedule: str = "", setup: Path | None = None
+    world: MailWorld,
+    name: str,
+    players: Sequence[str],
+    schedule: str = "",
+    setup: Path | None = None,
+    extra: Sequence[str] = (),
 ) -> Path:
     setup = setup or world.home.path.parent / f"setup-{name}"
     (setup / "keys").mkdir(parents=True, exist_ok=True)
@@ -168,6 +173,7 @@ def add_game(
     ]
     if schedule:
         lines.append("schedule:\n" + indent(schedule))
+    lines += extra  # more game.yaml lines, e.g. a beacon
     (setup / "tables.yaml").write_text(TABLES)
     (setup / "game.yaml").write_text("\n".join(lines) + "\n")
     game_dir = world.home.games_dir / name

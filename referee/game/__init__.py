@@ -2,7 +2,8 @@
 
 Its configuration (`config`) and journal (`journal`), the installed games (`registry`), the
 opened game (`opened`), the phase engine (`engine`: init, submit, adjudicate), adjudication
-(`adjudication`, `states`, `results`), what each letter says (`announce`), the referee's
+(`adjudication`, `states`, `results`), the public beacon's rounds (`beacons`), what each letter
+says (`announce`), the referee's
 overrides (`overrides`, `override`), rollback and roll forward (`rollback`), the audit
 (`audit`), preview, attendance and deadlines, disputes, reveals (`reveal`), `explain` with the
 journal's events, and `status`. It may import the letters, the kit, the protocol and the ground

@@ -16,6 +16,7 @@ from typing import Any
 from referee.errors import StateError
 from referee.files import atomic_write
 from referee.game.announce import post_notices, post_reports
+from referee.game.beacons import fetch_promised_round, phase_proof, promise_round
 from referee.game.journal import OpenPhase
 from referee.game.opened import Game
 from referee.game.overrides import (
@@ -34,7 +35,7 @@ from referee.protocol.dice import commitment, phase_key, transcript
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
 from referee.protocol.orders import parse_order_file
 from referee.protocol.problems import Problem
-from referee.protocol.records import phase_record, public_openings
+from referee.protocol.records import beacon_randomness, phase_record, public_openings
 
 
 def prepare_opening(game: Game, raw: dict[str, Any], read_only: bool = False) -> Opening:
@@ -57,6 +58,7 @@ def prepare_opening(game: Game, raw: dict[str, Any], read_only: bool = False) ->
     replay = before is not None and _replayable(game, spec, chain[-1], before)
     if before is not None and not replay:
         seed = game.dir.replace_seed(spec.turn, spec.name, "its seed was revealed and its orders must be sent again")
+    promise_round(game.dir, game.config.beacon, game.schedule, spec.name, commitment(seed))
     return Opening(chain, spec, commitment(seed), replay)
 
 
@@ -122,6 +124,7 @@ class UnfitOrdersError(StateError):
 def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None = None) -> Adjudication:
     """Adjudicate the open phase with the game's lock held: record, reports, the next phase."""
     game.dir.check_state_chain(phase.state_before)
+    fetch_promised_round(game, phase)  # waits for the round, or refuses, before anything is written
     outcome = phase_outcome(game, phase, force, default_unfit=default_unfit)
     state_after = game.dir.save_state(outcome.envelope)
     record_path = game.dir.records / f"{phase.stem}.json"
@@ -175,7 +178,8 @@ def phase_outcome(
     hashes = {p: o.sha256 for p, o in standing.items()}
     entered = sorted(p for p, o in standing.items() if o.by_referee)
     own = {p: digest for p, digest in hashes.items() if p not in entered}
-    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, own)
+    proof = phase_proof(game, phase.commit)
+    script = transcript(game.config.game, phase.turn, phase.phase, phase.commit, own, beacon_randomness(proof))
     key = phase_key(seed, script)
     secret = game.dir.hidden_secret()
     hidden = HiddenDraws(hidden_key(secret, script) if secret else None, phase.turn, phase.phase)
@@ -191,6 +195,7 @@ def phase_outcome(
     ]
     changes += [public_entry(row) for row in [*corrected.values(), *dice.applied]]
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
+    promised = game.dir.beacon_round(opening.commit) if opening.commit and proof else None
     opened = public_openings(events)
     hidden_commit = None
     if hidden.entries or opened or hidden.moves:
@@ -213,6 +218,8 @@ def phase_outcome(
         opened=opened,
         card_moves=hidden.moves,
         by_referee=entered,
+        beacon_proof=proof,
+        next_beacon_round=promised.round if promised else None,
     )
     files = {player: row.body["file"] for player, row in corrected.items()}
     return Outcome(

@@ -10,6 +10,7 @@ import hmac
 from pathlib import Path
 from typing import Any
 
+from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
@@ -85,8 +86,14 @@ def notice_context(
         "view_sha256": sha256_hex(view_bytes),
         # A rule, not a moment: the notice reads the same whenever it is written again.
         "deadline": game.schedule.rule(phase.phase),
+        "beacon": _beacon_promise(game, phase),
     }
     return context, view_bytes
+
+
+def _beacon_promise(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
+    promised = game.dir.beacon_round(phase.commit)
+    return promise_text(game, promised) if promised is not None else None
 
 
 def post_ack(

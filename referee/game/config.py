@@ -8,14 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError, RefereeError
-from referee.game.deadlines import parse_schedule
+from referee.game.deadlines import parse_duration, parse_schedule
 from referee.kit.tables import parse_tables
 from referee.letters.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
+from referee.protocol.beacon import CHAIN_FIELDS, BeaconError, Chain
 from referee.protocol.orders import NAME_PATTERN
 from referee.protocol.signatures import PublicKey, load_public_key_file, parse_public_key
 from referee.protocol.yamlsafe import StrictYAMLError, dump, load_strict
 
-TOP_LEVEL = ("game", "module", "title", "scenario", "options", "tables", "referee", "players", "schedule")
+TOP_LEVEL = ("game", "module", "title", "scenario", "options", "tables", "referee", "players", "schedule", "beacon")
+BEACON_FIELDS = (*CHAIN_FIELDS, "urls", "window", "timeout")
+DEFAULT_BEACON_WINDOW = "72h"
+DEFAULT_BEACON_TIMEOUT = 10
 PLAYER_FIELDS = ("name", "email", "key", "key_file", "encrypt")
 EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 DEFAULT_REFEREE_EMAIL = "referee@localhost"
@@ -33,6 +37,20 @@ class Player:
 
 
 @dataclass(frozen=True)
+class BeaconConfig:
+    """A game's public beacon (docs/protocol.md section 14): the drand chain, where to fetch its
+    rounds, how long a phase without a deadline takes orders, and how long a fetch may take."""
+
+    chain: Chain
+    urls: tuple[str, ...]
+    window: str = DEFAULT_BEACON_WINDOW
+    timeout: int = DEFAULT_BEACON_TIMEOUT
+
+    def as_data(self) -> dict[str, Any]:
+        return {**self.chain.as_data(), "urls": list(self.urls), "window": self.window, "timeout": self.timeout}
+
+
+@dataclass(frozen=True)
 class GameConfig:
     """A game's configuration as `referee init` read it."""
 
@@ -46,6 +64,7 @@ class GameConfig:
     referee_name: str
     players: tuple[Player, ...] = field(default=())
     schedule: dict[str, Any] = field(default_factory=dict)  # over the referee home's defaults
+    beacon: BeaconConfig | None = None
 
     def player(self, name: str) -> Player | None:
         """Return the player with this name, or None."""
@@ -71,6 +90,7 @@ class GameConfig:
             "referee": {"email": self.referee_email, "name": self.referee_name},
             "players": [_player_data(p) for p in self.players],
             **({"schedule": self.schedule} if self.schedule else {}),
+            **({"beacon": self.beacon.as_data()} if self.beacon else {}),
         }
 
 
@@ -133,6 +153,7 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
         referee_name=str(referee.get("name", "Referee")),
         players=players,
         schedule=schedule,
+        beacon=_beacon(data.get("beacon"), f"{source}: beacon"),
     )
 
 
@@ -205,6 +226,35 @@ def _tables(value: Any, base: Path, source: str) -> dict[str, Any] | None:
         source = str(path)
     parse_tables(value, source)  # refuses a malformed table now, not in the middle of a game
     return value
+
+
+def _beacon(value: Any, where: str) -> BeaconConfig | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - set(BEACON_FIELDS):
+        raise ConfigError(
+            f"{where} must be a mapping with only {', '.join(BEACON_FIELDS)}",
+            hints=("see 'A public beacon' in docs/protocol.md for a drand chain's values",),
+        )
+    try:
+        chain = Chain.from_data({key: value.get(key) for key in CHAIN_FIELDS if key in value})
+    except BeaconError as exc:
+        raise ConfigError(f"{where}: {exc}", hints=("the chain's values are at <url>/<chain_hash>/info",)) from None
+    urls = value.get("urls")
+    if isinstance(urls, str):
+        urls = [urls]
+    if not isinstance(urls, list) or not urls or not all(_is_http_url(url) for url in urls):
+        raise ConfigError(f"{where}: 'urls' must list the http(s) addresses to fetch rounds from")
+    window = value.get("window", DEFAULT_BEACON_WINDOW)
+    parse_duration(window, f"{where}: window")
+    timeout = value.get("timeout", DEFAULT_BEACON_TIMEOUT)
+    if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 300:
+        raise ConfigError(f"{where}: 'timeout' must be a number of seconds from 1 to 300")
+    return BeaconConfig(chain, tuple(url.rstrip("/") for url in urls), window, timeout)
+
+
+def _is_http_url(url: Any) -> bool:
+    return isinstance(url, str) and url.startswith(("http://", "https://")) and not any(c.isspace() for c in url)
 
 
 def config_yaml(config: GameConfig) -> bytes:

@@ -19,6 +19,7 @@ from referee.errors import ConfigError, RefereeError, SignatureError, StateError
 from referee.files import atomic_write
 from referee.game.adjudication import adjudicate_phase, open_phase, prepare_opening
 from referee.game.announce import post_ack
+from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game, parse_expect
@@ -198,6 +199,8 @@ def _examine(
                 "(the referee can correct them with `referee override`)",
             )
         )
+    elif (closed := orders_closed(game, phase)) is not None:
+        problems.append(closed)
     if problems:
         return receipt, None
     envelope = game.envelope(phase.state_before)

@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS overrides (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
     turn INTEGER, phase TEXT, player TEXT, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS beacon_rounds (
+    commit_hex TEXT PRIMARY KEY, round INTEGER NOT NULL, orders_close TEXT NOT NULL,
+    signature TEXT, previous_signature TEXT);
 """
 LOCK_WAIT_SECONDS = 10.0
 # Each step brings a journal from the version before it to the next (PRAGMA user_version); a
@@ -103,6 +106,16 @@ def _migrate(db: sqlite3.Connection) -> None:
 def utc_now() -> str:
     """Return the current UTC time as ISO 8601 text with seconds."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class BeaconRound:
+    """The beacon round promised to a phase, and its signature once fetched and verified."""
+
+    round: int
+    orders_close: str  # ISO 8601 UTC: the last moment orders were to be taken, the round follows it
+    signature: str | None
+    previous_signature: str | None
 
 
 @dataclass(frozen=True)
@@ -345,6 +358,33 @@ class GameDir:
             value = self.get_meta("hidden_secret")
         self._hidden_secret = bytes.fromhex(value) if value else None
         return self._hidden_secret
+
+    def promise_beacon_round(self, commit: str, round_number: int, orders_close: str) -> BeaconRound:
+        """Return the beacon round promised to the phase opened under `commit`, storing this one
+        first if it has none. Promised once, as seeds are drawn once: its notice states it."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO beacon_rounds (commit_hex, round, orders_close) VALUES (?, ?, ?)",
+            (commit, round_number, orders_close),
+        )
+        promised = self.beacon_round(commit)
+        assert promised is not None
+        return promised
+
+    def beacon_round(self, commit: str) -> BeaconRound | None:
+        """Return the beacon round promised to the phase opened under `commit` (None: no beacon)."""
+        row = self.db.execute("SELECT * FROM beacon_rounds WHERE commit_hex = ?", (commit,)).fetchone()
+        if row is None:
+            return None
+        return BeaconRound(row["round"], row["orders_close"], row["signature"], row["previous_signature"])
+
+    def store_beacon_round(self, commit: str, signature: str, previous_signature: str | None) -> None:
+        """Keep the verified signature of a phase's beacon round: adjudication, the roll forward
+        and the audit read it from here, so the beacon is fetched once."""
+        with self.transaction():
+            self.db.execute(
+                "UPDATE beacon_rounds SET signature = ?, previous_signature = ? WHERE commit_hex = ?",
+                (signature, previous_signature, commit),
+            )
 
     def seed_of(self, turn: int, phase: str) -> bytes | None:
         """Return the seed of a phase without drawing one (None when it has none)."""

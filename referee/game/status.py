@@ -28,6 +28,8 @@ def status(path: Path) -> dict[str, Any]:
             "commit": None,
         }
     standing = game_dir.standing_orders(phase.seq)
+    promised = game_dir.beacon_round(phase.commit)
+    beacon = {"beacon_round": promised.round, "orders_close": promised.orders_close} if promised else {}
     return {
         **result,
         "over": False,
@@ -38,6 +40,7 @@ def status(path: Path) -> dict[str, Any]:
         "awaited": [p for p in phase.active if p not in standing],
         "received": sorted(standing),
         "commit": phase.commit,
+        **beacon,
     }
 
 
@@ -53,6 +56,11 @@ def status_text(info: dict[str, Any]) -> str:
     lines += [
         f"open      turn {info['turn']} '{info['phase']}' since {info['opened_at']}",
         f"commit    {info['commit']}",
+        *(
+            [f"beacon    round {info['beacon_round']}, the first after orders close at {info['orders_close']}"]
+            if "beacon_round" in info
+            else []
+        ),
         f"received  {', '.join(info['received']) or 'nothing yet'}",
         f"awaited   {', '.join(info['awaited']) or 'nobody: ready to adjudicate'}",
     ]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from referee.errors import RefereeError
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
+from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
@@ -246,6 +247,8 @@ def _adjudicate(
 ) -> list[str]:
     try:
         result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
+    except BeaconPendingError as exc:  # not a failure: the next pass after the round tries again
+        return [f"{game}: waits: {exc.message}"]
     except RefereeError as exc:
         alert_referee(
             home,

@@ -5,9 +5,10 @@ commitments, transcripts and labelled streams (`dice`), hidden draws and their c
 (`hidden`), the recording dice a game draws from (`draws`), the order-file envelope (`orders`,
 `problems`), the public record (`records`), checking records (`verify`), proving revealed draws
 (`reveals`), decks bound to their definitions (`cards`: what a shuffle states, how a card's move
-is committed; `piles`: replaying the records' card moves) and explaining one roll step by step
-(`explain`). docs/protocol.md specifies it.
+is committed; `piles`: replaying the records' card moves), explaining one roll step by step
+(`explain`) and checking a public beacon's round (`beacon`). docs/protocol.md specifies it.
 
-It imports only the standard library, `cryptography` and `yaml`, never another part of
-`referee`: a player's checker can be lifted out of it whole.
+It imports only the standard library, `cryptography` and `yaml` (and `drand_verify`, inside
+`beacon.check_round`, only when a record has a beacon), never another part of `referee`: a
+player's checker can be lifted out of it whole.
 """

@@ -8,6 +8,7 @@ by the referee.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -18,9 +19,10 @@ PROTOCOL = "pbem-referee/1"
 PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 # A record with hidden draws or openings of them (section 8); it may list overrides too.
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
-# Version 4 (sections 12 and 13): a record with an order the referee entered for a player, or
-# whose hidden shuffles say what they shuffled and whose cards name the positions they take; it
-# may hold all the fields of versions 2 and 3.
+# Version 4: a record whose hidden shuffles say what they shuffled and whose cards name the
+# positions they take (section 12), that lists an order the referee entered for a player
+# (section 13), or whose transcript mixes in a public beacon round (section 14); it may hold
+# what a version 2 or 3 record holds too.
 PROTOCOL_V4 = "pbem-referee/4"
 ENTERED_BY_REFEREE = "referee"
 
@@ -53,25 +55,36 @@ def phase_record(
     opened: list[dict[str, Any]] | None = None,
     card_moves: list[dict[str, Any]] | None = None,
     by_referee: Collection[str] = (),
+    beacon_proof: dict[str, Any] | None = None,
+    next_beacon_round: int | None = None,
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
-    say what it holds (`orders` maps each player to their order file's SHA-256; `by_referee`
-    names the players whose orders the referee entered, which stay out of the transcript)."""
+    say what it holds (`orders` maps each player to their order file's SHA-256).
+
+    `by_referee` names the players whose orders the referee entered, which stay out of the
+    transcript (section 13); `beacon_proof` (section 14) is the chain and the round mixed into
+    this phase, and `next_beacon_round` the round the next phase's notice promised."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened or card_moves:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
     bound = card_moves or any("source" in entry for entry in hidden or [])
     if bound:
         secrets_part["card_moves"] = card_moves or []
-    version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
+    beacon_part: dict[str, Any] = {}
+    if beacon_proof is not None:
+        beacon_part = {"beacon_proof": beacon_proof, "next_beacon_round": next_beacon_round}
+    if bound or by_referee or beacon_part:
+        version = PROTOCOL_V4
+    else:
+        version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
     return {
-        "protocol": PROTOCOL_V4 if bound or by_referee else version,
+        "protocol": version,
         "game": game,
         "turn": turn,
         "phase": phase,
         "commit": commit,
         "server_seed": server_seed.hex(),
-        "beacon": None,
+        "beacon": beacon_randomness(beacon_proof),
         "orders": [
             {"player": p, "sha256": orders[p], **({"by": ENTERED_BY_REFEREE} if p in by_referee else {})}
             for p in sorted(orders)
@@ -82,7 +95,15 @@ def phase_record(
         "next_commit": next_commit,
         **({"overrides": sorted(overrides, key=lambda entry: entry["id"])} if overrides else {}),
         **secrets_part,
+        **beacon_part,
     }
+
+
+def beacon_randomness(beacon_proof: dict[str, Any] | None) -> str | None:
+    """Return the randomness a beacon proof gives (SHA-256 of its signature), or None."""
+    if beacon_proof is None:
+        return None
+    return hashlib.sha256(bytes.fromhex(beacon_proof["signature"])).hexdigest()
 
 
 def public_openings(events: Iterable[Opened]) -> list[dict[str, Any]]:
@@ -102,7 +123,8 @@ def public_openings(events: Iterable[Opened]) -> list[dict[str, Any]]:
 def holds_hidden(record: Mapping[str, Any]) -> bool:
     """Whether a record has the hidden-draw fields of section 8 (version 3, or 4 with them)."""
     version = record.get("protocol")
-    return version == PROTOCOL_WITH_HIDDEN or (version == PROTOCOL_V4 and "hidden_commit" in record)
+    hidden_fields = ("hidden_commit", "hidden", "opened")
+    return version == PROTOCOL_WITH_HIDDEN or (version == PROTOCOL_V4 and any(key in record for key in hidden_fields))
 
 
 def transcript_orders(orders: Iterable[Mapping[str, Any]]) -> dict[str, str]:

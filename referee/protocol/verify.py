@@ -14,7 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from referee.protocol import dice, hidden
+from referee.protocol import beacon, dice, hidden
 from referee.protocol.canonical import canonical_json, load_json, sha256_hex
 from referee.protocol.errors import RefereeError
 from referee.protocol.piles import Final, check_card_moves
@@ -63,6 +63,12 @@ _HIDDEN_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 _HIDDEN_SPEC = re.compile(
     r"^(?:(?P<count>[1-9][0-9]*)d[1-9][0-9]*|uniform\([1-9][0-9]*\)|(?:shuffle|sealed)\((?P<size>[0-9]+)\))$"
 )
+# Version 4 may add a public beacon round (section 14); its other optional parts are those of
+# versions 2 and 3, present only when there are some.
+_BEACON_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "beacon_proof": ((dict,), "an object"),
+    "next_beacon_round": ((int, type(None)), "a whole number or null"),
+}
 # Version 2 adds one field: the referee's overrides that changed the phase (section 11).
 _OVERRIDE_FIELDS: dict[str, dict[str, str]] = {
     "reroll": {"label": "text", "new_label": "text"},
@@ -85,6 +91,8 @@ class VerifyReport:
     openings: int = 0  # public openings of hidden draws checked against their commitments
     hidden_proven: int = 0  # hidden draws re-derived from a revealed draw key or the game secret
     final: bool = False  # the game secret was revealed and proved every hidden draw
+    beacons: int = 0  # beacon rounds whose signature was checked (section 14)
+    beacon_chain: str | None = None  # the drand chain they name
 
     @property
     def ok(self) -> bool:
@@ -126,6 +134,7 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         fields.update(_HIDDEN_FIELDS)
     if version == PROTOCOL_V4:
         fields["card_moves"] = ((list,), "a list")
+        fields.update(_BEACON_FIELDS)
     for key in sorted(set(record) - set(fields)):
         shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
         problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
@@ -134,6 +143,8 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     # Version 4 holds the hidden-draw fields all together or not at all.
     hidden_wanted = version == PROTOCOL_WITH_HIDDEN or (version == PROTOCOL_V4 and set(_HIDDEN_FIELDS) & set(record))
     required = {**_FIELDS, **(_HIDDEN_FIELDS if hidden_wanted else {})}
+    if version == PROTOCOL_V4 and any(key in record for key in _BEACON_FIELDS):
+        required.update(_BEACON_FIELDS)
     for key, (types, wanted) in required.items():
         if key not in record:
             problems.append(f"{name}: field {key!r} is missing")
@@ -150,9 +161,38 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         value = record.get(key)
         if isinstance(value, str) and not _HEX64.match(value):
             problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
-    beacon = record.get("beacon")
-    if isinstance(beacon, str) and not _HEX.match(beacon):
-        problems.append(f"{name}: beacon {beacon[:70]!r} is not lower-case hex")
+    beacon_value = record.get("beacon")
+    if isinstance(beacon_value, str) and not _HEX.match(beacon_value):
+        problems.append(f"{name}: beacon {beacon_value[:70]!r} is not lower-case hex")
+    if version == PROTOCOL_V4 and (beacon_value is None) != ("beacon_proof" not in record):
+        problems.append(f"{name}: a {version} record has a beacon value exactly when it has a beacon_proof")
+    return problems
+
+
+def _check_beacon(record: dict[str, Any], name: str) -> list[str]:
+    """Return the problems in a version 4 record's beacon: the proof's shape, that its signature
+    verifies under the chain's key (offline), and that the randomness in the transcript is the
+    round's (section 14)."""
+    proof = record.get("beacon_proof")
+    if proof is None:
+        return []
+    try:
+        chain, round_ = beacon.parse_proof(proof)
+        randomness = beacon.check_round(chain, round_)
+    except beacon.BeaconError as error:
+        return [f"{name}: {error}"]
+    problems = []
+    if record.get("beacon") != randomness:
+        problems.append(
+            f"{name}: beacon {str(record.get('beacon'))[:16]}... is not the randomness of round {round_.round} "
+            f"({randomness[:16]}...)"
+        )
+    promised = record.get("next_beacon_round")
+    if _is_int(promised) and promised <= round_.round:
+        problems.append(
+            f"{name}: next_beacon_round {promised} is not after this phase's round {round_.round}: "
+            "a round already published would let the referee choose the dice"
+        )
     return problems
 
 
@@ -398,6 +438,8 @@ def _verify_record(
     problems += roll_problems
     if holds_hidden(record):
         problems += _check_hidden_entries(record, name)
+    if record.get("protocol") == PROTOCOL_V4:
+        problems += _check_beacon(record, name)
     return record, problems, derived
 
 
@@ -560,6 +602,30 @@ def _check_chain(
                 f"{name_b}: commit {str(b.get('commit'))[:16]}... is not {name_a}'s "
                 f"next_commit {str(a.get('next_commit'))[:16]}...: the seed was not committed in the previous phase"
             )
+        problems += _beacon_link(name_a, a, name_b, b)
+    return problems
+
+
+def _beacon_link(name_a: str, a: dict[str, Any], name_b: str, b: dict[str, Any]) -> list[str]:
+    """Return the problems between two records' beacons: one chain for the whole game, and each
+    phase's round the one the previous record promised (section 14)."""
+    proof_a, proof_b = a.get("beacon_proof"), b.get("beacon_proof")
+    if not isinstance(proof_a, dict) and not isinstance(proof_b, dict):
+        return []
+    if not isinstance(proof_a, dict) or not isinstance(proof_b, dict):
+        has, lacks = (name_a, name_b) if isinstance(proof_a, dict) else (name_b, name_a)
+        return [f"{lacks}: has no beacon round, but {has} has: a game names its beacon for every phase"]
+    problems = []
+    chain_a = {key: proof_a.get(key) for key in beacon.CHAIN_FIELDS}
+    chain_b = {key: proof_b.get(key) for key in beacon.CHAIN_FIELDS}
+    if chain_a != chain_b:
+        differ = ", ".join(key for key in beacon.CHAIN_FIELDS if chain_a[key] != chain_b[key])
+        problems.append(f"{name_b}: its beacon chain differs from {name_a}'s ({differ}): a game names one beacon")
+    if a.get("next_beacon_round") != proof_b.get("round"):
+        problems.append(
+            f"{name_b}: beacon round {proof_b.get('round')!r} is not the round {a.get('next_beacon_round')!r} "
+            f"that {name_a} promised for this phase"
+        )
     return problems
 
 
@@ -588,6 +654,9 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         report.rolls += derived
         if record is not None and isinstance(record.get("orders"), list):
             report.orders += len(record["orders"])
+        if record is not None and isinstance(record.get("beacon_proof"), dict):
+            report.beacons += 1
+            report.beacon_chain = str(record["beacon_proof"].get("chain_hash"))
         report.problems += _name_problems(path, record)
         entries.append((path.name, _sequence(path), record))
     report.problems += _check_chain(entries)

@@ -60,6 +60,7 @@ def _transcript_of(headers: list[tuple[str, str]]) -> bytes:
         _one(headers, "phase"),
         dice.commitment(seed),
         orders,
+        _one(headers, "beacon") if _has(headers, "beacon") else None,
     )
 
 
