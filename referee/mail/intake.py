@@ -22,6 +22,7 @@ from datetime import datetime
 from referee.errors import RefereeError
 from referee.files import atomic_write
 from referee.game.engine import submit
+from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
 from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
@@ -29,12 +30,13 @@ from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.message import Incoming, OrderPart, read_message
 from referee.mail.replies import Answer, post_reply
+from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
 BATCH_BYTES = 32 * 1024 * 1024
-REPLIES_PER_STRANGER_PER_DAY = 5
+__all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
 GAME_LINE = re.compile(rb"^game:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
 
 
@@ -176,6 +178,7 @@ def handle_message(
             home,
             config,
             ledger,
+            directory,
             incoming,
             now,
             "Your mail is too large",
@@ -185,17 +188,28 @@ def handle_message(
             ],
         )
         return Answer("rejected", "too large")
+    commands = [part for part in incoming.orders if is_command_file(part)]
+    if commands:
+        answers = [_signed_command(home, config, directory, ledger, incoming, part, now) for part in commands]
+        incoming.orders = [part for part in incoming.orders if part not in commands]
+        if incoming.orders:
+            answers.append(_route_orders(home, config, directory, ledger, incoming, now))
+        done = any(answer.destination == "processed" for answer in answers)
+        return Answer("processed" if done else "rejected", "; ".join(answer.summary for answer in answers))
     if incoming.orders:
         return _route_orders(home, config, directory, ledger, incoming, now)
     if incoming.problems:
-        _answer_stranger(home, config, ledger, incoming, now, "Your mail could not be read", incoming.problems)
+        _answer_stranger(
+            home, config, ledger, directory, incoming, now, "Your mail could not be read", incoming.problems
+        )
         return Answer("rejected", "; ".join(incoming.problems))
     if incoming.command and incoming.sender:
-        return run_command(home, config, directory, incoming, now)
+        return run_command(home, config, directory, incoming, now, ledger)
     _answer_stranger(
         home,
         config,
         ledger,
+        directory,
         incoming,
         now,
         "Your mail carried no orders and no command",
@@ -208,24 +222,76 @@ def handle_message(
 
 
 def _answer_stranger(
-    home: Home, config: HomeConfig, ledger: Ledger, incoming: Incoming, now: datetime, subject: str, lines: list[str]
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    directory: Directory,
+    incoming: Incoming,
+    now: datetime,
+    subject: str,
+    lines: list[str],
 ) -> None:
-    """Reply to the sender if it is safe: a real address, not machine mail, and not too often today."""
-    if incoming.sender is None or incoming.automatic:
-        return
+    """Reply to the sender if it is safe (see `referee.mail.strangers`), a player with the help."""
+    answer_sender(home, config, ledger, directory, incoming, now, subject, lines, help_sections())
+
+
+def _signed_command(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    incoming: Incoming,
+    part: OrderPart,
+    now: datetime,
+) -> Answer:
+    """Carry out a signed command file once; refuse it (to the player it names, and briefly to the
+    sender) when its signature or contents do not hold or it was used before."""
+    try:
+        signed = read_command_file(directory, part)
+    except CommandFileError as exc:
+        _refuse_command(home, config, ledger, directory, incoming, now, exc)
+        return Answer("rejected", f"{part.origin}: command refused: {exc.message}")
+    seat = signed.seat
     with ledger.transaction():
-        allowed = ledger.reply_allowed(incoming.sender.lower(), now.date().isoformat(), REPLIES_PER_STRANGER_PER_DAY)
-    if allowed:
+        used = ledger.use_command(seat.game, seat.player, signed.nonce, signed.sha256, incoming.sha256, now)
+    if used is not None:
+        replay = CommandFileError(
+            f"this command file was already used (on {used[:16]}): a signed command counts once. To do it "
+            "again, change its nonce line and sign it again",
+            seat,
+        )
+        _refuse_command(home, config, ledger, directory, incoming, now, replay)
+        return Answer("rejected", f"{part.origin}: command refused: replayed")
+    return run_command(home, config, directory, incoming, now, ledger, signed)
+
+
+def _refuse_command(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    directory: Directory,
+    incoming: Incoming,
+    now: datetime,
+    exc: CommandFileError,
+) -> None:
+    subject = "Your command was not done"  # the sender's copy: short, and limited like any reply to strangers
+    if exc.seat is not None:
         post_reply(
             home,
             config,
-            incoming.sender,
-            subject,
-            lines,
+            exc.seat.email,
+            f"[{exc.seat.game}] command REFUSED",
+            [
+                f"A command file for {exc.seat.player} in {exc.seat.game} was refused: {exc.message}.",
+                "Nothing changed.",
+            ],
             f"answer/{incoming.sha256}",
             in_reply_to=incoming.message_id,
-            sections=help_sections(),
         )
+        if incoming.sender and incoming.sender.lower() == exc.seat.email.lower():
+            return
+    lines = [f"Refused: {exc.message}."]
+    answer_sender(home, config, ledger, directory, incoming, now, subject, lines, key="refused-to-sender")
 
 
 def _signed_bytes(part: OrderPart) -> bytes:
@@ -276,7 +342,7 @@ def _route_orders(
             *unknown,
             f"Your games: {', '.join(games)}." if games else "Write the game's name on the order file's 'game:' line.",
         ]
-        _answer_stranger(home, config, ledger, incoming, now, "Orders for an unknown game", lines)
+        _answer_stranger(home, config, ledger, directory, incoming, now, "Orders for an unknown game", lines)
         verdicts += unknown
     return Answer("processed" if accepted else "rejected", "; ".join(verdicts))
 

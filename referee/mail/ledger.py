@@ -8,6 +8,7 @@ twice is handled once and a letter is sent once, across crashes and overlapping 
               mail delivered twice is one message with two copies
     sends     per outgoing letter (by Message-ID): attempts, when to retry, when sent
     replies   per stranger's address and day: how many replies, so a loop cannot run away
+    command_nonces  per signed command file used: its game, player and nonce, so it is used once
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ CREATE TABLE IF NOT EXISTS sends (
     message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, next_at TEXT, last_error TEXT, sent_at TEXT);
 CREATE TABLE IF NOT EXISTS replies (address TEXT NOT NULL, day TEXT NOT NULL, count INTEGER NOT NULL,
     PRIMARY KEY (address, day));
+CREATE TABLE IF NOT EXISTS command_nonces (game TEXT NOT NULL, player TEXT NOT NULL, nonce TEXT NOT NULL,
+    file_sha256 TEXT NOT NULL, mail_sha256 TEXT NOT NULL, used_at TEXT NOT NULL, PRIMARY KEY (game, player, nonce));
+CREATE INDEX IF NOT EXISTS command_nonces_file ON command_nonces (file_sha256);
 """
 MAX_BACKOFF = timedelta(hours=6)
 
@@ -199,6 +203,27 @@ class Ledger:
             (address, day),
         )
         return True
+
+    # -- signed command files ----------------------------------------------------------
+
+    def use_command(
+        self, game: str, player: str, nonce: str, file_sha256: str, mail_sha256: str, now: datetime
+    ) -> str | None:
+        """Record a signed command file as used by one mail; return when it was used before by another
+        mail (a replay), else None. The same mail handled again after a crash is not a replay."""
+        row = self.db.execute(
+            "SELECT used_at, mail_sha256 FROM command_nonces WHERE (game = ? AND player = ? AND nonce = ?)"
+            " OR file_sha256 = ? ORDER BY used_at LIMIT 1",
+            (game, player, nonce, file_sha256),
+        ).fetchone()
+        if row is not None:
+            return None if row["mail_sha256"] == mail_sha256 else str(row["used_at"])
+        self.db.execute(
+            "INSERT INTO command_nonces (game, player, nonce, file_sha256, mail_sha256, used_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game, player, nonce, file_sha256, mail_sha256, now.isoformat()),
+        )
+        return None
 
 
 def _stored(row: sqlite3.Row) -> StoredMessage:
