@@ -252,7 +252,8 @@ def test_a_dispute_by_mail_is_recorded_alerted_and_its_resolution_goes_to_everyo
         mail_world.deliver(mail_world.orders_mail(player, mail_world.order(player, 1, ROLL)))
     mail_world.run()
     mail_world.smtp.clear()
-    mail_world.deliver(mail_world.text_mail("bob@example.org", "dispute roll/alice/scout far too lucky"))
+    dispute = mail_world.command_file("bob", "dispute roll/alice/scout far too lucky")
+    mail_world.deliver(mail_world.command_mail("bob", dispute))
 
     mail_world.run()
 
