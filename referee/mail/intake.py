@@ -8,8 +8,9 @@
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
 A crash between any two steps repeats the later steps only: a message already stored is found
-by its SHA-256 or Message-ID and not stored again, a message already handled is not handled
-again, and a copy not yet moved is moved by the next pass.
+by its SHA-256 (or by its Message-ID and the same content less the relays' trace headers) and
+not stored again, a message already handled is not handled again, and a copy not yet moved is
+moved by the next pass. A new mail that reuses an old Message-ID is handled as the new mail it is.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.message import Incoming, OrderPart, read_message
+from referee.mail.message import Incoming, OrderPart, clean_message_id, read_message
 from referee.mail.replies import Answer, post_reply
 from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender
 from referee.protocol.canonical import sha256_hex
@@ -37,6 +38,11 @@ from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 BATCH_MESSAGES = 200
 BATCH_BYTES = 32 * 1024 * 1024
 __all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
+TRACE_HEADERS = {
+    b"received", b"return-path", b"delivered-to", b"x-original-to", b"authentication-results",
+    b"arc-seal", b"arc-message-signature", b"arc-authentication-results", b"x-received", b"x-spam-status",
+    b"x-spam-score", b"x-spam-flag", b"x-virus-scanned",
+}  # fmt: skip
 GAME_LINE = re.compile(rb"^game:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
 
 
@@ -93,11 +99,11 @@ def fetch_and_store(
         with ledger.transaction():
             for uid, raw, sha in stored:
                 incoming_id = _message_id(raw)
-                known = ledger.find(sha, incoming_id)
+                known = ledger.find(sha, None) or _same_mail(home, ledger, incoming_id, raw)
                 if known is None:
                     ledger.add(sha, incoming_id, len(raw), spool_name(sha), now)
                     report.stored += 1
-                elif known.sha256 != sha:  # the same Message-ID with other bytes: kept, not handled twice
+                elif known.sha256 != sha:  # the same mail relayed again (new trace headers): kept, not handled twice
                     ledger.add(sha, incoming_id, len(raw), spool_name(sha), now, duplicate_of=known.sha256)
                     report.duplicates += 1
                 else:
@@ -135,7 +141,42 @@ def _store_file(home: Home, raw: bytes) -> str:
 
 def _message_id(raw: bytes) -> str | None:
     match = re.search(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,900}>)", raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0])
-    return match[1].decode("ascii", "replace") if match else None
+    return clean_message_id(match[1].decode("ascii", "replace")) if match else None
+
+
+def content_key(raw: bytes) -> str:
+    """Return the SHA-256 of a mail without the trace headers that relays add on the way (Received,
+    Return-Path, Delivered-To...): the same mail delivered twice has one key, another mail another."""
+    lines = raw.replace(b"\r\n", b"\n").split(b"\n")
+    kept: list[bytes] = []
+    skipping = False
+    for index, line in enumerate(lines):
+        if line == b"":
+            kept += lines[index:]
+            break
+        if line[:1] in (b" ", b"\t"):  # a folded continuation of the header above
+            if not skipping:
+                kept.append(line)
+            continue
+        skipping = line.split(b":", 1)[0].strip().lower() in TRACE_HEADERS
+        if not skipping:
+            kept.append(line)
+    return sha256_hex(b"\n".join(kept))
+
+
+def _same_mail(home: Home, ledger: Ledger, message_id: str | None, raw: bytes) -> StoredMessage | None:
+    """Return the stored mail this one is a relayed copy of: the same Message-ID and the same content
+    less trace headers. A new mail that reuses an old Message-ID is no copy of it."""
+    if message_id is None:
+        return None
+    key = content_key(raw)
+    for stored in ledger.with_message_id(message_id):
+        try:
+            if content_key((home.spool / stored.file).read_bytes()) == key:
+                return stored
+        except OSError:
+            continue
+    return None
 
 
 # -- 3: handle -------------------------------------------------------------------------

@@ -105,6 +105,11 @@ class Ledger:
             ).fetchone()
         return _stored(row) if row else None
 
+    def with_message_id(self, message_id: str) -> list[StoredMessage]:
+        """Return the stored messages that carry this Message-ID, oldest first."""
+        rows = self.db.execute("SELECT * FROM messages WHERE message_id = ? ORDER BY rowid", (message_id,))
+        return [_stored(row) for row in rows]
+
     def add(
         self, sha256: str, message_id: str | None, size: int, file: str, now: datetime, duplicate_of: str | None = None
     ) -> None:
