@@ -49,11 +49,7 @@ sign it and attach both files (or paste the file above its armored signature):
   (or: referee sign command.yaml --key ~/.ssh/id_ed25519)
 A signed command file is used once: its nonce line must be new each time."""
 
-STRANGER_HELP = (
-    "This referee runs play-by-email games for their registered players only: to join a game, ask the "
-    "referee who runs it. Players mail signed order files (with their .sig) and the commands help, status, "
-    "report, absent, back and dispute."
-)
+STRANGER_HELP = "This referee plays games by mail with registered players only: to join one, ask its referee."
 
 
 def _reply(
@@ -111,7 +107,7 @@ def run_command(
     if not seats:
         if name == "help":
             subject, lines = "How to play by mail", [STRANGER_HELP]
-            sent = answer_sender(home, config, ledger, directory, incoming, now, subject, lines, point_to_help=False)
+            sent = answer_sender(home, config, ledger, directory, incoming, now, subject, lines)
         else:
             sent = answer_sender(
                 home,

@@ -23,6 +23,7 @@ from datetime import datetime
 from referee.errors import RefereeError
 from referee.files import atomic_write
 from referee.game.engine import submit
+from referee.game.results import Receipt
 from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
 from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
@@ -31,7 +32,7 @@ from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.message import Incoming, OrderPart, clean_message_id, read_message
 from referee.mail.replies import Answer, post_reply
-from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender
+from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender, reply_allowed
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
@@ -44,6 +45,8 @@ TRACE_HEADERS = {
     b"x-spam-score", b"x-spam-flag", b"x-virus-scanned",
 }  # fmt: skip
 GAME_LINE = re.compile(rb"^game:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
+PLAYER_LINE = re.compile(rb"^player:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
+KEY_PROBLEMS = ("refused.signature", "refused.key-unknown", "refused.key-other-player")
 
 
 @dataclass
@@ -361,18 +364,16 @@ def _route_orders(
         if path is None:
             unknown.append(f"{part.origin}: " + (f"no game '{game}' is run here" if game else "no 'game:' line"))
             continue
+        # No `sender`: a file signed by no registered key is answered below, within the limiter.
         receipt = submit(
-            path,
-            raw,
-            part.signature,
-            in_reply_to=incoming.message_id,
-            sender=incoming.sender,
-            source=f"mail:{incoming.sha256}:{index}",
+            path, raw, part.signature, in_reply_to=incoming.message_id, source=f"mail:{incoming.sha256}:{index}"
         )
         if receipt.already_handled:
             verdicts.append(f"{part.origin}: already handled")
             accepted += 1
             continue
+        if not receipt.accepted and any(p.code in KEY_PROBLEMS for p in receipt.problems):
+            _refuse_signature(home, config, directory, ledger, incoming, now, game or "", raw, receipt)
         accepted += receipt.accepted
         verdict = "accepted" if receipt.accepted else "refused: " + "; ".join(p.code for p in receipt.problems)
         verdicts.append(f"{part.origin} -> {game} {receipt.player or '?'}: {verdict}")
@@ -386,6 +387,43 @@ def _route_orders(
         _answer_stranger(home, config, ledger, directory, incoming, now, "Orders for an unknown game", lines)
         verdicts += unknown
     return Answer("processed" if accepted else "rejected", "; ".join(verdicts))
+
+
+def _refuse_signature(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    incoming: Incoming,
+    now: datetime,
+    game: str,
+    raw: bytes,
+    receipt: Receipt,
+) -> None:
+    """Tell of orders whose signature is not the registered player's: the player the file names
+    (at their registered address, when the acknowledgement did not go there) and, briefly, the
+    sender (a player writing from a new machine learns why). Both within the limiter."""
+    reasons = "; ".join(p.message[:300] for p in receipt.problems[:5])
+    subject = f"[{game}] orders REFUSED ({receipt.sha256[:12]})"
+    named = PLAYER_LINE.search(raw)
+    seat = directory.seat(game, named[1].decode()) if named else None
+    acknowledged = directory.seat(game, receipt.player) if receipt.player else None
+    told = {acknowledged.email.lower()} if acknowledged else set()
+    if seat is not None and seat.email.lower() not in told and reply_allowed(ledger, seat.email, now):
+        post_reply(
+            home,
+            config,
+            seat.email,
+            subject,
+            [f"Orders for {seat.player} in {game} came from {incoming.sender or 'an unknown sender'} and were "
+             f"refused: {reasons}.", "Nothing changed. If they were yours, sign with your registered key."],
+            f"refused/{incoming.sha256}/{receipt.sha256}",
+            in_reply_to=incoming.message_id,
+        )  # fmt: skip
+        told.add(seat.email.lower())
+    if incoming.sender and incoming.sender.lower() not in told:
+        lines = [f"Your orders for {game} were refused: {reasons}."]
+        answer_sender(home, config, ledger, directory, incoming, now, subject, lines, key=f"refused/{receipt.sha256}")
 
 
 # -- 4: move ---------------------------------------------------------------------------

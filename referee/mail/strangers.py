@@ -16,7 +16,6 @@ from referee.mail.message import Incoming
 from referee.mail.replies import Section, post_reply
 
 REPLIES_PER_STRANGER_PER_DAY = 5
-POINTER = "Mail the single word 'help' to this address for how to play by mail."
 
 
 def reply_allowed(ledger: Ledger, address: str, now: datetime) -> bool:
@@ -36,10 +35,9 @@ def answer_sender(
     lines: list[str],
     sections: list[Section] | None = None,
     key: str = "answer",
-    point_to_help: bool = True,
 ) -> bool:
     """Reply to the mail's sender if it is safe (a real address, not machine mail, not too often
-    today); a player gets `sections` too, a stranger only the short note. Return whether it went."""
+    today); a player gets `sections` too, a stranger only `lines`, as plain text. Return whether it went."""
     if incoming.sender is None or incoming.automatic:
         return False
     if not reply_allowed(ledger, incoming.sender, now):
@@ -50,9 +48,10 @@ def answer_sender(
         config,
         incoming.sender,
         subject,
-        [*lines, POINTER] if point_to_help and (stranger or not sections) else lines,
+        lines,  # the letter's footer points to 'help'; a stranger gets no more
         f"{key}/{incoming.sha256}",
         in_reply_to=incoming.message_id,
         sections=None if stranger else sections,
+        plain=stranger,
     )
     return True
