@@ -33,6 +33,7 @@ from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.message import Incoming, OrderPart, clean_message_id, read_message
 from referee.mail.replies import Answer, post_reply
 from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender, reply_allowed
+from referee.mail.undeliverable import handle_bounce, mail_from
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
@@ -215,7 +216,9 @@ def handle_message(
     raw = (home.spool / message.file).read_bytes()
     incoming = read_message(raw, config.referee_email)
     if incoming.automatic:
-        return Answer("rejected", f"ignored: {incoming.automatic}")
+        bounce = handle_bounce(home, config, directory, ledger, raw, now)
+        return bounce or Answer("rejected", f"ignored: {incoming.automatic}")
+    mail_from(directory, incoming.sender)
     if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
         limit = config.max_message_bytes // (1024 * 1024)
         _answer_stranger(

@@ -7,6 +7,7 @@ twice is handled once and a letter is sent once, across crashes and overlapping 
     copies    per message on the server (folder, UIDVALIDITY, UID): moved yet or not; the same
               mail delivered twice is one message with two copies
     sends     per outgoing letter (by Message-ID): attempts, when to retry, when sent
+    refused_sends  per letter refused for good (a 5xx, or a bounce): never tried again
     replies   per stranger's address and day: how many replies, so a loop cannot run away
     command_nonces  per signed command file used: its game, player and nonce, so it is used once
 """
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS sends (
     message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, next_at TEXT, last_error TEXT, sent_at TEXT);
 CREATE TABLE IF NOT EXISTS replies (address TEXT NOT NULL, day TEXT NOT NULL, count INTEGER NOT NULL,
     PRIMARY KEY (address, day));
+CREATE TABLE IF NOT EXISTS refused_sends (message_id TEXT PRIMARY KEY, error TEXT NOT NULL, refused_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS command_nonces (game TEXT NOT NULL, player TEXT NOT NULL, nonce TEXT NOT NULL,
     file_sha256 TEXT NOT NULL, mail_sha256 TEXT NOT NULL, used_at TEXT NOT NULL, PRIMARY KEY (game, player, nonce));
 CREATE INDEX IF NOT EXISTS command_nonces_file ON command_nonces (file_sha256);
@@ -190,6 +192,24 @@ class Ledger:
             " ON CONFLICT (message_id) DO UPDATE SET sent_at = excluded.sent_at, next_at = NULL",
             (message_id, now.isoformat()),
         )
+
+    def send_failed_for_good(self, message_id: str, error: str, now: datetime) -> None:
+        """Record a letter the server refused for good (5xx): it is not tried again."""
+        self.db.execute(
+            "INSERT INTO sends (message_id, attempts, last_error) VALUES (?, 1, ?)"
+            " ON CONFLICT (message_id) DO UPDATE SET attempts = attempts + 1, next_at = NULL,"
+            " last_error = excluded.last_error",
+            (message_id, f"refused for good: {error}"[:500]),
+        )
+        self.db.execute(
+            "INSERT OR IGNORE INTO refused_sends (message_id, error, refused_at) VALUES (?, ?, ?)",
+            (message_id, error[:500], now.isoformat()),
+        )
+
+    def send_refused(self, message_id: str) -> bool:
+        """Return whether a letter was refused for good (and so is not to be tried again)."""
+        row = self.db.execute("SELECT 1 FROM refused_sends WHERE message_id = ?", (message_id,)).fetchone()
+        return row is not None
 
     def was_sent(self, message_id: str) -> bool:
         row = self.db.execute("SELECT sent_at FROM sends WHERE message_id = ?", (message_id,)).fetchone()
