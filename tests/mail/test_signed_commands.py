@@ -171,3 +171,18 @@ def test_a_signed_dispute_with_a_reason_is_recorded(mail_world: MailWorld) -> No
     assert report.ok, report.lines()
     (opened,) = disputes(GameDir(mail_world.game_dirs[GAME_ID]))
     assert opened["player"] == "bob" and opened["reason"] == "Far too lucky.\nTwice."
+
+
+def test_command_files_that_cannot_be_done_are_refused_to_the_player(mail_world: MailWorld) -> None:
+    no_nonce = b"game: test-game\nplayer: alice\ncommand: back\n"
+    reads_only = mail_world.command_file("alice", "status")
+    for raw in (no_nonce, reads_only):
+        mail_world.deliver(mail_world.command_mail("alice", raw))
+
+    report = mail_world.run()
+
+    assert report.ok, report.lines()
+    letters = mail_world.letters("alice")
+    assert [x["Subject"] for x in letters] == [f"[{GAME_ID}] command REFUSED"] * 2
+    text = " ".join(" ".join(x.get_body(("plain",)).get_content().split()) for x in letters)
+    assert "needs a 'nonce:'" in text and "must be one of: absent, back, dispute" in text
