@@ -64,7 +64,7 @@ def after_send(home: Home, config: HomeConfig, directory: Directory, report: Sen
         game = _game_of(directory, outbox)
         if game is not None:
             for seat in directory.seats_of(address):
-                if seat.game == game and mark_reachable(GameDir(seat.path), seat.player, "a letter was delivered"):
+                if seat.game == game and _reachable(seat.path, seat.player, "a letter was delivered"):
                     lines.append(f"{game}: {seat.player} is reachable again (a letter was delivered)")
     return lines
 
@@ -72,40 +72,49 @@ def after_send(home: Home, config: HomeConfig, directory: Directory, report: Sen
 def letter_undeliverable(
     home: Home, config: HomeConfig, directory: Directory, letter: SentLetter, reason: str, now: datetime
 ) -> str:
-    """Alert the referee that `letter` cannot be delivered and mark its player unreachable; return a log line."""
-    seat = next((s for s in directory.seats_of(letter.to) if s.game == letter.game), None)
-    who = f"{seat.player} ({letter.to})" if seat else letter.to
-    where = f"[{letter.game}] " if letter.game else ""
+    """Alert the referee that `letter` to a player cannot be delivered and mark the player
+    unreachable (in the letter's game; in all their games for a letter of the home's, such as a
+    reminder); return a log line. A letter to a stranger is only filed: an alert for each would
+    let anyone who forges From lines flood the referee."""
+    seats = [s for s in directory.seats_of(letter.to) if letter.game in (None, s.game)]
+    if not seats:
+        return f"{letter.game or 'home'}: letter to {letter.to}, who plays in no game here, undeliverable: filed"
+    players = ", ".join(sorted({seat.player for seat in seats}))
+    games = ", ".join(sorted({seat.game for seat in seats}))
+    who = f"{players} ({letter.to})"
     paragraphs = [
-        f"A letter to {who}" + (f" in game {letter.game}" if letter.game else "") + " cannot be delivered.",
+        f"A letter to {who} in {games} cannot be delivered.",
         f"Letter: {letter.subject or '(no subject)'} {letter.message_id}",
         f"Why: {reason[:500]}",
         "It will not be tried again. Check the address in the game's game.yaml (the player may have "
         "changed it) and reach the player another way.",
+        "Until a letter reaches them or they mail the referee, `referee status` shows them as unreachable "
+        "and the other players' letters say so.",
     ]
-    if seat is not None:
-        paragraphs.append(
-            "Until a letter reaches them or they mail the referee, `referee status` shows them as unreachable "
-            "and the other players' letters say so."
-        )
-    alert_referee(
-        home,
-        config,
-        f"{where}undeliverable: letter to {who}",
-        paragraphs,
-        f"undeliverable/{letter.message_id}/{letter.to}",
-    )
-    if seat is not None:
-        mark_unreachable(
-            GameDir(seat.path), seat.player, reason, f"{letter.subject} {letter.message_id}", now.isoformat()
-        )
-    return f"{letter.game or 'home'}: letter to {who} undeliverable ({reason[:80]}): referee alerted"
+    where = f"[{letter.game}] " if letter.game else ""
+    key = f"undeliverable/{letter.message_id}/{letter.to}"
+    alert_referee(home, config, f"{where}undeliverable: letter to {who}", paragraphs, key)
+    for seat in seats:
+        game_dir = GameDir(seat.path)
+        try:
+            mark_unreachable(game_dir, seat.player, reason, f"{letter.subject} {letter.message_id}", now.isoformat())
+        finally:
+            game_dir.close()
+    return f"{games}: letter to {who} undeliverable ({reason[:80]}): referee alerted"
 
 
 def mail_from(directory: Directory, sender: str | None) -> None:
     """A mail from a player shows their address works: clear their unreachable marks."""
     for seat in directory.seats_of(sender):
-        mark_reachable(GameDir(seat.path), seat.player, "a mail came from them")
+        _reachable(seat.path, seat.player, "a mail came from them")
+
+
+def _reachable(path: Path, player: str, why: str) -> bool:
+    game_dir = GameDir(path)
+    try:
+        return mark_reachable(game_dir, player, why)
+    finally:
+        game_dir.close()
 
 
 def handle_bounce(
