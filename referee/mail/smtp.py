@@ -26,6 +26,7 @@ from referee.mail.home import MailAccount
 from referee.mail.ledger import Ledger
 
 CRLF = re.compile(rb"\r?\n")  # the outbox keeps letters with LF; SMTP wants CRLF
+SET_UP_PROBLEM = re.compile(r"(?i)\b5\.7\.\d+|relay|authenticat")  # a 5xx that is about us, not the letter
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,21 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
 
 
 def _permanent(exc: smtplib.SMTPException) -> bool:
-    """Return whether the server refused for good (5xx), not for now (4xx)."""
+    """Return whether the server refused this letter for good (5xx), not for now (4xx).
+
+    A refusal of our own sender address, or one about relaying or authentication (enhanced
+    status 5.7.x), says the referee's mail set-up is wrong, not the letter: every letter would
+    meet it, so it is retried and reported, and no player is marked unreachable for it."""
+    if isinstance(exc, smtplib.SMTPSenderRefused):
+        return False
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
-        codes = [code for code, _ in exc.recipients.values()]
-        return bool(codes) and all(500 <= code < 600 for code in codes)
-    code = getattr(exc, "smtp_code", 0)
-    return isinstance(code, int) and 500 <= code < 600
+        answers = list(exc.recipients.values())
+    else:
+        answers = [(getattr(exc, "smtp_code", 0), getattr(exc, "smtp_error", b""))]
+    return bool(answers) and all(
+        isinstance(code, int) and 500 <= code < 600 and not SET_UP_PROBLEM.search(_text(message))
+        for code, message in answers
+    )
 
 
 def _describe(exc: smtplib.SMTPException) -> str:

@@ -118,3 +118,17 @@ def test_a_bounce_through_dovecot_alerts_the_referee_and_marks_the_player(mail_w
     assert message_from_bytes(mail_world.folder("Rejected")[-1], policy=policy.default)["Subject"].startswith(
         "Undelivered"
     )
+
+
+def test_a_refusal_about_the_referees_own_set_up_is_retried_and_marks_nobody(mail_world: MailWorld) -> None:
+    handler = mail_world.smtp.handler
+    assert handler is not None
+    handler.refuse["alice@example.org"] = "554 5.7.1 <alice@example.org>: Relay access denied"
+    mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
+
+    report = mail_world.run()
+
+    assert not report.ok and any("Relay access denied" in line for line in report.send.failed)
+    assert "unreachable" not in status(mail_world.game_dirs[GAME_ID])
+    assert mail_world.smtp.letters_to(ALERTS) == []
+    assert len(list((mail_world.game_dirs[GAME_ID] / "outbox" / "new").iterdir())) == 1  # waits for a retry
