@@ -15,6 +15,7 @@ The signature is checked before the YAML is parsed, and the file is small.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ COMMAND_LINE = re.compile(rb"^command:", re.MULTILINE)
 FIELDS = ("game", "player", "command", "reason", "nonce")
 MAX_COMMAND_FILE = 8 * 1024
 MIN_NONCE, MAX_NONCE = 8, 200
+MAX_LINE, MAX_REASON = 1000, 4000  # a ready-to-sign file stays well under MAX_COMMAND_FILE
+PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ._/+-]*")
 SIGN_HINT = "ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-command command.yaml"
 
 
@@ -138,10 +141,16 @@ def _parse(raw: bytes, seat: Seat) -> tuple[Command, str]:
 
 def ready_to_sign(seat: Seat, command: Command) -> bytes:
     """Return a command file for `command`, with a fresh nonce, for the player to sign and send."""
-    first, _, reason = command.text.partition("\n")
-    line = " ".join([command.name, *command.args])
-    lines = [f"game: {seat.game}", f"player: {seat.player}", f"command: {line}"]
-    if command.name == "dispute" and reason.strip() and len(command.args) <= 1:
-        lines.append("reason: |\n" + "".join(f"  {text}\n" for text in reason.strip().splitlines()).rstrip("\n"))
+    _, _, reason = command.text.partition("\n")
+    line = " ".join([command.name, *command.args])[:MAX_LINE]
+    lines = [f"game: {seat.game}", f"player: {seat.player}", f"command: {_scalar(line)}"]
+    reason = reason.strip()[:MAX_REASON]
+    if command.name == "dispute" and reason and len(command.args) <= 1:
+        lines.append("reason: |\n" + "\n".join(f"  {text}".rstrip() for text in reason.splitlines()))
     lines.append(f"nonce: {secrets.token_hex(8)}")
     return ("\n".join(lines) + "\n").encode()
+
+
+def _scalar(text: str) -> str:
+    """Return `text` as a YAML scalar: plain when that is safe, else double-quoted (JSON is YAML)."""
+    return text if PLAIN.fullmatch(text) else json.dumps(text)
