@@ -186,3 +186,17 @@ def test_command_files_that_cannot_be_done_are_refused_to_the_player(mail_world:
     assert [x["Subject"] for x in letters] == [f"[{GAME_ID}] command REFUSED"] * 2
     text = " ".join(" ".join(x.get_body(("plain",)).get_content().split()) for x in letters)
     assert "needs a 'nonce:'" in text and "must be one of: absent, back, dispute" in text
+
+
+def test_a_command_file_pasted_above_its_signature_works(mail_world: MailWorld) -> None:
+    from referee.protocol.signatures import NAMESPACE_COMMANDS, load_private_key, sign
+
+    raw = mail_world.command_file("carol", f"absent until {UNTIL}")
+    signature = sign(raw, load_private_key(mail_world.keys["carol"]), NAMESPACE_COMMANDS)
+    body = "Hello,\n\n" + raw.decode().replace("\n", "  \r\n") + signature.replace("\n", "\r\n")
+    mail_world.deliver(mail_world.text_mail("carol@example.org", body))
+
+    report = mail_world.run()
+
+    assert report.ok, report.lines()
+    assert absent(mail_world) == {"carol"}
