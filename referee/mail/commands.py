@@ -24,7 +24,7 @@ from referee.mail.home import Home, HomeConfig
 from referee.mail.ledger import Ledger
 from referee.mail.message import Command, Incoming
 from referee.mail.replies import Answer, Section, post_reply
-from referee.mail.strangers import answer_sender
+from referee.mail.strangers import answer_sender, reply_allowed
 
 HELP = """\
 Orders: attach your order file and its signature (orders.yaml and orders.yaml.sig, made with
@@ -137,6 +137,9 @@ def run_command(
             _reply(home, config, incoming, chosen[0].email, f"[{chosen[0].game}] {name} not done", [usage])
             return Answer("rejected", f"{name}: {usage}")
         if signed is None:
+            # Anyone can forge a player's From line: a day's requests to sign are limited like replies to strangers.
+            if not reply_allowed(ledger, f"sign-request:{chosen[0].email}", now):
+                return Answer("rejected", f"{name} for {chosen[0].player}: not signed (not answered: today's limit)")
             return _ask_for_signature(home, config, incoming, chosen[0], Command(name, rest, command.text))
     if name in ("absent", "back"):
         return _absence(home, config, directory, incoming, chosen[0], command, rest)

@@ -200,3 +200,16 @@ def test_a_command_file_pasted_above_its_signature_works(mail_world: MailWorld) 
 
     assert report.ok, report.lines()
     assert absent(mail_world) == {"carol"}
+
+
+def test_requests_to_sign_are_limited_so_forged_mail_cannot_flood_a_player(mail_world: MailWorld) -> None:
+    from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY
+
+    for _ in range(REPLIES_PER_STRANGER_PER_DAY + 3):
+        mail_world.deliver(mail_world.text_mail("alice@example.org", f"absent until {UNTIL}"))
+
+    report = mail_world.run()
+
+    assert report.ok, report.lines()
+    assert len(mail_world.letters("alice")) == REPLIES_PER_STRANGER_PER_DAY
+    assert absent(mail_world) == set()
