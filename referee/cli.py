@@ -61,7 +61,8 @@ def keygen(keyfile: Path, comment: str) -> None:
 def sign(orderfile: Path, keyfile: Path) -> None:
     """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
 
-    Fills in a random 'entropy' line first when the file has none. The passphrase of an
+    Fills in a random 'entropy' line first when the file has none. A command file (a
+    'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command instead. The passphrase of an
     encrypted key is read from REFEREE_KEY_PASSPHRASE or asked for.
 
     \b

@@ -161,6 +161,17 @@ class _Delivery:
         self.mailboxes = mailboxes  # address -> IMAP user
         self.delivered: list[tuple[str, bytes]] = []
         self.lock = threading.Lock()
+        self.refuse: dict[str, str] = {}  # address -> the SMTP reply that refuses it at RCPT, e.g. "550 ..."
+        self.refused: list[str] = []  # every address refused so far, once per attempt
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        answer = self.refuse.get(address.lower())
+        if answer is not None:
+            with self.lock:
+                self.refused.append(address.lower())
+            return answer
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         raw = bytes(envelope.original_content or envelope.content)

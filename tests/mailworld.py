@@ -18,7 +18,13 @@ import pytest
 from referee.game.engine import init_game
 from referee.mail.home import Home
 from referee.mail.run import PassReport, run_pass
-from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.signatures import (
+    NAMESPACE_COMMANDS,
+    NAMESPACE_ORDERS,
+    generate_keypair,
+    load_private_key,
+    sign,
+)
 
 from conftest import GAME_ID, TABLES, indent
 from mailservers import Dovecot, SmtpServer, dovecot_available
@@ -85,6 +91,24 @@ class MailWorld:
             message.add_attachment(
                 signature, maintype="application", subtype="octet-stream", filename="orders.yaml.sig"
             )
+        return bytes(message)
+
+    def command_file(self, player: str, line: str, game: str = GAME_ID, nonce: str | None = None) -> bytes:
+        """Return a command file (docs/mail.md) for `line`, e.g. "absent until 2026-12-24"."""
+        nonce = nonce or make_msgid().strip("<>").split("@")[0]
+        return f"game: {game}\nplayer: {player}\ncommand: {line}\nnonce: {nonce}\n".encode()
+
+    def command_mail(self, player: str, raw: bytes, signer: str | None = None, sender: str | None = None) -> bytes:
+        """Return a mail carrying a command file and its signature (pbem-command) by `signer`'s key."""
+        message = EmailMessage()
+        message["From"] = sender or self.address(player)
+        message["To"] = REFEREE
+        message["Subject"] = "command"
+        message["Message-ID"] = make_msgid(domain="example.org")
+        message.set_content("My command is attached.\n")
+        signature = sign(raw, load_private_key(self.keys[signer or player]), NAMESPACE_COMMANDS).encode()
+        message.add_attachment(raw, maintype="application", subtype="yaml", filename="command.yaml")
+        message.add_attachment(signature, maintype="application", subtype="octet-stream", filename="command.yaml.sig")
         return bytes(message)
 
     def text_mail(self, sender: str, body: str, **headers: str) -> bytes:

@@ -15,6 +15,7 @@ from referee.game.config import GameConfig, parse_config
 from referee.game.deadlines import Schedule
 from referee.game.journal import GameDir
 from referee.game.registry import find_game
+from referee.game.unreachable import unreachable_players
 from referee.kit.contract import GameModule
 from referee.letters.post import Letterhead
 from referee.protocol.hidden import game_commitment
@@ -77,6 +78,7 @@ class Game:
             outbox=self.dir.outbox,
             players=self.config.players,
             module=self.module,
+            unreachable=tuple(sorted(unreachable_players(self.dir))),
         )
 
     def envelope(self, digest: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.game.journal import GameDir
+from referee.game.unreachable import unreachable_players
 
 
 def status(path: Path) -> dict[str, Any]:
@@ -15,6 +16,9 @@ def status(path: Path) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
     phases = game_dir.phases()
     result["adjudicated"] = sum(1 for p in phases if p.adjudicated_at)
+    unreachable = unreachable_players(game_dir)
+    if unreachable:  # only when there is one: the usual status stays as it was
+        result["unreachable"] = unreachable
     phase = game_dir.open_phase()
     if phase is None:
         return {
@@ -51,6 +55,8 @@ def status_text(info: dict[str, Any]) -> str:
         f"players   {', '.join(info['players'])}",
         f"phases    {info['adjudicated']} adjudicated",
     ]
+    for player, why in sorted(info.get("unreachable", {}).items()):
+        lines.append(f"unreachable {player} since {why['since'][:16]}: {why['reason']} (mail from them clears it)")
     if info["over"]:
         return "\n".join(lines + ["state     the game is over"]) + "\n"
     lines += [

@@ -57,7 +57,8 @@ def make_message_id(domain: str, *parts: str) -> str:
 
 
 def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
-    """Return the letter as a MIME message: text and HTML alternatives plus attachments."""
+    """Return the letter as a MIME message: text and HTML alternatives (or text alone, when the
+    letter has no HTML) plus attachments."""
     message = EmailMessage(policy=HEADER_POLICY)
     message["From"] = formataddr((sender_name, sender))
     message["To"] = letter.to
@@ -70,7 +71,8 @@ def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage
     message["Auto-Submitted"] = letter.auto_submitted
     message["X-Loop"] = sender
     message.set_content(letter.text)
-    message.add_alternative(letter.html, subtype="html")
+    if letter.html:  # a short note to a stranger goes as plain text alone
+        message.add_alternative(letter.html, subtype="html")
     for item in letter.attachments:
         maintype, _, subtype = item.content_type.partition("/")
         message.add_attachment(item.data, maintype=maintype, subtype=subtype, filename=item.filename)

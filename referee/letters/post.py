@@ -51,6 +51,7 @@ class Letterhead:
     outbox: Path
     players: Sequence[Recipient]
     module: GameModule | None = None  # whose own templates a letter may include
+    unreachable: Sequence[str] = ()  # players whose mail bounces: the others' letters say so
 
     def player(self, name: str | None) -> Recipient | None:
         """Return the player with this name, or None."""
@@ -69,6 +70,7 @@ class Letterhead:
             "protocol": PROTOCOL,
             "referee_key": self.referee_key,
             "referee_email": self.referee_email,
+            "unreachable": [name for name in self.unreachable if name != player],
         }
 
 

@@ -1,7 +1,11 @@
 """Commands players send by mail besides orders. The first word of the body names the command;
-the subject line is ignored. A command is read as coming from the player whose registered
-address sent it, and its answer goes to that registered address, never elsewhere: a forged
-sender can at worst make the referee write to the real player.
+the subject line is ignored. A command that only reads (help, status, report) is read as coming
+from the player whose registered address sent it, and its answer goes to that registered
+address, never elsewhere: a forged sender can at worst make the referee write to the real
+player. A command that changes a game (absent, back, dispute) is done only when it comes as a
+command file signed with the player's key (`referee.mail.command_files`); unsigned, the player
+is sent a ready-to-sign file instead. An address that plays in no game gets a short note, as
+often as the stranger limiter allows (`referee.mail.strangers`).
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ from referee.game.attendance import declare_absence, declare_back, game_schedule
 from referee.game.journal import GameDir
 from referee.game.status import status, status_text
 from referee.letters.outbox import Attachment
+from referee.mail.command_files import CHANGING, SIGN_HINT, CommandFile, ready_to_sign
 from referee.mail.directory import Directory, Seat
 from referee.mail.disputes import open_dispute
 from referee.mail.home import Home, HomeConfig
+from referee.mail.ledger import Ledger
 from referee.mail.message import Command, Incoming
 from referee.mail.replies import Answer, Section, post_reply
+from referee.mail.strangers import answer_sender, reply_allowed
 
 HELP = """\
 Orders: attach your order file and its signature (orders.yaml and orders.yaml.sig, made with
@@ -33,7 +40,16 @@ Commands: the first word of the mail body (the subject line is ignored).
   back GAME                     you are back sooner than you said
   dispute GAME LABEL REASON...  ask the referee to review a roll (its label) or an event
 
-GAME may be left out when you play in one game only."""
+GAME may be left out when you play in one game only.
+
+absent, back and dispute change a game, so they count only when signed with your key, like
+orders. Mail the command as above and the referee answers with a ready-to-sign command.yaml;
+sign it and attach both files (or paste the file above its armored signature):
+  ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem-command command.yaml
+  (or: referee sign command.yaml --key ~/.ssh/id_ed25519)
+A signed command file is used once: its nonce line must be new each time."""
+
+STRANGER_HELP = "This referee plays games by mail with registered players only: to join one, ask its referee."
 
 
 def _reply(
@@ -73,29 +89,40 @@ def _pick(seats: list[Seat], args: tuple[str, ...]) -> tuple[list[Seat], tuple[s
     return [], args, f"You play in several games ({games}): name the game after the command."
 
 
-def run_command(home: Home, config: HomeConfig, directory: Directory, incoming: Incoming, now: datetime) -> Answer:
-    """Carry out a command mail; post the answer; return where the mail belongs."""
-    command = incoming.command
-    assert command is not None and incoming.sender is not None
-    seats = directory.seats_of(incoming.sender)
+def run_command(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    incoming: Incoming,
+    now: datetime,
+    ledger: Ledger,
+    signed: CommandFile | None = None,
+) -> Answer:
+    """Carry out a command mail, or a signed command file it carries; post the answer; return
+    where the mail belongs."""
+    command = signed.command if signed is not None else incoming.command
+    assert command is not None
     name = command.name
-    if name == "help":
-        _reply(home, config, incoming, incoming.sender, "How to play by mail", [], help_sections())
-        return Answer("processed", "help sent")
+    seats = [signed.seat] if signed is not None else directory.seats_of(incoming.sender)
     if not seats:
-        _reply(
-            home,
-            config,
-            incoming,
-            incoming.sender,
-            f"'{name}': this address plays in no game here",
-            [
-                f"The address {incoming.sender} is not registered for any game run by this referee, "
-                "so there is nothing to tell it. If you play under another address, write from that one."
-            ],
-            help_sections(),
-        )
-        return Answer("rejected", f"{name} from an unregistered address")
+        if name == "help":
+            subject, lines = "How to play by mail", [STRANGER_HELP]
+            sent = answer_sender(home, config, ledger, directory, incoming, now, subject, lines)
+        else:
+            sent = answer_sender(
+                home,
+                config,
+                ledger,
+                directory,
+                incoming,
+                now,
+                f"'{name}': this address plays in no game here",
+                [f"{incoming.sender} plays in no game run by this referee: write from the address you play under."],
+            )
+        return Answer("rejected", f"{name} from an unregistered address" + ("" if sent else " (not answered)"))
+    if name == "help":
+        _reply(home, config, incoming, seats[0].email, "How to play by mail", [], help_sections())
+        return Answer("processed", "help sent")
     chosen, rest, problem = _pick(seats, command.args)
     if problem:
         _reply(home, config, incoming, seats[0].email, f"'{name}': which game?", [problem], help_sections())
@@ -104,11 +131,69 @@ def run_command(home: Home, config: HomeConfig, directory: Directory, incoming: 
         return _status(home, config, directory, incoming, chosen, now)
     if name == "report":
         return _report(home, config, incoming, chosen[0])
+    if name in CHANGING:
+        usage = _usage_problem(command, rest)
+        if usage is not None:
+            _reply(home, config, incoming, chosen[0].email, f"[{chosen[0].game}] {name} not done", [usage])
+            return Answer("rejected", f"{name}: {usage}")
+        if signed is None:
+            # Anyone can forge a player's From line: a day's requests to sign are limited like replies to strangers.
+            if not reply_allowed(ledger, f"sign-request:{chosen[0].email}", now):
+                return Answer("rejected", f"{name} for {chosen[0].player}: not signed (not answered: today's limit)")
+            return _ask_for_signature(home, config, incoming, chosen[0], Command(name, rest, command.text))
     if name in ("absent", "back"):
         return _absence(home, config, directory, incoming, chosen[0], command, rest)
     if name == "dispute":
-        return open_dispute(home, config, incoming, chosen[0], rest, now)
+        return open_dispute(home, config, incoming, chosen[0], rest, now, command)
     raise AssertionError(f"command {name} has no handler")  # COMMANDS and this function list the same names
+
+
+def _usage_problem(command: Command, rest: tuple[str, ...]) -> str | None:
+    """Return what is wrong with a changing command's words, before anyone is asked to sign it."""
+    if command.name == "absent" and _until(rest) is None:
+        return "Write the day you are back as: absent GAME until YYYY-MM-DD (for example: until 2026-12-24)."
+    if command.name == "dispute" and not rest:
+        return (
+            "Name the roll (its label, as in your report) or the event, then your reason: dispute GAME LABEL REASON..."
+        )
+    return None
+
+
+def _until(rest: tuple[str, ...]) -> date | None:
+    words = [w.lower() for w in rest]
+    if words[:1] == ["until"] and len(words) >= 2:
+        try:
+            return date.fromisoformat(words[1])
+        except ValueError:
+            return None
+    return None
+
+
+def _ask_for_signature(home: Home, config: HomeConfig, incoming: Incoming, seat: Seat, command: Command) -> Answer:
+    """Answer an unsigned changing command with the command file to sign, to the registered address."""
+    line = " ".join([command.name, seat.game, *command.args])
+    _reply(
+        home,
+        config,
+        incoming,
+        seat.email,
+        f"[{seat.game}] sign to confirm: {command.name}",
+        [
+            f"The referee received '{line}' for {seat.player} in {seat.game}, without your signature. "
+            "A command that changes a game counts only when it is signed with your key, because anyone can "
+            "write a From line: nothing was done.",
+            "If you sent it: sign the attached command.yaml as it is and mail it back with its signature "
+            "(command.yaml and command.yaml.sig attached, or the file pasted into a plain-text mail above its "
+            "armored signature). The file works once. If you did not send it, ignore this letter.",
+        ],
+        [
+            Section(
+                "How to sign command.yaml", f"  {SIGN_HINT}\nor\n  referee sign command.yaml --key ~/.ssh/id_ed25519\n"
+            )
+        ],
+        [Attachment("command.yaml", ready_to_sign(seat, command), "application/yaml", public=True)],
+    )
+    return Answer("rejected", f"{command.name} for {seat.player} in {seat.game}: not signed, asked to sign")
 
 
 def _status(
@@ -174,23 +259,8 @@ def _absence(
         declare_back(game_dir, seat.player, "declared")
         _reply(home, config, incoming, seat.email, f"[{seat.game}] welcome back", ["You are awaited again."])
         return Answer("processed", f"{seat.player} back in {seat.game}")
-    until: date | None = None
-    words = [w.lower() for w in rest]
-    if words[:1] == ["until"] and len(words) >= 2:
-        try:
-            until = date.fromisoformat(words[1])
-        except ValueError:
-            until = None
-    if until is None:
-        _reply(
-            home,
-            config,
-            incoming,
-            seat.email,
-            f"[{seat.game}] absence not recorded",
-            ["Write the day you are back as: absent GAME until YYYY-MM-DD (for example: until 2026-12-24)."],
-        )
-        return Answer("rejected", "absent: no date")
+    until = _until(rest)
+    assert until is not None  # checked by _usage_problem
     declare_absence(game_dir, seat.player, until, "declared", source)
     _reply(
         home,

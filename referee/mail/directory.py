@@ -47,5 +47,11 @@ class Directory:
                 directory.seats.setdefault(player.email.lower(), []).append(seat)
         return directory
 
+    def seat(self, game: str, player: str) -> Seat | None:
+        """Return the seat of `player` in `game`, if both exist."""
+        config = self.configs.get(game)
+        found = config.player(player) if config is not None else None
+        return Seat(game, self.games[game], found.name, found.email) if found is not None else None
+
     def seats_of(self, address: str | None) -> list[Seat]:
         return list(self.seats.get(address.lower(), [])) if address else []

@@ -11,14 +11,20 @@ from referee.game.disputes import disputes, find_roll
 from referee.game.journal import GameDir
 from referee.mail.directory import Seat
 from referee.mail.home import Home, HomeConfig
-from referee.mail.message import Incoming
+from referee.mail.message import Command, Incoming
 from referee.mail.replies import Answer, alert_referee, post_reply
 
 MAX_REASON = 4000
 
 
 def open_dispute(
-    home: Home, config: HomeConfig, incoming: Incoming, seat: Seat, words: tuple[str, ...], now: datetime
+    home: Home,
+    config: HomeConfig,
+    incoming: Incoming,
+    seat: Seat,
+    words: tuple[str, ...],
+    now: datetime,
+    command: Command | None = None,
 ) -> Answer:
     game_dir = GameDir(seat.path)
     if not words:
@@ -37,7 +43,8 @@ def open_dispute(
         return Answer("rejected", "dispute: nothing named")
     label = words[0]
     reason = " ".join(words[1:]).strip()
-    command_text = incoming.command.text if incoming.command else ""
+    command = command or incoming.command
+    command_text = command.text if command else ""
     if not reason:
         reason = "\n".join(command_text.strip().splitlines()[1:]).strip()
     reason = reason[:MAX_REASON] or "(no reason given)"

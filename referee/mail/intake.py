@@ -8,8 +8,9 @@
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
 A crash between any two steps repeats the later steps only: a message already stored is found
-by its SHA-256 or Message-ID and not stored again, a message already handled is not handled
-again, and a copy not yet moved is moved by the next pass.
+by its SHA-256 (or by its Message-ID and the same content less the relays' trace headers) and
+not stored again, a message already handled is not handled again, and a copy not yet moved is
+moved by the next pass. A new mail that reuses an old Message-ID is handled as the new mail it is.
 """
 
 from __future__ import annotations
@@ -22,20 +23,31 @@ from datetime import datetime
 from referee.errors import RefereeError
 from referee.files import atomic_write
 from referee.game.engine import submit
+from referee.game.results import Receipt
+from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
 from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.message import Incoming, OrderPart, read_message
+from referee.mail.message import Incoming, OrderPart, clean_message_id, read_message
 from referee.mail.replies import Answer, post_reply
+from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender, reply_allowed
+from referee.mail.undeliverable import handle_bounce, mail_from
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
 BATCH_BYTES = 32 * 1024 * 1024
-REPLIES_PER_STRANGER_PER_DAY = 5
+__all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
+TRACE_HEADERS = {
+    b"received", b"return-path", b"delivered-to", b"x-original-to", b"authentication-results",
+    b"arc-seal", b"arc-message-signature", b"arc-authentication-results", b"x-received", b"x-spam-status",
+    b"x-spam-score", b"x-spam-flag", b"x-virus-scanned",
+}  # fmt: skip
 GAME_LINE = re.compile(rb"^game:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
+PLAYER_LINE = re.compile(rb"^player:[ \t]*['\"]?([A-Za-z0-9_.-]+)", re.MULTILINE)
+KEY_PROBLEMS = ("refused.signature", "refused.key-unknown", "refused.key-other-player")
 
 
 @dataclass
@@ -91,11 +103,11 @@ def fetch_and_store(
         with ledger.transaction():
             for uid, raw, sha in stored:
                 incoming_id = _message_id(raw)
-                known = ledger.find(sha, incoming_id)
+                known = ledger.find(sha, None) or _same_mail(home, ledger, incoming_id, raw)
                 if known is None:
                     ledger.add(sha, incoming_id, len(raw), spool_name(sha), now)
                     report.stored += 1
-                elif known.sha256 != sha:  # the same Message-ID with other bytes: kept, not handled twice
+                elif known.sha256 != sha:  # the same mail relayed again (new trace headers): kept, not handled twice
                     ledger.add(sha, incoming_id, len(raw), spool_name(sha), now, duplicate_of=known.sha256)
                     report.duplicates += 1
                 else:
@@ -133,7 +145,42 @@ def _store_file(home: Home, raw: bytes) -> str:
 
 def _message_id(raw: bytes) -> str | None:
     match = re.search(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,900}>)", raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0])
-    return match[1].decode("ascii", "replace") if match else None
+    return clean_message_id(match[1].decode("ascii", "replace")) if match else None
+
+
+def content_key(raw: bytes) -> str:
+    """Return the SHA-256 of a mail without the trace headers that relays add on the way (Received,
+    Return-Path, Delivered-To...): the same mail delivered twice has one key, another mail another."""
+    lines = raw.replace(b"\r\n", b"\n").split(b"\n")
+    kept: list[bytes] = []
+    skipping = False
+    for index, line in enumerate(lines):
+        if line == b"":
+            kept += lines[index:]
+            break
+        if line[:1] in (b" ", b"\t"):  # a folded continuation of the header above
+            if not skipping:
+                kept.append(line)
+            continue
+        skipping = line.split(b":", 1)[0].strip().lower() in TRACE_HEADERS
+        if not skipping:
+            kept.append(line)
+    return sha256_hex(b"\n".join(kept))
+
+
+def _same_mail(home: Home, ledger: Ledger, message_id: str | None, raw: bytes) -> StoredMessage | None:
+    """Return the stored mail this one is a relayed copy of: the same Message-ID and the same content
+    less trace headers. A new mail that reuses an old Message-ID is no copy of it."""
+    if message_id is None:
+        return None
+    key = content_key(raw)
+    for stored in ledger.with_message_id(message_id):
+        try:
+            if content_key((home.spool / stored.file).read_bytes()) == key:
+                return stored
+        except OSError:
+            continue
+    return None
 
 
 # -- 3: handle -------------------------------------------------------------------------
@@ -169,13 +216,16 @@ def handle_message(
     raw = (home.spool / message.file).read_bytes()
     incoming = read_message(raw, config.referee_email)
     if incoming.automatic:
-        return Answer("rejected", f"ignored: {incoming.automatic}")
+        bounce = handle_bounce(home, config, directory, ledger, raw, now)
+        return bounce or Answer("rejected", f"ignored: {incoming.automatic}")
+    mail_from(directory, incoming.sender)
     if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
         limit = config.max_message_bytes // (1024 * 1024)
         _answer_stranger(
             home,
             config,
             ledger,
+            directory,
             incoming,
             now,
             "Your mail is too large",
@@ -185,17 +235,28 @@ def handle_message(
             ],
         )
         return Answer("rejected", "too large")
+    commands = [part for part in incoming.orders if is_command_file(part)]
+    if commands:
+        answers = [_signed_command(home, config, directory, ledger, incoming, part, now) for part in commands]
+        incoming.orders = [part for part in incoming.orders if part not in commands]
+        if incoming.orders:
+            answers.append(_route_orders(home, config, directory, ledger, incoming, now))
+        done = any(answer.destination == "processed" for answer in answers)
+        return Answer("processed" if done else "rejected", "; ".join(answer.summary for answer in answers))
     if incoming.orders:
         return _route_orders(home, config, directory, ledger, incoming, now)
     if incoming.problems:
-        _answer_stranger(home, config, ledger, incoming, now, "Your mail could not be read", incoming.problems)
+        _answer_stranger(
+            home, config, ledger, directory, incoming, now, "Your mail could not be read", incoming.problems
+        )
         return Answer("rejected", "; ".join(incoming.problems))
     if incoming.command and incoming.sender:
-        return run_command(home, config, directory, incoming, now)
+        return run_command(home, config, directory, incoming, now, ledger)
     _answer_stranger(
         home,
         config,
         ledger,
+        directory,
         incoming,
         now,
         "Your mail carried no orders and no command",
@@ -208,24 +269,76 @@ def handle_message(
 
 
 def _answer_stranger(
-    home: Home, config: HomeConfig, ledger: Ledger, incoming: Incoming, now: datetime, subject: str, lines: list[str]
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    directory: Directory,
+    incoming: Incoming,
+    now: datetime,
+    subject: str,
+    lines: list[str],
 ) -> None:
-    """Reply to the sender if it is safe: a real address, not machine mail, and not too often today."""
-    if incoming.sender is None or incoming.automatic:
-        return
+    """Reply to the sender if it is safe (see `referee.mail.strangers`), a player with the help."""
+    answer_sender(home, config, ledger, directory, incoming, now, subject, lines, help_sections())
+
+
+def _signed_command(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    incoming: Incoming,
+    part: OrderPart,
+    now: datetime,
+) -> Answer:
+    """Carry out a signed command file once; refuse it (to the player it names, and briefly to the
+    sender) when its signature or contents do not hold or it was used before."""
+    try:
+        signed = read_command_file(directory, part)
+    except CommandFileError as exc:
+        _refuse_command(home, config, ledger, directory, incoming, now, exc)
+        return Answer("rejected", f"{part.origin}: command refused: {exc.message}")
+    seat = signed.seat
     with ledger.transaction():
-        allowed = ledger.reply_allowed(incoming.sender.lower(), now.date().isoformat(), REPLIES_PER_STRANGER_PER_DAY)
-    if allowed:
+        used = ledger.use_command(seat.game, seat.player, signed.nonce, signed.sha256, incoming.sha256, now)
+    if used is not None:
+        replay = CommandFileError(
+            f"this command file was already used (on {used[:16]}): a signed command counts once. To do it "
+            "again, change its nonce line and sign it again",
+            seat,
+        )
+        _refuse_command(home, config, ledger, directory, incoming, now, replay)
+        return Answer("rejected", f"{part.origin}: command refused: replayed")
+    return run_command(home, config, directory, incoming, now, ledger, signed)
+
+
+def _refuse_command(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    directory: Directory,
+    incoming: Incoming,
+    now: datetime,
+    exc: CommandFileError,
+) -> None:
+    subject = "Your command was not done"  # the sender's copy: short, and limited like any reply to strangers
+    if exc.seat is not None:
         post_reply(
             home,
             config,
-            incoming.sender,
-            subject,
-            lines,
+            exc.seat.email,
+            f"[{exc.seat.game}] command REFUSED",
+            [
+                f"A command file for {exc.seat.player} in {exc.seat.game} was refused: {exc.message}.",
+                "Nothing changed.",
+            ],
             f"answer/{incoming.sha256}",
             in_reply_to=incoming.message_id,
-            sections=help_sections(),
         )
+        if incoming.sender and incoming.sender.lower() == exc.seat.email.lower():
+            return
+    lines = [f"Refused: {exc.message}."]
+    answer_sender(home, config, ledger, directory, incoming, now, subject, lines, key="refused-to-sender")
 
 
 def _signed_bytes(part: OrderPart) -> bytes:
@@ -254,18 +367,16 @@ def _route_orders(
         if path is None:
             unknown.append(f"{part.origin}: " + (f"no game '{game}' is run here" if game else "no 'game:' line"))
             continue
+        # No `sender`: a file signed by no registered key is answered below, within the limiter.
         receipt = submit(
-            path,
-            raw,
-            part.signature,
-            in_reply_to=incoming.message_id,
-            sender=incoming.sender,
-            source=f"mail:{incoming.sha256}:{index}",
+            path, raw, part.signature, in_reply_to=incoming.message_id, source=f"mail:{incoming.sha256}:{index}"
         )
         if receipt.already_handled:
             verdicts.append(f"{part.origin}: already handled")
             accepted += 1
             continue
+        if not receipt.accepted and any(p.code in KEY_PROBLEMS for p in receipt.problems):
+            _refuse_signature(home, config, directory, ledger, incoming, now, game or "", raw, receipt)
         accepted += receipt.accepted
         verdict = "accepted" if receipt.accepted else "refused: " + "; ".join(p.code for p in receipt.problems)
         verdicts.append(f"{part.origin} -> {game} {receipt.player or '?'}: {verdict}")
@@ -276,9 +387,46 @@ def _route_orders(
             *unknown,
             f"Your games: {', '.join(games)}." if games else "Write the game's name on the order file's 'game:' line.",
         ]
-        _answer_stranger(home, config, ledger, incoming, now, "Orders for an unknown game", lines)
+        _answer_stranger(home, config, ledger, directory, incoming, now, "Orders for an unknown game", lines)
         verdicts += unknown
     return Answer("processed" if accepted else "rejected", "; ".join(verdicts))
+
+
+def _refuse_signature(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    incoming: Incoming,
+    now: datetime,
+    game: str,
+    raw: bytes,
+    receipt: Receipt,
+) -> None:
+    """Tell of orders whose signature is not the registered player's: the player the file names
+    (at their registered address, when the acknowledgement did not go there) and, briefly, the
+    sender (a player writing from a new machine learns why). Both within the limiter."""
+    reasons = "; ".join(p.message[:300] for p in receipt.problems[:5])
+    subject = f"[{game}] orders REFUSED ({receipt.sha256[:12]})"
+    named = PLAYER_LINE.search(raw)
+    seat = directory.seat(game, named[1].decode()) if named else None
+    acknowledged = directory.seat(game, receipt.player) if receipt.player else None
+    told = {acknowledged.email.lower()} if acknowledged else set()
+    if seat is not None and seat.email.lower() not in told and reply_allowed(ledger, seat.email, now):
+        post_reply(
+            home,
+            config,
+            seat.email,
+            subject,
+            [f"Orders for {seat.player} in {game} came from {incoming.sender or 'an unknown sender'} and were "
+             f"refused: {reasons}.", "Nothing changed. If they were yours, sign with your registered key."],
+            f"refused/{incoming.sha256}/{receipt.sha256}",
+            in_reply_to=incoming.message_id,
+        )  # fmt: skip
+        told.add(seat.email.lower())
+    if incoming.sender and incoming.sender.lower() not in told:
+        lines = [f"Your orders for {game} were refused: {reasons}."]
+        answer_sender(home, config, ledger, directory, incoming, now, subject, lines, key=f"refused/{receipt.sha256}")
 
 
 # -- 4: move ---------------------------------------------------------------------------

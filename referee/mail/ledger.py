@@ -7,7 +7,9 @@ twice is handled once and a letter is sent once, across crashes and overlapping 
     copies    per message on the server (folder, UIDVALIDITY, UID): moved yet or not; the same
               mail delivered twice is one message with two copies
     sends     per outgoing letter (by Message-ID): attempts, when to retry, when sent
+    refused_sends  per letter refused for good (a 5xx, or a bounce): never tried again
     replies   per stranger's address and day: how many replies, so a loop cannot run away
+    command_nonces  per signed command file used: its game, player and nonce, so it is used once
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ CREATE TABLE IF NOT EXISTS sends (
     message_id TEXT PRIMARY KEY, attempts INTEGER NOT NULL, next_at TEXT, last_error TEXT, sent_at TEXT);
 CREATE TABLE IF NOT EXISTS replies (address TEXT NOT NULL, day TEXT NOT NULL, count INTEGER NOT NULL,
     PRIMARY KEY (address, day));
+CREATE TABLE IF NOT EXISTS refused_sends (message_id TEXT PRIMARY KEY, error TEXT NOT NULL, refused_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS command_nonces (game TEXT NOT NULL, player TEXT NOT NULL, nonce TEXT NOT NULL,
+    file_sha256 TEXT NOT NULL, mail_sha256 TEXT NOT NULL, used_at TEXT NOT NULL, PRIMARY KEY (game, player, nonce));
+CREATE INDEX IF NOT EXISTS command_nonces_file ON command_nonces (file_sha256);
 """
 MAX_BACKOFF = timedelta(hours=6)
 
@@ -100,6 +106,11 @@ class Ledger:
                 "SELECT * FROM messages WHERE message_id = ? ORDER BY stored_at LIMIT 1", (message_id,)
             ).fetchone()
         return _stored(row) if row else None
+
+    def with_message_id(self, message_id: str) -> list[StoredMessage]:
+        """Return the stored messages that carry this Message-ID, oldest first."""
+        rows = self.db.execute("SELECT * FROM messages WHERE message_id = ? ORDER BY rowid", (message_id,))
+        return [_stored(row) for row in rows]
 
     def add(
         self, sha256: str, message_id: str | None, size: int, file: str, now: datetime, duplicate_of: str | None = None
@@ -182,6 +193,24 @@ class Ledger:
             (message_id, now.isoformat()),
         )
 
+    def send_failed_for_good(self, message_id: str, error: str, now: datetime) -> None:
+        """Record a letter the server refused for good (5xx): it is not tried again."""
+        self.db.execute(
+            "INSERT INTO sends (message_id, attempts, last_error) VALUES (?, 1, ?)"
+            " ON CONFLICT (message_id) DO UPDATE SET attempts = attempts + 1, next_at = NULL,"
+            " last_error = excluded.last_error",
+            (message_id, f"refused for good: {error}"[:500]),
+        )
+        self.db.execute(
+            "INSERT OR IGNORE INTO refused_sends (message_id, error, refused_at) VALUES (?, ?, ?)",
+            (message_id, error[:500], now.isoformat()),
+        )
+
+    def send_refused(self, message_id: str) -> bool:
+        """Return whether a letter was refused for good (and so is not to be tried again)."""
+        row = self.db.execute("SELECT 1 FROM refused_sends WHERE message_id = ?", (message_id,)).fetchone()
+        return row is not None
+
     def was_sent(self, message_id: str) -> bool:
         row = self.db.execute("SELECT sent_at FROM sends WHERE message_id = ?", (message_id,)).fetchone()
         return row is not None and row["sent_at"] is not None
@@ -199,6 +228,27 @@ class Ledger:
             (address, day),
         )
         return True
+
+    # -- signed command files ----------------------------------------------------------
+
+    def use_command(
+        self, game: str, player: str, nonce: str, file_sha256: str, mail_sha256: str, now: datetime
+    ) -> str | None:
+        """Record a signed command file as used by one mail; return when it was used before by another
+        mail (a replay), else None. The same mail handled again after a crash is not a replay."""
+        row = self.db.execute(
+            "SELECT used_at, mail_sha256 FROM command_nonces WHERE (game = ? AND player = ? AND nonce = ?)"
+            " OR file_sha256 = ? ORDER BY used_at LIMIT 1",
+            (game, player, nonce, file_sha256),
+        ).fetchone()
+        if row is not None:
+            return None if row["mail_sha256"] == mail_sha256 else str(row["used_at"])
+        self.db.execute(
+            "INSERT INTO command_nonces (game, player, nonce, file_sha256, mail_sha256, used_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game, player, nonce, file_sha256, mail_sha256, now.isoformat()),
+        )
+        return None
 
 
 def _stored(row: sqlite3.Row) -> StoredMessage:

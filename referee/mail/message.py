@@ -23,6 +23,7 @@ ORDER_SUFFIXES = (".yaml", ".yml", ".txt", ".order", ".orders")
 COMMANDS = ("help", "status", "report", "absent", "back", "dispute")
 BOUNCE_SENDERS = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@", re.IGNORECASE)
 MAX_TEXT_CHARS = 1_000_000
+MAX_MESSAGE_ID = 250  # RFC 5322 allows 998 per line; real ones are under 100
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,16 @@ def _header(message: Message, name: str) -> str:
     except Exception:  # a header the parser cannot even represent is the same as a broken one
         return ""
     return str(value).strip() if value is not None else ""
+
+
+def clean_message_id(value: str | None) -> str | None:
+    """Return a Message-ID safe to store and to write into In-Reply-To and References: printable
+    ASCII without spaces, in angle brackets, not over-long; None if nothing usable is left.
+    A stranger's header may decode to CR/LF (a header injection) or hold anything else."""
+    if not value:
+        return None
+    core = "".join(c for c in value.strip().split()[0] if "!" <= c <= "~" and c not in "<>") if value.strip() else ""
+    return f"<{core}>" if core and len(core) <= MAX_MESSAGE_ID else None
 
 
 def _address(value: str) -> str | None:
@@ -211,8 +222,7 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
     except Exception as exc:  # the parser is lenient, but a mail is anything a stranger sends
         incoming.problems.append(f"the mail could not be read as MIME ({type(exc).__name__})")
         return incoming
-    message_id = _header(message, "Message-ID")
-    incoming.message_id = message_id or None
+    incoming.message_id = clean_message_id(_header(message, "Message-ID"))
     from_values = message.get_all("From") or []
     addresses = [a for _, a in getaddresses([str(v) for v in from_values]) if a]
     incoming.sender = _address(addresses[0]) if len(addresses) == 1 else None

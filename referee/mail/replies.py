@@ -41,9 +41,11 @@ def post_reply(
     sections: list[Section] | None = None,
     attachments: list[Attachment] | None = None,
     auto_submitted: str = "auto-replied",
+    plain: bool = False,
 ) -> Path:
     """Post a letter to `to` in the home's outbox; `key` names it uniquely (e.g. the mail it answers).
 
+    `plain` sends the text alone (a short note to a stranger: no HTML twin to double its size).
     A letter that carries private files (a report sent again) to the address of a player who
     asked for encryption is sealed: its body becomes a cover note and the files go as FILE.age.
     """
@@ -59,7 +61,7 @@ def post_reply(
         to=to,
         subject=subject,
         text=text,
-        html=html,
+        html="" if plain else html,
         message_id=make_message_id(config.referee_email.rpartition("@")[2], "referee", key),
         in_reply_to=in_reply_to,
         auto_submitted=auto_submitted,

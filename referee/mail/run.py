@@ -3,7 +3,8 @@
     1. intake     fetch, store, handle and move new mail (orders, commands)
     2. schedule   for every game: reminders, adjudication when orders are complete or the
                   deadline has passed, holds and alerts when too many orders are missing
-    3. send       drain every outbox through SMTP
+    3. send       drain every outbox through SMTP; a letter refused for good alerts the referee
+                  and marks its player unreachable (`referee.mail.undeliverable`)
 
 The pass takes the home's lock without waiting: a second `referee run` started while one is
 working leaves at once, so overlapping cron runs are safe. Every step is idempotent. The pass
@@ -35,6 +36,7 @@ from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, mo
 from referee.mail.ledger import Ledger
 from referee.mail.replies import alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
+from referee.mail.undeliverable import after_send
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
 
@@ -121,6 +123,11 @@ def run_pass(
             if mail and config.smtp is not None:
                 outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
                 report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
+                report.games += after_send(home, config, directory, report.send, moment)
+                if report.send.refused:  # the alerts just written go now, not a pass later
+                    alerts = drain(config.smtp, [home.outbox], ledger, config.referee_email, moment)
+                    report.send.sent += alerts.sent
+                    report.send.failed += alerts.failed
         finally:
             ledger.close()
     return report

@@ -1,7 +1,9 @@
 """Sending the outboxes with smtplib: every letter in an outbox's new/ is sent and then moved to
-cur/. A letter whose send fails stays in new/ and waits out
-a back-off (1, 2, 4... minutes, at most 6 hours); when the server cannot be reached at all the
-pass stops at once and tries again on the next one. Nothing is dropped.
+cur/. A letter whose send fails for now (a 4xx) stays in new/ and waits out a back-off (1, 2,
+4... minutes, at most 6 hours); when the server cannot be reached at all the pass stops at once
+and tries again on the next one. A letter the server refuses for good (a 5xx) is not tried
+again: it is kept in failed/, marked failed in the ledger, and reported so that the referee is
+told (`referee.mail.undeliverable`). Nothing is dropped.
 
 A crash in the instant between the server's acceptance and the rename would send that letter
 again on the next pass; it carries the same Message-ID, which mail clients use to show it once.
@@ -13,7 +15,7 @@ import os
 import re
 import smtplib
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from email import policy
 from email.parser import BytesParser
@@ -24,6 +26,19 @@ from referee.mail.home import MailAccount
 from referee.mail.ledger import Ledger
 
 CRLF = re.compile(rb"\r?\n")  # the outbox keeps letters with LF; SMTP wants CRLF
+SET_UP_PROBLEM = re.compile(r"(?i)\b5\.7\.\d+|relay|authenticat")  # a 5xx that is about us, not the letter
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A letter the SMTP server refused for good: where it is kept now, to whom, and why."""
+
+    outbox: Path
+    path: Path
+    message_id: str
+    recipients: tuple[str, ...]
+    subject: str
+    error: str
 
 
 @dataclass
@@ -31,6 +46,8 @@ class SendReport:
     sent: int = 0
     waiting: int = 0  # left in an outbox for a later pass (back-off, or the server is down)
     failed: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)  # refused for good (5xx): never retried
+    delivered_to: set[tuple[Path, str]] = field(default_factory=set)  # (outbox, address) sent to
 
 
 def pending(outbox: Path) -> list[Path]:
@@ -68,6 +85,9 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
             if ledger.was_sent(message_id):  # sent, then crashed before the rename: finish the rename only
                 _mark_sent(outbox, path)
                 continue
+            if ledger.send_refused(message_id):  # refused for good, then crashed before the move
+                _mark_failed(outbox, path)
+                continue
             if not ledger.send_due(message_id, now):
                 report.waiting += 1
                 continue
@@ -77,6 +97,14 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
                     client = _connect(account)
                 refused = client.sendmail(sender, recipients, CRLF.sub(b"\r\n", raw))
             except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
+                if _permanent(exc):
+                    subject = str(headers.get("Subject", ""))
+                    refusal = Refusal(outbox, path, message_id, tuple(recipients), subject, _describe(exc))
+                    with ledger.transaction():
+                        ledger.send_failed_for_good(message_id, refusal.error, now)
+                    refusal = replace(refusal, path=_mark_failed(outbox, path))
+                    report.refused.append(refusal)
+                    continue
                 with ledger.transaction():
                     retry = ledger.send_failed(message_id, str(exc), now)
                 report.failed.append(f"{path.name}: refused by the server ({exc}); retried after {retry:%H:%M} UTC")
@@ -95,6 +123,7 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
                 ledger.send_done(message_id, now)
             _mark_sent(outbox, path)
             report.sent += 1
+            report.delivered_to.update((outbox, address.lower()) for address in recipients if address not in refused)
             if refused:
                 report.failed.append(f"{path.name}: some recipients refused: {', '.join(refused)}")
     finally:
@@ -104,6 +133,44 @@ def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: st
             except (OSError, smtplib.SMTPException):
                 pass
     return report
+
+
+def _permanent(exc: smtplib.SMTPException) -> bool:
+    """Return whether the server refused this letter for good (5xx), not for now (4xx).
+
+    A refusal of our own sender address, or one about relaying or authentication (enhanced
+    status 5.7.x), says the referee's mail set-up is wrong, not the letter: every letter would
+    meet it, so it is retried and reported, and no player is marked unreachable for it."""
+    if isinstance(exc, smtplib.SMTPSenderRefused):
+        return False
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        answers = list(exc.recipients.values())
+    else:
+        answers = [(getattr(exc, "smtp_code", 0), getattr(exc, "smtp_error", b""))]
+    return bool(answers) and all(
+        isinstance(code, int) and 500 <= code < 600 and not SET_UP_PROBLEM.search(_text(message))
+        for code, message in answers
+    )
+
+
+def _describe(exc: smtplib.SMTPException) -> str:
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return "; ".join(
+            f"{address}: {code} {_text(message)}" for address, (code, message) in sorted(exc.recipients.items())
+        )
+    return f"{getattr(exc, 'smtp_code', '?')} {_text(getattr(exc, 'smtp_error', b''))}"
+
+
+def _text(message: bytes | str) -> str:
+    return (message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)).replace("\n", " ")
+
+
+def _mark_failed(outbox: Path, path: Path) -> Path:
+    """Keep a letter refused for good in the outbox's failed/ (for the referee to look at)."""
+    (outbox / "failed").mkdir(exist_ok=True)
+    kept = outbox / "failed" / path.name
+    os.replace(path, kept)
+    return kept
 
 
 def _mark_sent(outbox: Path, path: Path) -> None:

@@ -26,6 +26,7 @@ from referee.protocol.errors import KeyFileError, RefereeError, SignatureError
 
 NAMESPACE_ORDERS = "pbem-orders"
 NAMESPACE_REFEREE = "pbem-referee"
+NAMESPACE_COMMANDS = "pbem-command"  # a player's command file (absent, back, dispute) sent by mail
 
 KEY_TYPES = ("ssh-ed25519", "ecdsa-sha2-nistp256", "ssh-rsa")
 # "ssh-rsa" as a *signature* type means SHA-1, which OpenSSH itself refuses for SSHSIG.

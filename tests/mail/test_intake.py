@@ -160,7 +160,9 @@ def test_a_huge_attachment_is_kept_by_its_header_and_answered(mail_world: MailWo
     assert len(mail_world.folder("Rejected")) == 1
 
 
-def test_orders_signed_by_an_unknown_key_are_refused_to_the_sender(mail_world: MailWorld) -> None:
+def test_orders_signed_by_an_unknown_key_are_refused_to_the_player_and_briefly_to_the_sender(
+    mail_world: MailWorld,
+) -> None:
     raw = mail_world.order("alice", 1, ROLL)
     from referee.protocol.signatures import generate_keypair
 
@@ -174,7 +176,9 @@ def test_orders_signed_by_an_unknown_key_are_refused_to_the_sender(mail_world: M
     assert report.ok
     (reply,) = mail_world.smtp.letters_to("mallory@example.net")
     assert "REFUSED" in reply["Subject"]
-    assert mail_world.letters("alice") == []
+    assert not list(reply.iter_attachments()) and len(reply.as_bytes()) < 2 * len(mail)  # no amplification
+    (told,) = mail_world.letters("alice")
+    assert "REFUSED" in told["Subject"] and "mallory@example.net" in told.get_body(("plain",)).get_content()
     assert status(mail_world.game_dirs[GAME_ID])["received"] == []
     assert len(mail_world.folder("Rejected")) == 1
 
@@ -252,7 +256,8 @@ def test_a_dispute_by_mail_is_recorded_alerted_and_its_resolution_goes_to_everyo
         mail_world.deliver(mail_world.orders_mail(player, mail_world.order(player, 1, ROLL)))
     mail_world.run()
     mail_world.smtp.clear()
-    mail_world.deliver(mail_world.text_mail("bob@example.org", "dispute roll/alice/scout far too lucky"))
+    dispute = mail_world.command_file("bob", "dispute roll/alice/scout far too lucky")
+    mail_world.deliver(mail_world.command_mail("bob", dispute))
 
     mail_world.run()
 

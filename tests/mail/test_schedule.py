@@ -79,7 +79,8 @@ def test_most_orders_missing_holds_the_phase(mail_world: MailWorld) -> None:
 def test_a_declared_absence_lets_the_phase_go_on_without_the_player(mail_world: MailWorld) -> None:
     game, _ = scheduled(mail_world, "default")
     until = (date.today() + timedelta(days=10)).isoformat()
-    mail_world.deliver(mail_world.text_mail("carol@example.org", f"absent sched until {until}"))
+    absent = mail_world.command_file("carol", f"absent until {until}", game="sched")
+    mail_world.deliver(mail_world.command_mail("carol", absent))
     mail_world.run()
     assert any("absence recorded" in s for s in subjects(mail_world, "carol@example.org"))
 
@@ -89,7 +90,7 @@ def test_a_declared_absence_lets_the_phase_go_on_without_the_player(mail_world: 
 
     assert any("adjudicated turn 1 round (complete, default orders for carol)" in line for line in report.games)
 
-    mail_world.deliver(mail_world.text_mail("carol@example.org", "back sched"))
+    mail_world.deliver(mail_world.command_mail("carol", mail_world.command_file("carol", "back", game="sched")))
     mail_world.run()
     send(mail_world, "alice", turn=2)
     send(mail_world, "bob", turn=2)

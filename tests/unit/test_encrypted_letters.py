@@ -26,6 +26,7 @@ from referee.game.engine import adjudicate, init_game
 from referee.mail.commands import run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home
+from referee.mail.ledger import Ledger
 from referee.mail.message import read_message
 from referee.protocol.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
 
@@ -272,7 +273,11 @@ def command_mail(sender: str, body: str) -> bytes:
 
 def ask_for_report(home: Home, player: str) -> EmailMessage:
     incoming = read_message(command_mail(f"{player}@example.org", "report"), REFEREE)
-    answer = run_command(home, home.load_config(), Directory.load(home), incoming, datetime.now(UTC))
+    ledger = Ledger(home.ledger_path)
+    try:
+        answer = run_command(home, home.load_config(), Directory.load(home), incoming, datetime.now(UTC), ledger)
+    finally:
+        ledger.close()
     assert answer.destination == "processed", answer
     (letter,) = letters_in(home.outbox, player)
     return letter
