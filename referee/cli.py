@@ -216,11 +216,10 @@ def preview(gamedir: Path, force: bool) -> None:
     from referee.game.preview import preview as run_preview
 
     result = run_preview(gamedir, force)
-    for report in result.adjudication.reports:
-        click.echo(f"===== {report.name} =====")
-        click.echo(report.read_text(encoding="utf-8"))
+    for name, text in result.reports:
+        click.echo(f"===== {name} =====")
+        click.echo(text)
     click.echo(f"preview of turn {result.adjudication.phase.ident}: nothing in {gamedir} changed, nothing was sent")
-    click.echo(f"the scratch game, with every report and the record: {result.scratch}")
 
 
 @cli.command()

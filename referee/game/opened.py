@@ -34,6 +34,7 @@ class Game:
     def open(cls, path: Path) -> Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
+        game_dir.db  # noqa: B018 - opening the journal checks it: a lost or damaged one is refused here
         data = load_strict(game_dir.config.read_text(encoding="utf-8"))
         config = parse_config(data, game_dir.path, str(game_dir.config))
         return cls(game_dir, config, find_game(config.module))

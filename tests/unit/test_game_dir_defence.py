@@ -1,0 +1,79 @@
+"""The game directory defends itself (issue 14): a lost, emptied or cut journal is refused, never
+made afresh; what defines the game in game.yaml is pinned at init; the referee's key must be
+private and match referee.pub; the directory is private."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from referee.errors import StateError
+from referee.game.audit import audit
+from referee.game.status import status
+
+
+@pytest.fixture
+def game(make_game, tmp_path: Path):  # type: ignore[no-untyped-def]
+    game = make_game(tmp_path)
+    for player in game.players:
+        game.submit(player, 1, "note: hi")
+    return game
+
+
+def without_journal_sidecars(path: Path) -> None:
+    for sidecar in ("journal.sqlite-wal", "journal.sqlite-shm"):
+        (path / sidecar).unlink(missing_ok=True)
+
+
+def test_an_emptied_journal_is_refused_not_made_afresh(game) -> None:  # type: ignore[no-untyped-def]
+    (game.dir / "journal.sqlite").write_bytes(b"")
+    without_journal_sidecars(game.dir)
+    with pytest.raises(StateError) as refused:
+        audit(game.dir)
+    assert "is empty" in refused.value.message and "state(s)" in refused.value.message
+    assert any("from a backup" in hint for hint in refused.value.hints)
+    assert (game.dir / "journal.sqlite").stat().st_size == 0  # not re-created
+
+
+def test_a_missing_journal_beside_the_game_files_is_refused(game) -> None:  # type: ignore[no-untyped-def]
+    (game.dir / "journal.sqlite").unlink()
+    without_journal_sidecars(game.dir)
+    with pytest.raises(StateError) as refused:
+        status(game.dir)
+    assert "is missing" in refused.value.message and "letters in mail/" in refused.value.message
+    assert not (game.dir / "journal.sqlite").exists()
+
+
+def test_a_truncated_journal_is_refused(game) -> None:  # type: ignore[no-untyped-def]
+    from referee.game.journal import GameDir
+
+    journal = GameDir(game.dir)
+    journal.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    journal.close()
+    path = game.dir / "journal.sqlite"
+    os.truncate(path, path.stat().st_size // 2)
+    with pytest.raises(StateError) as refused:
+        status(game.dir)
+    assert "is damaged" in refused.value.message and "header says" in refused.value.message
+
+
+def test_a_journal_that_is_not_sqlite_is_refused(game) -> None:  # type: ignore[no-untyped-def]
+    (game.dir / "journal.sqlite").write_bytes(b"not a database at all\n" * 10)
+    without_journal_sidecars(game.dir)
+    with pytest.raises(StateError, match="is damaged"):
+        status(game.dir)
+
+
+def test_a_journal_with_its_tables_dropped_is_refused(game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    shutil.copy(game.dir / "journal.sqlite", tmp_path / "keep.sqlite")
+    db = sqlite3.connect(game.dir / "journal.sqlite")
+    db.execute("DELETE FROM meta")
+    db.commit()
+    db.close()
+    with pytest.raises(StateError, match="names no game"):
+        status(game.dir)
