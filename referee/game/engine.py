@@ -62,6 +62,7 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
     state = module.setup(scenario, names, config.module_options())
     config = GameConfig(**{**config.__dict__, "scenario": scenario})
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)  # an existing empty folder keeps its mode otherwise: the key and seeds live here
     game_dir = GameDir(path).allow_create()
     generate_keypair(game_dir.key, comment=f"referee@{config.game}")
     os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub

@@ -4,12 +4,13 @@ schedule and its letterhead; and how commands name one of its phases (TURN/PHASE
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from referee.errors import RefereeError
+from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
 from referee.game.config import GameConfig, parse_config
 from referee.game.deadlines import Schedule
@@ -18,7 +19,13 @@ from referee.game.registry import find_game
 from referee.kit.contract import GameModule
 from referee.letters.post import Letterhead
 from referee.protocol.hidden import game_commitment
-from referee.protocol.signatures import NAMESPACE_REFEREE, load_private_key, sign
+from referee.protocol.signatures import (
+    NAMESPACE_REFEREE,
+    load_private_key,
+    load_public_key_file,
+    public_key_of,
+    sign,
+)
 from referee.protocol.yamlsafe import load_strict
 
 
@@ -58,7 +65,30 @@ class Game:
 
     @cached_property
     def _private_key(self) -> Any:
-        return load_private_key(self.dir.key)
+        """The referee's signing key, once it is known to be private and to match referee.pub."""
+        path = self.dir.key
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o600  # load_private_key says the key is missing, and how to make one
+        if mode & 0o077:
+            raise KeyFileError(
+                f"the referee's key {path} can be read by others (mode {mode:04o}): the referee will not sign "
+                "with a key that may have been copied",
+                hints=(f"make it private: chmod 600 {path}", "if others may have copied it, start a new game"),
+            )
+        key = load_private_key(path)
+        public = load_public_key_file(self.dir.public_key)
+        if public_key_of(key) != public:
+            raise KeyFileError(
+                f"the referee's key {path} does not match {self.dir.public_key} ({public.fingerprint}): "
+                "the players check every letter against referee.pub, so nothing signed with it would verify",
+                hints=(
+                    f"restore the key pair of this game (both files) from a backup of {self.dir.path}",
+                    f"`ssh-keygen -y -f {path}` prints the public key that matches the private one",
+                ),
+            )
+        return key
 
     def sign(self, data: bytes) -> str:
         """Return the referee's `pbem-referee` signature of `data`."""

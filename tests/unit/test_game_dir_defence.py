@@ -77,3 +77,37 @@ def test_a_journal_with_its_tables_dropped_is_refused(game, tmp_path: Path) -> N
     db.close()
     with pytest.raises(StateError, match="names no game"):
         status(game.dir)
+
+
+def test_a_referee_key_others_can_read_is_refused_with_the_chmod(game) -> None:  # type: ignore[no-untyped-def]
+    from referee.errors import KeyFileError
+    from referee.game.engine import adjudicate
+
+    key = game.dir / "referee.key"
+    key.chmod(0o644)
+    with pytest.raises(KeyFileError) as refused:
+        adjudicate(game.dir)
+    assert "mode 0644" in refused.value.message
+    assert f"chmod 600 {key}" in refused.value.hints[0]
+    assert status(game.dir)["turn"] == 1  # nothing was adjudicated
+    key.chmod(0o600)
+    adjudicate(game.dir)
+
+
+def test_a_referee_key_that_does_not_match_referee_pub_is_refused(game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from referee.errors import KeyFileError
+    from referee.game.engine import adjudicate
+    from referee.protocol.signatures import generate_keypair
+
+    generate_keypair(tmp_path / "other", comment="someone else")
+    shutil.copy(tmp_path / "other", game.dir / "referee.key")
+    with pytest.raises(KeyFileError, match="does not match"):
+        adjudicate(game.dir)
+    assert status(game.dir)["turn"] == 1
+
+
+def test_init_into_an_existing_open_folder_makes_it_private(make_game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "game").mkdir(mode=0o755)
+    (tmp_path / "game").chmod(0o755)
+    game = make_game(tmp_path)
+    assert game.dir.stat().st_mode & 0o777 == 0o700
