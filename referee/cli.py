@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from referee import __version__
-from referee.errors import RefereeError
+from referee.errors import RefereeError, system_error
+from referee.protocol.display import printable
 
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
 # that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
@@ -560,13 +562,20 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except RefereeError as exc:
-        click.echo(f"referee: error: {exc.message}", err=True)
-        for problem in getattr(exc, "problems", []):
-            click.echo(f"referee:   - {problem}", err=True)
-        for hint in exc.hints:
-            click.echo(f"referee: hint: {hint}", err=True)
-        sys.exit(exc.exit_code)
+        _show_error(exc)
+    except (OSError, sqlite3.Error) as exc:  # a read-only or full disk, a permission: one line and a hint
+        _show_error(system_error(exc))
     except KeyboardInterrupt:
         sys.exit(130)
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _show_error(exc: RefereeError) -> NoReturn:
+    """Print an error, its problems and hints (player text among them, made safe), and exit."""
+    click.echo(f"referee: error: {printable(exc.message)}", err=True)
+    for problem in getattr(exc, "problems", []):
+        click.echo(f"referee:   - {printable(str(problem))}", err=True)
+    for hint in exc.hints:
+        click.echo(f"referee: hint: {printable(hint)}", err=True)
+    sys.exit(exc.exit_code)

@@ -93,7 +93,9 @@ def load_config_file(path: Path) -> GameConfig:
     try:
         data = load_strict(text)
     except StrictYAMLError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(
+            f"{path}: {exc}", hints=("correct the YAML at that place (a backup or `git diff` shows what changed)",)
+        ) from None
     return parse_config(data, Path(path).parent, str(path))
 
 

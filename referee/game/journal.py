@@ -256,7 +256,14 @@ class GameDir:
         return db
 
     def _check_not_truncated(self) -> None:
-        """Refuse a journal file shorter than its own header says (cut by a copy or a full disk)."""
+        """Refuse a journal file shorter than its own header says (cut by a copy or a full disk).
+
+        With a write-ahead log beside it the file may be short for a while (a checkpoint cut off
+        by a full disk): SQLite completes it from the log, so only a journal without one is judged.
+        """
+        wal = self.journal_path.with_name(self.journal_path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return
         with open(self.journal_path, "rb") as handle:
             header = handle.read(100)
         if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):

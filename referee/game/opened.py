@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
-from referee.game.config import GameConfig, parse_config
+from referee.game.config import GameConfig, load_config_file
 from referee.game.deadlines import Schedule
 from referee.game.journal import GameDir
 from referee.game.registry import find_game
@@ -26,7 +26,6 @@ from referee.protocol.signatures import (
     public_key_of,
     sign,
 )
-from referee.protocol.yamlsafe import load_strict
 
 
 @dataclass
@@ -42,8 +41,7 @@ class Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
         game_dir.db  # noqa: B018 - opening the journal checks it: a lost or damaged one is refused here
-        data = load_strict(game_dir.config.read_text(encoding="utf-8"))
-        config = parse_config(data, game_dir.path, str(game_dir.config))
+        config = load_config_file(game_dir.config)  # a YAML error names the file, line and column
         return cls(game_dir, config, find_game(config.module))
 
     @cached_property

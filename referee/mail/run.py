@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.errors import RefereeError
+from referee.errors import RefereeError, system_error
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
 from referee.game.engine import adjudicate
@@ -34,6 +35,7 @@ from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, mo
 from referee.mail.ledger import Ledger
 from referee.mail.replies import alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
+from referee.protocol.display import printable
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
 
@@ -116,13 +118,21 @@ def run_pass(
                 try:
                     report.games += tend_game(home, config, directory, game, path, moment)
                 except RefereeError as exc:
-                    report.errors.append(f"{game}: {exc.message}")
+                    report.errors.append(f"{game}: {_one_line(exc)}")
+                except (OSError, sqlite3.Error) as exc:  # a full or read-only disk: this game waits, the others go on
+                    report.errors.append(f"{game}: {_one_line(system_error(exc))}")
             if mail and config.smtp is not None:
                 outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
                 report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
         finally:
             ledger.close()
     return report
+
+
+def _one_line(error: RefereeError) -> str:
+    """An error as one line of the pass's report, with its first hint (what to do)."""
+    hint = f" (hint: {error.hints[0]})" if error.hints else ""
+    return printable(f"{error.message}{hint}")
 
 
 def _intake(
