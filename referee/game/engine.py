@@ -22,6 +22,7 @@ from referee.game.announce import post_ack
 from referee.game.config import GameConfig, config_yaml, load_config_file
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game, parse_expect
+from referee.game.pinning import pin
 from referee.game.registry import find_game
 from referee.game.results import Adjudication, Receipt
 from referee.game.states import wrap_state
@@ -72,6 +73,7 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
         game_dir.set_meta(
             "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
         )
+        pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
         game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         raw = wrap_state(game, state, module.phase(state), None)
         open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())

@@ -365,6 +365,11 @@ class GameDir:
         """Store a meta value."""
         self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def keep_meta(self, key: str, value: str) -> str:
+        """Store a meta value unless the key has one already; return the value stored (the first)."""
+        self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        return str(self.get_meta(key))
+
     # -- states -----------------------------------------------------------------------
 
     def save_state(self, state: Any) -> str:

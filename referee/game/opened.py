@@ -4,6 +4,7 @@ schedule and its letterhead; and how commands name one of its phases (TURN/PHASE
 
 from __future__ import annotations
 
+import json
 import stat
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,7 +15,8 @@ from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
 from referee.game.config import GameConfig, load_config_file
 from referee.game.deadlines import Schedule
-from referee.game.journal import GameDir
+from referee.game.journal import GameDir, OpenPhase
+from referee.game.pinning import check_pinned, pin
 from referee.game.registry import find_game
 from referee.kit.contract import GameModule
 from referee.letters.post import Letterhead
@@ -42,7 +44,13 @@ class Game:
         game_dir = GameDir(path).require()
         game_dir.db  # noqa: B018 - opening the journal checks it: a lost or damaged one is refused here
         config = load_config_file(game_dir.config)  # a YAML error names the file, line and column
-        return cls(game_dir, config, find_game(config.module))
+        check_pinned(game_dir, config)
+        game = cls(game_dir, config, find_game(config.module))
+        if pin(game_dir, config):  # a game made before the pin: pinned as it stands, on first open
+            for phase in game_dir.phases():
+                if any((game_dir.mail / phase.folder).glob("*.notice.txt")):
+                    game.keep_notice_deadline(phase)
+        return game
 
     @cached_property
     def referee_key_line(self) -> str:
@@ -60,6 +68,20 @@ class Game:
         """The game's schedule: its game.yaml `schedule:` over its referee home's defaults (a game
         directory in HOME/games/ has a home); read once per command, not once per letter."""
         return game_schedule(self.config, home_defaults(self.dir.path))
+
+    def keep_notice_deadline(self, phase: OpenPhase) -> None:
+        """Record in the journal the deadline rule the phase's notices state (the first time only),
+        so that a later change of the schedule or of the home's defaults changes no notice sent."""
+        self.dir.keep_meta(_deadline_key(phase), json.dumps(self.schedule.rule(phase.phase)))
+
+    def notice_deadline(self, phase: OpenPhase) -> str | None:
+        """Return the deadline rule the phase's notices state: the one recorded when they were
+        written, or (for a phase being opened) the rule of the schedule in force now."""
+        recorded = self.dir.get_meta(_deadline_key(phase))
+        if recorded is None:
+            return self.schedule.rule(phase.phase)
+        rule = json.loads(recorded)
+        return rule if isinstance(rule, str) else None
 
     @cached_property
     def _private_key(self) -> Any:
@@ -111,6 +133,10 @@ class Game:
     def envelope(self, digest: str) -> dict[str, Any]:
         """Return the stored state with this hash (the core's envelope around the module's state)."""
         return self.dir.load_state(digest)
+
+
+def _deadline_key(phase: OpenPhase) -> str:
+    return f"notice.deadline:{phase.folder}"
 
 
 def parse_expect(text: str) -> tuple[int, str]:

@@ -135,7 +135,7 @@ def test_a_read_only_game_in_a_pass_is_one_failed_line_and_the_next_pass_finishe
     assert "test-game:" in failed and "read-only" in failed and "hint:" in failed, failed
     again = referee("run", "--home", home.path, "--no-mail")
     assert again.returncode == 0, again
-    assert status(folder)["turn"] == 2
+    assert status(folder)["turn"] == 2 and audit(folder).ok  # the home's defaults changed its schedule
 
 
 def test_a_game_that_lost_its_journal_fails_the_pass_with_how_to_restore_it(make_game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
