@@ -50,7 +50,7 @@ def preview(path: Path, force: bool = False, scratch_root: Path | None = None) -
                 game_dir.db.backup(copy)
             game_dir.close()
         result = adjudicate(scratch, force=force)
-        reports = [(report.name, report.read_text(encoding="utf-8")) for report in result.reports]
+        reports = [(report.name, report.read_bytes().decode("utf-8")) for report in result.reports]
         return Preview(result, reports, result.record.read_bytes())
     finally:
         shutil.rmtree(scratch_folder, ignore_errors=True)

@@ -151,3 +151,16 @@ def test_a_game_that_lost_its_journal_fails_the_pass_with_how_to_restore_it(make
     assert passed.returncode == 1 and "Traceback" not in passed.stderr, passed
     assert "journal" in passed.stdout and "from a backup" in passed.stdout, passed.stdout
     assert not (home.games_dir / "test-game" / "journal.sqlite").exists()
+
+
+def test_player_text_reaches_the_terminal_with_its_escapes_spelled_out(make_game, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    game = make_game(tmp_path)
+    purpose = '"\\e[2J\\e]0;pwned\\a\\u202eevil\\r"'  # YAML escapes: ESC, BEL, a bidi override, CR
+    for player in game.players:
+        game.submit(player, 1, "rolls:\n  - {label: charge, table: morale, purpose: " + purpose + "}\n")
+    shown = referee("preview", game.dir)
+    assert shown.returncode == 0, shown.stderr
+    assert "\\x1b[2J" in shown.stdout and "\\u202eevil\\r" in shown.stdout
+    assert not any(char in shown.stdout for char in "\x1b\x07\u202e\r")
+    explained = referee("dispute", "list", game.dir)
+    assert explained.returncode == 0
