@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from referee import __version__
-from referee.errors import RefereeError
+from referee.errors import RefereeError, system_error
+from referee.protocol.display import printable
 
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
 # that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
@@ -45,8 +47,8 @@ def keygen(keyfile: Path, comment: str) -> None:
     from referee.protocol.signatures import generate_keypair
 
     key = generate_keypair(keyfile, comment)
-    click.echo(f"wrote {keyfile} and {keyfile}.pub ({key.fingerprint})")
-    click.echo(f"register this public key line with the referee:\n{key.line()}")
+    _say(f"wrote {keyfile} and {keyfile}.pub ({key.fingerprint})")
+    _say(f"register this public key line with the referee:\n{key.line()}")
 
 
 @cli.command()
@@ -72,7 +74,7 @@ def sign(orderfile: Path, keyfile: Path) -> None:
     from referee.signing import sign_order_file
 
     signature_path = sign_order_file(orderfile, keyfile, _passphrase)
-    click.echo(f"signed {orderfile}: send it with {signature_path}")
+    _say(f"signed {orderfile}: send it with {signature_path}")
 
 
 def _passphrase() -> bytes:
@@ -104,7 +106,7 @@ def init(gamedir: Path, config_file: Path) -> None:
     from referee.game.engine import init_game
     from referee.game.status import status_text
 
-    click.echo(status_text(init_game(gamedir, config_file)), nl=False)
+    _say(status_text(init_game(gamedir, config_file)), nl=False)
 
 
 @cli.command()
@@ -134,7 +136,7 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
 
 def _show_receipt(receipt: Any, orderfile: Path) -> None:
     """Print the acknowledgement; a refusal then fails the command (exit 1)."""
-    click.echo(receipt.letter.read_text(encoding="utf-8") if receipt.letter else "", nl=False)
+    _say(receipt.letter.read_bytes().decode("utf-8") if receipt.letter else "", nl=False)
     if not receipt.accepted:
         raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
 
@@ -176,15 +178,15 @@ def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
     from referee.game.engine import adjudicate as run
 
     result = run(gamedir, expect, force)
-    click.echo(
+    _say(
         f"adjudicated turn {result.phase.turn} '{result.phase.phase}': {result.rolls} roll(s), "
         f"{len(result.events)} event(s)"
     )
     if result.defaulted:
-        click.echo(f"default orders used for: {', '.join(result.defaulted)}")
-    click.echo(f"record: {result.record}")
-    click.echo(f"reports: {result.reports[0].parent if result.reports else 'none'}")
-    click.echo(f"next: {result.next_phase or 'the game is over'}")
+        _say(f"default orders used for: {', '.join(result.defaulted)}")
+    _say(f"record: {result.record}")
+    _say(f"reports: {result.reports[0].parent if result.reports else 'none'}")
+    _say(f"next: {result.next_phase or 'the game is over'}")
 
 
 @cli.command()
@@ -201,7 +203,7 @@ def status(gamedir: Path, as_json: bool) -> None:
     from referee.game.status import status_text
 
     info = read_status(gamedir)
-    click.echo(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
+    _say(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
 
 
 @cli.command()
@@ -217,11 +219,10 @@ def preview(gamedir: Path, force: bool) -> None:
     from referee.game.preview import preview as run_preview
 
     result = run_preview(gamedir, force)
-    for report in result.adjudication.reports:
-        click.echo(f"===== {report.name} =====")
-        click.echo(report.read_text(encoding="utf-8"))
-    click.echo(f"preview of turn {result.adjudication.phase.ident}: nothing in {gamedir} changed, nothing was sent")
-    click.echo(f"the scratch game, with every report and the record: {result.scratch}")
+    for name, text in result.reports:
+        _say(f"===== {name} =====")
+        _say(text)
+    _say(f"preview of turn {result.adjudication.phase.ident}: nothing in {gamedir} changed, nothing was sent")
 
 
 @cli.command()
@@ -248,11 +249,9 @@ def verify(gamedir: Path, final: bool) -> None:
     if not report.ok:
         raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
-    click.echo(
-        f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
-    )
+    _say(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}")
     if report.openings or report.hidden_proven:
-        click.echo(
+        _say(
             f"hidden draws: {report.openings} public opening(s) checked against their commitments, "
             f"{report.hidden_proven} draw(s) proven from what was revealed"
         )
@@ -262,7 +261,7 @@ def verify(gamedir: Path, final: bool) -> None:
             "each the round promised before its phase's orders closed (check the chain hash is the one you expect)"
         )
     if report.final:
-        click.echo("final: the revealed game secret proves every hidden draw of the game")
+        _say("final: the revealed game secret proves every hidden draw of the game")
 
 
 @cli.command()
@@ -285,7 +284,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
     if not patterns and not final:
         raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
     target = run_reveal(gamedir, patterns, final)
-    click.echo(f"revealed: {target} (sent to every player)")
+    _say(f"revealed: {target} (sent to every player)")
 
 
 @cli.command()
@@ -303,7 +302,7 @@ def explain(gamedir: Path, label: str, phase: str | None) -> None:
     """
     from referee.game.explain import explain as explain_roll
 
-    click.echo(explain_roll(gamedir, label, phase), nl=False)
+    _say(explain_roll(gamedir, label, phase), nl=False)
 
 
 @cli.command()
@@ -339,7 +338,7 @@ def override(gamedir: Path, kind: str, target: str, values: tuple[str, ...], rea
         if len(values) != 1:
             raise click.UsageError("order takes PLAYER ORDERFILE")
         order, values = _read_file(Path(values[0])), ()
-    click.echo(override_text(make_override(gamedir, kind, target, values, reason, phase, order)), nl=False)
+    _say(override_text(make_override(gamedir, kind, target, values, reason, phase, order)), nl=False)
 
 
 def _read_file(path: Path) -> bytes:
@@ -368,7 +367,7 @@ def rollback(gamedir: Path, phase: str, reason: str, stay: bool) -> None:
     from referee.game.rollback import rollback as run_rollback
     from referee.game.rollback import rollback_text
 
-    click.echo(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay)), nl=False)
+    _say(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay)), nl=False)
 
 
 @cli.command("roll-forward")
@@ -385,7 +384,7 @@ def roll_forward(gamedir: Path) -> None:
     from referee.game.rollback import roll_forward as run_roll_forward
     from referee.game.rollback import roll_forward_text
 
-    click.echo(roll_forward_text(run_roll_forward(gamedir)), nl=False)
+    _say(roll_forward_text(run_roll_forward(gamedir)), nl=False)
 
 
 @cli.command()
@@ -413,7 +412,7 @@ def audit(gamedir: Path) -> None:
         report = run_audit(gamedir)
     if not report.ok:
         raise VerificationError(f"the audit of {gamedir} found a divergence", [str(report.divergence)])
-    click.echo(f"ok: {report.summary()}")
+    _say(f"ok: {report.summary()}")
 
 
 @cli.command()
@@ -455,10 +454,10 @@ def dispute_list(gamedir: Path) -> None:
 
     found = disputes(GameDir(gamedir).require())
     if not found:
-        click.echo("no disputes")
+        _say("no disputes")
     for item in found:
         where = f"roll {item['label']} ({item['record']})" if item.get("record") else f"'{item['label']}'"
-        click.echo(f"#{item['number']}  {item['state']:<10}  {item['player']}: {where}: {item['reason']}")
+        _say(f"#{item['number']}  {item['state']:<10}  {item['player']}: {where}: {item['reason']}")
 
 
 @dispute.command("resolve")
@@ -479,7 +478,7 @@ def dispute_resolve(gamedir: Path, number: int, outcome: str | None, note: str) 
     if outcome is None:
         raise click.UsageError("say how the dispute ends: --upheld or --overridden")
     letters = resolve_dispute(gamedir, number, outcome, note)
-    click.echo(f"dispute #{number} {outcome}: {len(letters)} letter(s) in the outbox")
+    _say(f"dispute #{number} {outcome}: {len(letters)} letter(s) in the outbox")
 
 
 HOME_OPTION = click.option(
@@ -518,9 +517,9 @@ def home_init(home_path: Path | None) -> None:
         referee init ~/referee/games/blenheim --config blenheim.yaml
     """
     config = _home(home_path).create()
-    click.echo(f"home      {config.parent}")
-    click.echo(f"config    {config} (edit it: the mail accounts, your address, the defaults)")
-    click.echo(f"games     create them in {config.parent / 'games'}/NAME with `referee init`")
+    _say(f"home      {config.parent}")
+    _say(f"config    {config} (edit it: the mail accounts, your address, the defaults)")
+    _say(f"games     create them in {config.parent / 'games'}/NAME with `referee init`")
 
 
 @cli.command()
@@ -546,7 +545,7 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
     def show(report: Any) -> None:
         for line in report.lines():
             if not quiet or line.startswith("FAILED"):
-                click.echo(line)
+                _say(line)
 
     if watch:
         watch_home(referee_home, on_pass=show)
@@ -561,19 +560,33 @@ def main() -> None:
     try:
         code = cli.main(standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("referee: aborted", err=True)
+        _say("referee: aborted", err=True)
         sys.exit(1)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except RefereeError as exc:
-        click.echo(f"referee: error: {exc.message}", err=True)
-        for problem in getattr(exc, "problems", []):
-            click.echo(f"referee:   - {problem}", err=True)
-        for hint in exc.hints:
-            click.echo(f"referee: hint: {hint}", err=True)
-        sys.exit(exc.exit_code)
+        _show_error(exc)
+    except (OSError, sqlite3.Error) as exc:  # a read-only or full disk, a permission: one line and a hint
+        _show_error(system_error(exc))
     except KeyboardInterrupt:
         sys.exit(130)
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _say(message: Any = "", nl: bool = True, err: bool = False) -> None:
+    """Print to the terminal: every print goes through here, because player text (notes, purposes,
+    disputes, attachment names, refusals) is among it, and a control or bidi character in it must
+    not rewrite the referee's screen (they are spelled out: \\x1b, \\u202e)."""
+    click.echo(printable(str(message), one_line=False), nl=nl, err=err)
+
+
+def _show_error(exc: RefereeError) -> NoReturn:
+    """Print an error, its problems and hints (player text among them, made safe), and exit."""
+    _say(f"referee: error: {printable(exc.message)}", err=True)
+    for problem in getattr(exc, "problems", []):
+        _say(f"referee:   - {printable(str(problem))}", err=True)
+    for hint in exc.hints:
+        _say(f"referee: hint: {printable(hint)}", err=True)
+    sys.exit(exc.exit_code)

@@ -7,6 +7,9 @@ side. Every layer above the protocol imports its errors from this module.
 
 from __future__ import annotations
 
+import errno
+import sqlite3
+
 from referee.protocol.errors import KeyFileError, OrderRefusedError, RefereeError, SignatureError, VerificationError
 
 __all__ = [
@@ -18,7 +21,9 @@ __all__ = [
     "RefereeError",
     "SignatureError",
     "StateError",
+    "SystemRefusedError",
     "VerificationError",
+    "system_error",
 ]
 
 
@@ -36,3 +41,61 @@ class StateError(RefereeError):
 
 class LockedError(RefereeError):
     """Another referee process is working on the same game."""
+
+
+class SystemRefusedError(RefereeError):
+    """The operating system or SQLite refused: a read-only or full disk, a permission, a damaged file."""
+
+
+def system_error(error: OSError | sqlite3.Error) -> RefereeError:
+    """Return an OS or SQLite error as one line a referee can act on, with a hint.
+
+    Every write is atomic or in a transaction, so after any of these the command can simply be
+    run again once the cause is fixed; the hints say so.
+    """
+    again = "then run the command again: what it left half done is finished, nothing is done twice"
+    if isinstance(error, sqlite3.Error):
+        text = str(error)
+        if "full" in text:
+            return SystemRefusedError(
+                f"the disk is full (SQLite: {text})", hints=(f"free some space ({_df}); {again}",)
+            )
+        if "readonly" in text or "read-only" in text:
+            return SystemRefusedError(
+                f"the journal cannot be written (SQLite: {text})",
+                hints=(f"make the game directory writable again (is the disk mounted read-only?); {again}",),
+            )
+        if "unable to open" in text:
+            return SystemRefusedError(
+                f"the journal cannot be opened (SQLite: {text})",
+                hints=(f"check that the game directory and journal.sqlite belong to you and are writable; {again}",),
+            )
+        if "disk I/O" in text:
+            return SystemRefusedError(
+                f"the journal could not be written (SQLite: {text})",
+                hints=(f"is the disk full, read-only or failing? {_df}; {again}",),
+            )
+        if "locked" in text or "busy" in text:
+            return SystemRefusedError(f"the journal is busy (SQLite: {text})", hints=("wait a moment and try again",))
+        return SystemRefusedError(
+            f"the journal is damaged (SQLite: {text})",
+            hints=("restore journal.sqlite (with its -wal and -shm files) from a backup of the game directory",),
+        )
+    where = f"{error.filename}: " if error.filename else ""
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return SystemRefusedError(f"{where}{reason}: the disk is full", hints=(f"free some space ({_df}); {again}",))
+    if error.errno == errno.EROFS:
+        return SystemRefusedError(
+            f"{where}the file system is read-only",
+            hints=(f"remount it read-write, or move the game directory to a writable disk; {again}",),
+        )
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return SystemRefusedError(
+            f"{where}permission denied",
+            hints=(f"run the referee as the user who owns the game directory, or fix its permissions; {again}",),
+        )
+    return SystemRefusedError(f"{where}{reason}", hints=(again,))
+
+
+_df = "`df -h GAMEDIR` shows how much is left"

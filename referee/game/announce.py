@@ -48,6 +48,7 @@ def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -
 
 def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> None:
     """Announce an open phase to every player: its commitment and, for the active, an order form."""
+    game.keep_notice_deadline(phase)
     for player in game.config.players:
         name = player.name
         context, view_bytes = notice_context(game, phase, spec, state, name)
@@ -84,8 +85,9 @@ def notice_context(
         "entropy_digits": ENTROPY_HEX_DIGITS,
         "view_file": f"{name}.view.yaml",
         "view_sha256": sha256_hex(view_bytes),
-        # A rule, not a moment: the notice reads the same whenever it is written again.
-        "deadline": game.schedule.rule(phase.phase),
+        # A rule, not a moment, and the rule of the schedule in force when the notice was first
+        # written: the notice reads the same whenever it is written again or replayed by the audit.
+        "deadline": game.notice_deadline(phase),
         "beacon": _beacon_promise(game, phase),
     }
     return context, view_bytes

@@ -12,6 +12,7 @@ from referee.game.deadlines import parse_duration, parse_schedule
 from referee.kit.tables import parse_tables
 from referee.letters.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
 from referee.protocol.beacon import CHAIN_FIELDS, BeaconError, Chain
+from referee.protocol.display import printable, shown
 from referee.protocol.orders import NAME_PATTERN
 from referee.protocol.signatures import PublicKey, load_public_key_file, parse_public_key
 from referee.protocol.yamlsafe import StrictYAMLError, dump, load_strict
@@ -21,7 +22,7 @@ BEACON_FIELDS = (*CHAIN_FIELDS, "urls", "window", "timeout")
 DEFAULT_BEACON_WINDOW = "72h"
 DEFAULT_BEACON_TIMEOUT = 10
 PLAYER_FIELDS = ("name", "email", "key", "key_file", "encrypt")
-EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\Z")  # \Z: `$` would let a final line break through
 DEFAULT_REFEREE_EMAIL = "referee@localhost"
 
 
@@ -112,7 +113,9 @@ def load_config_file(path: Path) -> GameConfig:
     try:
         data = load_strict(text)
     except StrictYAMLError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(
+            f"{path}: {exc}", hints=("correct the YAML at that place (a backup or `git diff` shows what changed)",)
+        ) from None
     return parse_config(data, Path(path).parent, str(path))
 
 
@@ -135,7 +138,7 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
         raise ConfigError(f"{source}: 'referee' must be a mapping with 'email' and 'name'")
     referee_email = referee.get("email", DEFAULT_REFEREE_EMAIL)
     if not isinstance(referee_email, str) or not EMAIL.match(referee_email):
-        raise ConfigError(f"{source}: referee.email {referee_email!r} is not an e-mail address")
+        raise ConfigError(f"{source}: referee.email {shown(referee_email)} is not an e-mail address")
     players = _players(data.get("players"), base, source)
     scenario = data.get("scenario")
     if scenario is not None and not isinstance(scenario, str):
@@ -145,12 +148,12 @@ def parse_config(data: Any, base: Path, source: str) -> GameConfig:
     return GameConfig(
         game=game,
         module=module,
-        title=str(data.get("title") or game),
+        title=_one_line(data.get("title") or game, "title", source),
         scenario=scenario,
         options=options,
         tables=_tables(data.get("tables"), base, source),
         referee_email=referee_email,
-        referee_name=str(referee.get("name", "Referee")),
+        referee_name=_one_line(referee.get("name", "Referee"), "referee.name", source),
         players=players,
         schedule=schedule,
         beacon=_beacon(data.get("beacon"), f"{source}: beacon"),
@@ -161,9 +164,22 @@ def _name(data: dict, key: str, source: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not NAME_PATTERN.match(value):
         raise ConfigError(
-            f"{source}: '{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {value!r}"
+            f"{source}: '{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {shown(value)}"
         )
     return value
+
+
+def _one_line(value: Any, key: str, source: str) -> str:
+    """A title or a name that letters print and mail headers carry: one line of text."""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise ConfigError(f"{source}: '{key}' must be a text, got {shown(value)}")
+    text = str(value)
+    if printable(text) != text:
+        raise ConfigError(
+            f"{source}: '{key}' holds a line break or another control character: {shown(text)}",
+            hints=(f"write '{key}' on one line, without control characters",),
+        )
+    return text
 
 
 def _players(entries: Any, base: Path, source: str) -> tuple[Player, ...]:
@@ -177,7 +193,7 @@ def _players(entries: Any, base: Path, source: str) -> tuple[Player, ...]:
         name = _name(entry, "name", where)
         email = entry.get("email")
         if not isinstance(email, str) or not EMAIL.match(email):
-            raise ConfigError(f"{where} ({name}): 'email' {email!r} is not an e-mail address")
+            raise ConfigError(f"{where} ({name}): 'email' {shown(email)} is not an e-mail address")
         try:
             if "key" in entry and isinstance(entry["key"], str):
                 key = parse_public_key(entry["key"])
@@ -203,7 +219,7 @@ def _players(entries: Any, base: Path, source: str) -> tuple[Player, ...]:
 def _encrypt(entry: dict, key: PublicKey, where: str) -> bool:
     encrypt = entry.get("encrypt", False)
     if not isinstance(encrypt, bool):
-        raise ConfigError(f"{where}: 'encrypt' must be true or false, got {encrypt!r}")
+        raise ConfigError(f"{where}: 'encrypt' must be true or false, got {shown(encrypt)}")
     if encrypt and not can_encrypt_to(key):
         raise ConfigError(
             f"{where}: 'encrypt: true', but age cannot encrypt to this player's {key.key_type} key",

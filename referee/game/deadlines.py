@@ -28,6 +28,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from referee.errors import ConfigError
+from referee.protocol.display import shown
 
 POLICIES = ("wait", "default", "absent")
 DEFAULTS: dict[str, Any] = {
@@ -107,7 +108,7 @@ def parse_duration(text: Any, where: str | None) -> timedelta | None:
     if match is None or not any(match.groups()):
         if where is None:
             return None
-        raise ConfigError(f"{where}: {text!r} is not a duration such as 72h, 3d, 1d12h or 90m")
+        raise ConfigError(f"{where}: {shown(text)} is not a duration such as 72h, 3d, 1d12h or 90m")
     days, hours, minutes = (int(group or 0) for group in match.groups())
     return timedelta(days=days, hours=hours, minutes=minutes)
 
@@ -118,7 +119,7 @@ def _weekday_time(text: str, where: str) -> tuple[int, int, int]:
         (i for i, name in enumerate(WEEKDAYS) if name.startswith(match[1]) and len(match[1]) >= 3), None
     )
     if not match or day is None or int(match[2]) > 23 or int(match[3]) > 59:
-        raise ConfigError(f"{where}: {text!r} is neither a duration (72h) nor a weekday and time (sunday 20:00)")
+        raise ConfigError(f"{where}: {shown(text)} is neither a duration (72h) nor a weekday and time (sunday 20:00)")
     return day, int(match[2]), int(match[3])
 
 
@@ -146,7 +147,8 @@ def parse_schedule(data: Any, where: str, defaults: dict[str, Any] | None = None
     try:
         zone = ZoneInfo(str(merged["timezone"]))
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"{where}.timezone {merged['timezone']!r} is not a time zone such as Europe/London") from None
+        zone_name = shown(merged["timezone"])
+        raise ConfigError(f"{where}.timezone {zone_name} is not a time zone such as Europe/London") from None
     raw = merged["deadline"]
     deadlines: dict[str, str | None] = dict(raw) if isinstance(raw, dict) else {"default": raw}
     for phase, text in deadlines.items():
@@ -157,7 +159,7 @@ def parse_schedule(data: Any, where: str, defaults: dict[str, Any] | None = None
         raise ConfigError(f"{where}.reminders must be a list of durations before the deadline, such as [24h, 2h]")
     policy = merged["missed_orders"]
     if policy not in POLICIES:
-        raise ConfigError(f"{where}.missed_orders must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise ConfigError(f"{where}.missed_orders must be one of {', '.join(POLICIES)}, got {shown(policy)}")
     absent_after = merged["absent_after"]
     if not isinstance(absent_after, int) or absent_after < 1:
         raise ConfigError(f"{where}.absent_after must be a whole number of missed phases, at least 1")

@@ -23,6 +23,7 @@ from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game, parse_expect
+from referee.game.pinning import pin
 from referee.game.registry import find_game
 from referee.game.results import Adjudication, Receipt
 from referee.game.states import wrap_state
@@ -63,7 +64,8 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
     state = module.setup(scenario, names, config.module_options())
     config = GameConfig(**{**config.__dict__, "scenario": scenario})
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    game_dir = GameDir(path)
+    os.chmod(path, 0o700)  # an existing empty folder keeps its mode otherwise: the key and seeds live here
+    game_dir = GameDir(path).allow_create()
     generate_keypair(game_dir.key, comment=f"referee@{config.game}")
     os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub
     game = Game(game_dir, config, module)
@@ -72,6 +74,7 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
         game_dir.set_meta(
             "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
         )
+        pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
         game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         raw = wrap_state(game, state, module.phase(state), None)
         open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())

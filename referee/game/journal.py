@@ -195,37 +195,140 @@ class GameDir:
         self._db: sqlite3.Connection | None = None
         self._checked_states: set[str] = set()
         self._hidden_secret: bytes | None = None  # never changes once drawn: read once per command
+        self._may_create = False
 
     def exists(self) -> bool:
         """Return whether this directory holds a game."""
         return self.journal_path.exists()
 
+    def looks_like_a_game(self) -> bool:
+        """Return whether this directory holds a game, or what is left of one (its journal lost)."""
+        return self.exists() or bool(self._game_files())
+
     def require(self) -> GameDir:
-        """Return self, or raise StateError when the directory holds no game."""
+        """Return self, or raise StateError when the directory holds no game (or lost its journal)."""
         if not self.exists():
+            files = self._game_files()
+            if files:
+                raise self._journal_lost("is missing", files)
             raise StateError(
                 f"{self.path} is not a game directory (no journal.sqlite)",
                 hints=("create a game with: referee init GAMEDIR --config game.yaml",),
             )
         return self
 
+    def allow_create(self) -> GameDir:
+        """Let this object create the journal: only `referee init` makes a new game's journal."""
+        self._may_create = True
+        return self
+
     @property
     def db(self) -> sqlite3.Connection:
-        """The journal connection (opened on first use; WAL, synchronous=FULL)."""
+        """The journal connection (opened on first use; WAL, synchronous=FULL).
+
+        The journal is never created here except for `referee init` (`allow_create`): an empty,
+        missing or damaged journal beside a game's files is refused, naming how to restore it,
+        because a new one would silently lose the secret seeds and start the game afresh.
+        """
         if self._db is None:
-            fresh = not self.journal_path.exists()
-            self._db = sqlite3.connect(self.journal_path, isolation_level=None)
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            fresh = not self.journal_path.exists() or self.journal_path.stat().st_size == 0
+            if fresh and not self._may_create:
+                self.require()  # a missing journal: say what is left and how to restore it
+                raise self._journal_lost("is empty", self._game_files())
+            if not fresh:
+                self._check_not_truncated()
+            try:
+                self._db = self._connect(fresh)
+            except sqlite3.DatabaseError as error:
+                self._db = None
+                if isinstance(error, sqlite3.OperationalError) and "locked" not in str(error):
+                    raise
+                raise self._journal_damaged(str(error)) from None
+        return self._db
+
+    def _connect(self, fresh: bool) -> sqlite3.Connection:
+        db = sqlite3.connect(self.journal_path, isolation_level=None)
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
             # A journal already at the current version needs no schema script: opening stays a
             # read, which matters to `referee run` opening every game of a home on each pass.
-            if self._db.execute("PRAGMA user_version").fetchone()[0] != len(MIGRATIONS):
-                self._db.executescript(SCHEMA)
-                _migrate(self._db)
+            if db.execute("PRAGMA user_version").fetchone()[0] != len(MIGRATIONS):
+                if not fresh and db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                    self._refuse_beside_game_files("holds no tables")
+                db.executescript(SCHEMA)
+                _migrate(db)
             if fresh:
                 os.chmod(self.journal_path, 0o600)
-        return self._db
+            elif not self._may_create and db.execute("SELECT 1 FROM meta WHERE key = 'game'").fetchone() is None:
+                self._refuse_beside_game_files("names no game")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _check_not_truncated(self) -> None:
+        """Refuse a journal file shorter than its own header says (cut by a copy or a full disk).
+
+        With a write-ahead log beside it the file may be short for a while (a checkpoint cut off
+        by a full disk): SQLite completes it from the log, so only a journal without one is judged.
+        """
+        wal = self.journal_path.with_name(self.journal_path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return
+        with open(self.journal_path, "rb") as handle:
+            header = handle.read(100)
+        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+            raise self._journal_damaged("it is not an SQLite database")
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        # The page count is valid only when the file's change counter matches (SQLite >= 3.7).
+        if header[24:28] == header[92:96] and pages and self.journal_path.stat().st_size < pages * page_size:
+            raise self._journal_damaged(
+                f"it is {self.journal_path.stat().st_size} bytes long, but its header says {pages * page_size}"
+            )
+
+    def _refuse_beside_game_files(self, how: str) -> None:
+        files = self._game_files()
+        if files:
+            raise self._journal_lost(how, files)
+
+    def _game_files(self) -> list[str]:
+        """Say what of a game the directory holds besides its journal ('3 record(s)', ...)."""
+        found = []
+        for folder, what in ((self.records, "record(s)"), (self.states, "state(s)")):
+            count = sum(1 for _ in folder.glob("*.json")) if folder.is_dir() else 0
+            if count:
+                found.append(f"{count} {what}")
+        if self.orders.is_dir() and any(self.orders.iterdir()):
+            found.append("order files in orders/")
+        if self.mail.is_dir() and any(self.mail.iterdir()):
+            found.append("letters in mail/")
+        return found
+
+    def _journal_lost(self, how: str, files: list[str]) -> StateError:
+        beside = f"; the directory holds {', '.join(files)}" if files else ""
+        return StateError(
+            f"the journal {self.journal_path} {how}{beside}: it was lost or emptied, and the referee will "
+            "not start the game afresh (that would lose its secret seeds and its hidden secret)",
+            hints=(
+                f"restore journal.sqlite (with journal.sqlite-wal and journal.sqlite-shm if the backup has them) "
+                f"into {self.path} from a backup of the game directory",
+                f"the public records can still be checked without it: referee verify {self.path}",
+            ),
+        )
+
+    def _journal_damaged(self, why: str) -> StateError:
+        return StateError(
+            f"the journal {self.journal_path} is damaged: {why}",
+            hints=(
+                f"restore journal.sqlite (with journal.sqlite-wal and journal.sqlite-shm if the backup has them) "
+                f"into {self.path} from a backup of the game directory",
+                f"`sqlite3 {self.journal_path} .recover` may save what is left; keep a copy of the damaged file",
+            ),
+        )
 
     def close(self) -> None:
         """Close the journal connection."""
@@ -274,6 +377,11 @@ class GameDir:
     def set_meta(self, key: str, value: str) -> None:
         """Store a meta value."""
         self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def keep_meta(self, key: str, value: str) -> str:
+        """Store a meta value unless the key has one already; return the value stored (the first)."""
+        self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        return str(self.get_meta(key))
 
     # -- states -----------------------------------------------------------------------
 

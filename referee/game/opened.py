@@ -4,23 +4,31 @@ schedule and its letterhead; and how commands name one of its phases (TURN/PHASE
 
 from __future__ import annotations
 
+import json
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from referee.errors import RefereeError
+from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
-from referee.game.config import GameConfig, parse_config
+from referee.game.config import GameConfig, load_config_file
 from referee.game.deadlines import Schedule
-from referee.game.journal import GameDir
+from referee.game.journal import GameDir, OpenPhase
+from referee.game.pinning import check_pinned, pin
 from referee.game.registry import find_game
 from referee.game.unreachable import unreachable_players
 from referee.kit.contract import GameModule
 from referee.letters.post import Letterhead
 from referee.protocol.hidden import game_commitment
-from referee.protocol.signatures import NAMESPACE_REFEREE, load_private_key, sign
-from referee.protocol.yamlsafe import load_strict
+from referee.protocol.signatures import (
+    NAMESPACE_REFEREE,
+    load_private_key,
+    load_public_key_file,
+    public_key_of,
+    sign,
+)
 
 
 @dataclass
@@ -35,9 +43,15 @@ class Game:
     def open(cls, path: Path) -> Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
-        data = load_strict(game_dir.config.read_text(encoding="utf-8"))
-        config = parse_config(data, game_dir.path, str(game_dir.config))
-        return cls(game_dir, config, find_game(config.module))
+        game_dir.db  # noqa: B018 - opening the journal checks it: a lost or damaged one is refused here
+        config = load_config_file(game_dir.config)  # a YAML error names the file, line and column
+        check_pinned(game_dir, config)
+        game = cls(game_dir, config, find_game(config.module))
+        if pin(game_dir, config):  # a game made before the pin: pinned as it stands, on first open
+            for phase in game_dir.phases():
+                if any((game_dir.mail / phase.folder).glob("*.notice.txt")):
+                    game.keep_notice_deadline(phase)
+        return game
 
     @cached_property
     def referee_key_line(self) -> str:
@@ -56,9 +70,46 @@ class Game:
         directory in HOME/games/ has a home); read once per command, not once per letter."""
         return game_schedule(self.config, home_defaults(self.dir.path))
 
+    def keep_notice_deadline(self, phase: OpenPhase) -> None:
+        """Record in the journal the deadline rule the phase's notices state (the first time only),
+        so that a later change of the schedule or of the home's defaults changes no notice sent."""
+        self.dir.keep_meta(_deadline_key(phase), json.dumps(self.schedule.rule(phase.phase)))
+
+    def notice_deadline(self, phase: OpenPhase) -> str | None:
+        """Return the deadline rule the phase's notices state: the one recorded when they were
+        written, or (for a phase being opened) the rule of the schedule in force now."""
+        recorded = self.dir.get_meta(_deadline_key(phase))
+        if recorded is None:
+            return self.schedule.rule(phase.phase)
+        rule = json.loads(recorded)
+        return rule if isinstance(rule, str) else None
+
     @cached_property
     def _private_key(self) -> Any:
-        return load_private_key(self.dir.key)
+        """The referee's signing key, once it is known to be private and to match referee.pub."""
+        path = self.dir.key
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o600  # load_private_key says the key is missing, and how to make one
+        if mode & 0o077:
+            raise KeyFileError(
+                f"the referee's key {path} can be read by others (mode {mode:04o}): the referee will not sign "
+                "with a key that may have been copied",
+                hints=(f"make it private: chmod 600 {path}", "if others may have copied it, start a new game"),
+            )
+        key = load_private_key(path)
+        public = load_public_key_file(self.dir.public_key)
+        if public_key_of(key) != public:
+            raise KeyFileError(
+                f"the referee's key {path} does not match {self.dir.public_key} ({public.fingerprint}): "
+                "the players check every letter against referee.pub, so nothing signed with it would verify",
+                hints=(
+                    f"restore the key pair of this game (both files) from a backup of {self.dir.path}",
+                    f"`ssh-keygen -y -f {path}` prints the public key that matches the private one",
+                ),
+            )
+        return key
 
     def sign(self, data: bytes) -> str:
         """Return the referee's `pbem-referee` signature of `data`."""
@@ -84,6 +135,10 @@ class Game:
     def envelope(self, digest: str) -> dict[str, Any]:
         """Return the stored state with this hash (the core's envelope around the module's state)."""
         return self.dir.load_state(digest)
+
+
+def _deadline_key(phase: OpenPhase) -> str:
+    return f"notice.deadline:{phase.folder}"
 
 
 def parse_expect(text: str) -> tuple[int, str]:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from referee.errors import GameDataError
+from referee.protocol.display import printable
 from referee.protocol.problems import Problem
 
 MAX_PROBLEMS = 50
@@ -187,7 +188,7 @@ def _found_number(value: int) -> str:
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text if len(text) <= 40 else text[:40] + "...", ensure_ascii=False)
+    return printable(json.dumps(text if len(text) <= 40 else text[:40] + "...", ensure_ascii=False))
 
 
 def _join(path: str, key: str) -> str:

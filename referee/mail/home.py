@@ -196,11 +196,12 @@ class Home:
         return parse_home_config(data, str(self.config_path))
 
     def game_dirs(self) -> Iterator[Path]:
-        """Yield every game directory in the home, in name order."""
+        """Yield every game directory in the home, in name order (one that lost its journal too,
+        so that the pass reports it rather than skipping the game without a word)."""
         if not self.games_dir.is_dir():
             return
         for path in sorted(self.games_dir.iterdir()):
-            if GameDir(path).exists():
+            if GameDir(path).looks_like_a_game():
                 yield path
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.errors import RefereeError
+from referee.errors import RefereeError, system_error
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
 from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
@@ -37,6 +38,7 @@ from referee.mail.ledger import Ledger
 from referee.mail.replies import alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
 from referee.mail.undeliverable import after_send
+from referee.protocol.display import printable
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
 
@@ -119,7 +121,9 @@ def run_pass(
                 try:
                     report.games += tend_game(home, config, directory, game, path, moment)
                 except RefereeError as exc:
-                    report.errors.append(f"{game}: {exc.message}")
+                    report.errors.append(f"{game}: {_one_line(exc)}")
+                except (OSError, sqlite3.Error) as exc:  # a full or read-only disk: this game waits, the others go on
+                    report.errors.append(f"{game}: {_one_line(system_error(exc))}")
             if mail and config.smtp is not None:
                 outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
                 report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
@@ -131,6 +135,12 @@ def run_pass(
         finally:
             ledger.close()
     return report
+
+
+def _one_line(error: RefereeError) -> str:
+    """An error as one line of the pass's report, with its first hint (what to do)."""
+    hint = f" (hint: {error.hints[0]})" if error.hints else ""
+    return printable(f"{error.message}{hint}")
 
 
 def _intake(

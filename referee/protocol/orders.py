@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.protocol.canonical import sha256_hex
+from referee.protocol.display import shown
 from referee.protocol.errors import OrderRefusedError
 from referee.protocol.problems import Problem
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
@@ -119,7 +120,8 @@ def header_problems(data: dict) -> list[Problem]:
         Problem(
             "invalid.unknown-field",
             key,
-            f"unknown header field '{key}'; the header has only {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}"
+            f"unknown header field {_field_name(key)}; "
+            f"the header has only {', '.join(REQUIRED_FIELDS + OPTIONAL_FIELDS)}"
             " (put the game's orders under 'orders:')",
         )
         for key in data
@@ -136,7 +138,7 @@ def header_problems(data: dict) -> list[Problem]:
                 Problem(
                     "invalid.type",
                     key,
-                    f"'{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {data[key]!r}",
+                    f"'{key}' must be a name of lower-case letters, digits, '-', '_' or '.', got {shown(data[key])}",
                 )
             )
     for key, least in (("turn", 0), ("seq", 1)):
@@ -144,7 +146,9 @@ def header_problems(data: dict) -> list[Problem]:
         if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_NUMBER:
             problems.append(
                 Problem(
-                    "invalid.type", key, f"'{key}' must be a whole number from {least} to {MAX_NUMBER:,}, got {value!r}"
+                    "invalid.type",
+                    key,
+                    f"'{key}' must be a whole number from {least} to {MAX_NUMBER:,}, got {shown(value)}",
                 )
             )
     entropy = data.get("entropy")
@@ -155,6 +159,13 @@ def header_problems(data: dict) -> list[Problem]:
             )
         )
     return problems
+
+
+def _field_name(key: Any) -> str:
+    """A header field's name as the refusal quotes it: 'colour', or the YAML of an odd one."""
+    if isinstance(key, str) and NAME_PATTERN.match(key):
+        return f"'{key}'"
+    return shown(key)
 
 
 def with_entropy(raw: bytes) -> bytes:

@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from referee.protocol.display import shown
+
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -24,7 +26,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
-                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key {key!r} must be a text")
+                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key {shown(key)} must be a text")
             if key in seen:
                 raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key '{key}' appears twice")
             seen.add(key)

@@ -86,7 +86,7 @@ def copy(long_game: Path, tmp_path: Path) -> Path:
     target = tmp_path / "game"
     ignore = shutil.ignore_patterns("journal.sqlite*", ".lock")
     shutil.copytree(long_game, target, ignore=ignore, copy_function=os.link)
-    GameDir(long_game).db.backup(GameDir(target).db)
+    GameDir(long_game).db.backup(GameDir(target).allow_create().db)
     return target
 
 

@@ -50,7 +50,7 @@ def _old_journal(path: Path, version: int) -> None:
 
 
 def test_fresh_journal_is_at_the_current_version(tmp_path: Path) -> None:
-    journal = GameDir(tmp_path)
+    journal = GameDir(tmp_path).allow_create()
     assert journal.db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
