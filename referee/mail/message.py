@@ -2,13 +2,19 @@
 carries (attachments with a detached .sig, or pasted inline above an armored signature), or
 the command it asks for. Nothing here trusts the subject line, and nothing raises on bad mail:
 what cannot be read becomes a problem the sender is told about.
+
+Mail clients change the files they carry: a text attachment goes out with CRLF line ends, in
+quoted-printable or base64, tagged with a charset (sometimes transcoded to it), with a final
+newline added or dropped. Each order file therefore comes with a few candidate byte strings,
+the forms its signed original may have had; intake keeps the one the signature covers, and a
+form no signature covers is never used.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -23,6 +29,7 @@ ORDER_SUFFIXES = (".yaml", ".yml", ".txt", ".order", ".orders")
 COMMANDS = ("help", "status", "report", "absent", "back", "dispute")
 BOUNCE_SENDERS = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply)@", re.IGNORECASE)
 MAX_TEXT_CHARS = 1_000_000
+GAME_LINE = re.compile(rb"^game:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -30,8 +37,9 @@ class OrderPart:
     """One order file found in a mail, with the ways its bytes may have been signed.
 
     `candidates` holds, best first, the byte strings the signature may cover: an attachment's
-    exact bytes, or for pasted orders the canonical text (and the same from the first `game:`
-    line, for a player who wrote a greeting above the file).
+    exact bytes, then the same with other line ends, final newline or charset (see
+    `attachment_forms`); for pasted orders the canonical text (and the same from the first
+    `game:` line, for a player who wrote a greeting above the file).
     """
 
     origin: str
@@ -141,56 +149,135 @@ def _strip_html(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", markup))
 
 
-def _inline_orders(text: str) -> tuple[list[OrderPart], list[str]]:
-    """Find orders pasted above armored signatures; each block's text runs from the previous one."""
+def attachment_forms(data: bytes, charset: str | None = None) -> tuple[bytes, ...]:
+    """Return the forms an attached file's signed original may have had, its exact bytes first.
+
+    The others undo what mail clients do to text files: line ends made CRLF (or LF, or CR), a
+    final newline added or dropped, a text transcoded to the charset the part is tagged with,
+    trailing blanks removed. A handful of forms, so checking each against the signature is cheap.
+    """
+    texts = [data]
+    if charset and charset.lower() not in ("utf-8", "utf8", "us-ascii", "ascii"):
+        try:
+            texts.append(data.decode(charset).encode("utf-8"))
+        except (LookupError, UnicodeError):
+            pass
+    forms: list[bytes] = []
+    for text in texts:
+        lf = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        bare = lf.rstrip(b"\n")
+        for variant in (
+            text,
+            lf,
+            bare + b"\n",
+            bare,
+            bare.replace(b"\n", b"\r\n") + b"\r\n",
+            bare.replace(b"\n", b"\r\n"),
+        ):
+            if variant not in forms:
+                forms.append(variant)
+        try:
+            canonical = canonical_text(lf.decode("utf-8")).encode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if canonical not in forms:
+            forms.append(canonical)
+    return tuple(forms)
+
+
+def pasted_forms(text: str) -> tuple[bytes, ...]:
+    """Return the canonical text of orders pasted in a body, and of the same from the first
+    `game:` line and up to a `-- ` signature separator (for a greeting above or a footer below)."""
+    order_text = canonical_text(text.strip("\n"))
+    forms = [order_text]
+    lines = order_text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.startswith("game:")), 0)
+    if first:
+        forms.append("\n".join(lines[first:]))
+    # The signature separator "-- " has lost its space in the canonical text.
+    footer = next((i for i in range(first, len(lines)) if lines[i] == "--"), None)
+    if footer is not None:
+        forms.append(canonical_text("\n".join(lines[first:footer])))
+    return tuple(dict.fromkeys(form.encode("utf-8") for form in forms))
+
+
+def _has_game_line(text: str) -> bool:
+    return any(line.startswith("game:") for line in text.replace("\r", "\n").split("\n"))
+
+
+def _inline_orders(text: str) -> tuple[list[OrderPart], list[bytes], list[str]]:
+    """Find orders pasted above armored signatures; each block's text runs from the previous one.
+
+    Return the pasted orders, the signatures pasted with no orders above them (kept for files
+    attached without their .sig), and the problems."""
     parts: list[OrderPart] = []
+    bare: list[bytes] = []
     rest = text.replace("\r\n", "\n")
     index = 0
     while BEGIN in rest:
         before, _, after = rest.partition(BEGIN)
         if END not in after:
-            return parts, ["an armored signature starts but never ends (-----END SSH SIGNATURE----- is missing)"]
+            return parts, bare, ["an armored signature starts but never ends (-----END SSH SIGNATURE----- is missing)"]
         armor, _, rest = after.partition(END)
+        signature = f"{BEGIN}{armor}{END}\n".encode()
+        if not _has_game_line(before):
+            bare.append(signature)
         index += 1
-        order_text = canonical_text(before.strip("\n"))
-        candidates = [order_text.encode("utf-8")]
-        lines = order_text.split("\n")
-        first = next((i for i, line in enumerate(lines) if line.startswith("game:")), 0)
-        if first:
-            candidates.append("\n".join(lines[first:]).encode("utf-8"))
-        parts.append(OrderPart(f"pasted orders #{index}", tuple(candidates), f"{BEGIN}{armor}{END}\n".encode()))
-    return parts, []
+        parts.append(OrderPart(f"pasted orders #{index}", pasted_forms(before), signature))
+    return parts, bare, []
 
 
-def _attached_orders(message: Message) -> tuple[list[OrderPart], list[str]]:
-    files: dict[str, bytes] = {}
+def _is_signature(name: str, data: bytes) -> bool:
+    return name.lower().endswith((".sig", ".asc")) or data.lstrip().startswith(BEGIN.encode())
+
+
+def _signature_stem(name: str) -> str:
+    """Return the file a signature's name says it signs: orders.yaml.sig (or orders.yaml.sig.txt,
+    as some systems save it) -> orders.yaml."""
+    lower = name.lower()
+    for suffix in (".txt", ".asc", ".sig"):
+        if lower.endswith(suffix):
+            name, lower = name[: -len(suffix)], lower[: -len(suffix)]
+    return name
+
+
+def _attached_orders(message: Message) -> tuple[dict[str, OrderPart], dict[str, bytes], list[str]]:
+    """Return the attached order files, by name (signature None when none came with it), the
+    attached signatures no order file claimed, and the problems."""
+    files: dict[str, tuple[bytes, str | None]] = {}
     for part in message.walk():
         if part.is_multipart():
             continue
-        name = part.get_filename()
+        try:
+            name = part.get_filename()
+        except Exception:  # a parameter the parser cannot decode: not a file the referee can name
+            name = None
         if not name:
             continue
         try:
             data = part.get_payload(decode=True)
         except Exception:
             data = None
-        files[name.strip()] = data if isinstance(data, bytes) else b""
-    orders = {n: d for n, d in files.items() if n.lower().endswith(ORDER_SUFFIXES)}
-    signatures = {n: d for n, d in files.items() if n.lower().endswith((".sig", ".asc"))}
+        files[name.strip()] = (data if isinstance(data, bytes) else b"", part.get_content_charset())
+    signatures = {n: d for n, (d, _) in files.items() if _is_signature(n, d)}
+    orders = {
+        n: (d, charset)
+        for n, (d, charset) in files.items()
+        if n not in signatures and (n.lower().endswith(ORDER_SUFFIXES) or GAME_LINE.search(d[:65536]))
+    }
     problems: list[str] = []
-    parts: list[OrderPart] = []
-    for name, data in sorted(orders.items()):
+    parts: dict[str, OrderPart] = {}
+    claimed: set[str] = set()
+    for name, (data, charset) in sorted(orders.items()):
         stem = name.rsplit(".", 1)[0]
-        signature = signatures.get(f"{name}.sig") or signatures.get(f"{stem}.sig")
-        if signature is None and len(orders) == 1 and len(signatures) == 1:
-            signature = next(iter(signatures.values()))  # one file and one signature, whatever their names
-        parts.append(OrderPart(f"attachment {name}", (data,), signature))
-    if signatures and not orders:
-        problems.append(
-            f"the mail carries a signature ({', '.join(sorted(signatures))}) but no order file: "
-            "attach the order file (a .yaml file) beside its .sig"
-        )
-    return parts, problems
+        match = next((s for s in sorted(signatures) if _signature_stem(s) in (name, stem)), None)
+        if match is None and len(orders) == 1 and len(signatures) == 1:
+            match = next(iter(signatures))  # one file and one signature, whatever their names
+        if match is not None:
+            claimed.add(match)
+        signature = signatures[match] if match is not None else None
+        parts[name] = OrderPart(f"attachment {name}", attachment_forms(data, charset), signature)
+    return parts, {n: d for n, d in signatures.items() if n not in claimed}, problems
 
 
 def _command(text: str) -> Command | None:
@@ -223,8 +310,7 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
         kinds = sorted({type(d).__name__ for d in message.defects})
         if any("Boundary" in k or "StartBoundary" in k for k in kinds):
             incoming.problems.append(f"the mail's MIME structure is broken ({', '.join(kinds)})")
-    attached, problems = _attached_orders(message)
-    incoming.orders += attached
+    attached, loose_signatures, problems = _attached_orders(message)
     incoming.problems += problems
     plain, markup = [], []
     for part in message.walk():
@@ -247,10 +333,27 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
                 "or attach the order file and its .sig"
             )
         text = _strip_html("\n".join(markup))
-    elif plain:
-        inline, problems = _inline_orders(text)
-        incoming.orders += inline
+        pasted: list[OrderPart] = []
+    else:
+        pasted, bare, problems = _inline_orders(text)
         incoming.problems += problems
+        unsigned = [name for name, part in attached.items() if part.signature is None]
+        if bare and len(bare) == len(unsigned):
+            # Files attached, their signatures pasted in the body: pair them in order.
+            for name, signature in zip(unsigned, bare, strict=True):
+                attached[name] = replace(attached[name], signature=signature)
+            pasted = [part for part in pasted if part.signature not in bare]
+    if loose_signatures and not attached and not pasted and _has_game_line(text):
+        # Orders pasted in the body, their signature attached as a file.
+        for signature in loose_signatures.values():
+            pasted.append(OrderPart("pasted orders", pasted_forms(text), signature))
+        loose_signatures = {}
+    if loose_signatures and not attached:
+        incoming.problems.append(
+            f"the mail carries a signature ({', '.join(sorted(loose_signatures))}) but no order file: "
+            "attach the order file (a .yaml file) beside its .sig, or paste it whole above the signature"
+        )
+    incoming.orders += list(attached.values()) + pasted
     if not incoming.orders:
         incoming.command = _command(text)
     return incoming
