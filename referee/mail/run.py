@@ -149,8 +149,10 @@ def _intake(
             directory = handle_stored(home, config, ledger, now, report.intake, directory)
             hooks.before_move()
             move_handled(config, ledger, mailbox, now, report.intake, use_move)
-    except (RefereeError, OSError) as exc:
-        report.intake.errors.append(getattr(exc, "message", str(exc)))
+    except RefereeError as exc:
+        report.intake.errors.append("; ".join([exc.message, *exc.hints]))
+    except OSError as exc:
+        report.intake.errors.append(str(exc))
     except Exception as exc:  # imapclient's protocol errors: the next pass starts over from the ledger
         if type(exc).__module__.startswith(("imapclient", "imaplib")):
             report.intake.errors.append(f"IMAP: {exc}")
