@@ -105,7 +105,7 @@ def compose_with_mutt(folder: Path, sender: str, files: list[Path]) -> bytes:
     muttrc = folder / "muttrc"
     muttrc.write_text(
         f'set sendmail="{sendmail}"\nset from="{sender}"\nset use_from=yes\nset realname="Alice"\n'
-        "set charset=utf-8\nset send_charset=us-ascii:utf-8\nset record=\nset copy=no\n"
+        "set charset=utf-8\nset record=\nset copy=no\n"  # send_charset stays us-ascii:iso-8859-1:utf-8
     )
     (folder / "body.txt").write_text("My orders are attached.\n")
     with open(folder / "body.txt", "rb") as body:
@@ -121,11 +121,14 @@ def compose_with_mutt(folder: Path, sender: str, files: list[Path]) -> bytes:
 
 @pytest.mark.skipif(shutil.which("mutt") is None, reason="mutt is not installed: scripts/test installs it")
 def test_orders_attached_by_the_real_mutt_are_accepted(mail_world: MailWorld, tmp_path: Path) -> None:
-    raw = mail_world.order("alice", 1, ROLL)
+    # mutt sends a text file with CRLF line ends, and transcodes its UTF-8 to iso-8859-1 when it can.
+    raw = mail_world.order("alice", 1, ROLL.replace("scouting", "\u00e9claireurs"))
     (tmp_path / "orders.yaml").write_bytes(raw)
     (tmp_path / "orders.yaml.sig").write_bytes(mail_world.signature("alice", raw))
     sent = compose_with_mutt(tmp_path, "alice@example.org", [tmp_path / "orders.yaml", tmp_path / "orders.yaml.sig"])
-    assert b'Content-Disposition: attachment; filename="orders.yaml"' in sent
+    assert (
+        b'Content-Type: text/plain; charset=iso-8859-1\nContent-Disposition: attachment; filename="orders.yaml"' in sent
+    )
 
     mail_world.send(sent, "alice@example.org")  # SMTP (aiosmtpd) -> Dovecot, as the referee receives it
     report = mail_world.run()
