@@ -11,6 +11,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from referee.errors import ConfigError
 from referee.mail.home import Home
 from referee.mail.imap import Mailbox, MailboxCertificateError
 from referee.mail.replies import post_reply
-from referee.mail.run import run_pass
+from referee.mail.run import run_pass, watch
 
 from mailservers import Dovecot, SmtpServer, dovecot_available
 from mailworld import PASSWORD_ENV, REFEREE, write_home
@@ -186,3 +187,14 @@ def test_a_missing_or_unreadable_ca_file_is_refused_at_load(tmp_path: Path) -> N
         with pytest.raises(ConfigError, match=message) as refused:
             home.load_config()
         assert "imap.ca_file" in refused.value.message and refused.value.hints, refused.value.message
+
+
+def test_a_watch_ends_on_an_untrusted_certificate_instead_of_retrying_forever(
+    tls_servers: tuple[Dovecot, SmtpServer, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dovecot, smtp, _ = tls_servers
+    monkeypatch.setenv(PASSWORD_ENV, dovecot.password)
+    home = tls_home(tmp_path / "home", dovecot, smtp, None, "starttls")
+    deadline = time.monotonic() + 30
+    with pytest.raises(MailboxCertificateError, match="not trusted"):
+        watch(home, tick_seconds=1, stop=lambda: time.monotonic() > deadline, backoff_first=0.1)
