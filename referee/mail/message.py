@@ -312,6 +312,45 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
             incoming.problems.append(f"the mail's MIME structure is broken ({', '.join(kinds)})")
     attached, loose_signatures, problems = _attached_orders(message)
     incoming.problems += problems
+    text, html_only = _body_text(message, incoming.problems)
+    pasted, bare, problems = _inline_orders(text)
+    incoming.problems += problems
+    unsigned = [name for name, part in attached.items() if part.signature is None]
+    if bare and len(bare) == len(unsigned):
+        # Files attached, their signatures pasted in the body: pair them in order.
+        for name, signature in zip(unsigned, bare, strict=True):
+            attached[name] = replace(attached[name], signature=signature)
+        pasted = [part for part in pasted if part.signature not in bare]
+    if html_only and pasted:
+        incoming.problems.append(
+            "the mail has only an HTML part, which mangles pasted orders: send it as plain text, "
+            "or attach the order file and its .sig"
+        )
+        pasted = []
+    if loose_signatures and not attached and not pasted and _has_game_line(text) and not html_only:
+        # Orders pasted in the body, their signature attached as a file.
+        for signature in loose_signatures.values():
+            pasted.append(OrderPart("pasted orders", pasted_forms(text), signature))
+        loose_signatures = {}
+    if loose_signatures and not attached:
+        incoming.problems.append(
+            f"the mail carries a signature ({', '.join(sorted(loose_signatures))}) but no order file: "
+            "attach the order file (a .yaml file) beside its .sig, or paste it whole above the signature"
+        )
+    incoming.orders += list(attached.values()) + pasted
+    if not incoming.orders and _has_tnef(message):
+        incoming.problems.append(
+            "Outlook packed the attachments into winmail.dat (Rich Text format), which the referee cannot "
+            "open: send the mail in plain text or HTML format (Format Text > Plain Text) with the order "
+            "file and its .sig attached"
+        )
+    if not incoming.orders:
+        incoming.command = _command(text)
+    return incoming
+
+
+def _body_text(message: Message, problems: list[str]) -> tuple[str, bool]:
+    """Return the mail's text (its plain parts, else its HTML made text) and whether it had only HTML."""
     plain, markup = [], []
     for part in message.walk():
         if part.is_multipart() or part.get_filename() or part.get_content_disposition() == "attachment":
@@ -324,36 +363,18 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
                 markup.append(_text_of(part))
         except (LookupError, UnicodeError) as exc:
             charset = part.get_content_charset() or "unknown"
-            incoming.problems.append(f"a text part is in a character set that cannot be read ({charset}: {exc})")
-    text = "\n".join(plain)
+            problems.append(f"a text part is in a character set that cannot be read ({charset}: {exc})")
     if not plain and markup:
-        if any(BEGIN in m for m in markup):
-            incoming.problems.append(
-                "the mail has only an HTML part, which mangles pasted orders: send it as plain text, "
-                "or attach the order file and its .sig"
-            )
-        text = _strip_html("\n".join(markup))
-        pasted: list[OrderPart] = []
-    else:
-        pasted, bare, problems = _inline_orders(text)
-        incoming.problems += problems
-        unsigned = [name for name, part in attached.items() if part.signature is None]
-        if bare and len(bare) == len(unsigned):
-            # Files attached, their signatures pasted in the body: pair them in order.
-            for name, signature in zip(unsigned, bare, strict=True):
-                attached[name] = replace(attached[name], signature=signature)
-            pasted = [part for part in pasted if part.signature not in bare]
-    if loose_signatures and not attached and not pasted and _has_game_line(text):
-        # Orders pasted in the body, their signature attached as a file.
-        for signature in loose_signatures.values():
-            pasted.append(OrderPart("pasted orders", pasted_forms(text), signature))
-        loose_signatures = {}
-    if loose_signatures and not attached:
-        incoming.problems.append(
-            f"the mail carries a signature ({', '.join(sorted(loose_signatures))}) but no order file: "
-            "attach the order file (a .yaml file) beside its .sig, or paste it whole above the signature"
-        )
-    incoming.orders += list(attached.values()) + pasted
-    if not incoming.orders:
-        incoming.command = _command(text)
-    return incoming
+        return _strip_html("\n".join(markup)), True
+    return "\n".join(plain), False
+
+
+def _has_tnef(message: Message) -> bool:
+    for part in message.walk():
+        try:
+            name = (part.get_filename() or "").lower()
+        except Exception:
+            name = ""
+        if part.get_content_type() == "application/ms-tnef" or name == "winmail.dat":
+            return True
+    return False

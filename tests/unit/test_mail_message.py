@@ -138,3 +138,18 @@ def test_a_pasted_signature_goes_to_the_file_attached_without_one() -> None:
     incoming = read_message(_with_files("Signature:\n" + ARMOR, {"orders.yaml": b"game: g\n"}), OWN)
     (part,) = incoming.orders
     assert part.origin == "attachment orders.yaml" and part.signature == ARMOR.encode()
+
+
+def test_an_html_only_mail_may_carry_the_signature_of_an_attached_file() -> None:
+    message = EmailMessage()
+    message["From"] = "alice@example.org"
+    message.set_content("<div>Signature:</div><div>" + ARMOR.replace("\n", "<br>") + "</div>", subtype="html")
+    message.add_attachment(b"game: g\n", maintype="application", subtype="octet-stream", filename="orders.yaml")
+    incoming = read_message(bytes(message), OWN)
+    (part,) = incoming.orders
+    assert incoming.problems == [] and part.signature is not None and BEGIN.encode() in part.signature
+
+
+def test_outlooks_winmail_dat_gets_a_reply_saying_how_to_send_instead() -> None:
+    incoming = read_message(_with_files("orders attached", {"winmail.dat": b"\x78\x9f\x3e\x22"}), OWN)
+    assert incoming.orders == [] and "winmail.dat" in incoming.problems[0]
