@@ -6,7 +6,7 @@
   address that has an IMAP account is delivered into that account's INBOX (IMAP APPEND);
   every other letter is kept in `delivered` for the test to read.
 - `FlakyProxy`: a TCP proxy that can cut a connection after N bytes from the server, to drop
-  an IMAP connection in the middle of a FETCH.
+  an IMAP connection in the middle of a FETCH, or cut every connection at once.
 """
 
 from __future__ import annotations
@@ -250,6 +250,7 @@ class FlakyProxy:
         self.port = free_port()
         self._cut_after: int | None = None
         self.cuts = 0
+        self._open: list[socket.socket] = []
         self._server = socket.create_server(("127.0.0.1", self.port))
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -264,6 +265,7 @@ class FlakyProxy:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._open += [client, upstream]
             budget = self._cut_after
             self._cut_after = None
             threading.Thread(target=self._pipe, args=(client, upstream, None), daemon=True).start()
@@ -290,6 +292,15 @@ class FlakyProxy:
             except OSError:
                 pass
             sock.close()
+
+    def drop_all(self) -> None:
+        """Cut every open connection at once, without a word to either side (a network failure)."""
+        sockets, self._open = self._open, []
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self) -> None:
         self._server.close()

@@ -15,7 +15,7 @@ from referee.mail.imap import MailboxLoginError
 from referee.mail.run import watch
 
 from conftest import GAME_ID
-from mailservers import Dovecot, SmtpServer, dovecot_available
+from mailservers import Dovecot, FlakyProxy, SmtpServer, dovecot_available
 from mailworld import PASSWORD_ENV, REFEREE, MailWorld, add_game, write_home
 
 ROLL = "rolls: [{label: scout, dice: 2d6, purpose: scouting}]"
@@ -128,3 +128,39 @@ def test_watch_ends_on_a_refused_login_with_a_clear_error(
     with pytest.raises(MailboxLoginError, match="refused the login"):
         watch(mail_world.home, tick_seconds=1, stop=lambda: time.monotonic() > deadline, backoff_first=0.1)
     assert time.monotonic() < deadline
+
+
+def test_watch_outlives_a_connection_cut_in_the_middle_of_idle(mail_world: MailWorld) -> None:
+    proxy = FlakyProxy(mail_world.dovecot.port)
+    config = mail_world.home.config_path
+    config.write_text(config.read_text().replace(f"port: {mail_world.dovecot.port}", f"port: {proxy.port}"))
+    stop = threading.Event()
+    passes: list[object] = []
+    logs: list[str] = []
+    worker = threading.Thread(
+        target=watch,
+        kwargs={
+            "home": mail_world.home,
+            "tick_seconds": 5,
+            "stop": stop.is_set,
+            "on_pass": passes.append,
+            "log": logs.append,
+            "backoff_first": 0.2,
+        },
+        daemon=True,
+    )
+    worker.start()
+    try:
+        assert _until(lambda: bool(passes), 15)
+        time.sleep(0.5)  # the watcher is now in IDLE
+        proxy.drop_all()  # imaplib reads EOF in IDLE: an imaplib.IMAP4.abort
+        assert _until(lambda: any("connected again" in line for line in logs), 15), logs
+        time.sleep(0.5)
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
+        accepted = _until(lambda: any("orders accepted" in x["Subject"] for x in mail_world.letters("alice")), 15)
+    finally:
+        stop.set()
+        worker.join(timeout=20)
+        proxy.close()
+    assert accepted and not worker.is_alive(), logs
+    assert "abort" in logs[0], logs
