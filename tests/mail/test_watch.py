@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -164,3 +167,17 @@ def test_watch_outlives_a_connection_cut_in_the_middle_of_idle(mail_world: MailW
         proxy.close()
     assert accepted and not worker.is_alive(), logs
     assert "abort" in logs[0], logs
+
+
+def test_referee_run_watch_ends_on_a_refused_login_with_an_error_and_a_hint(mail_world: MailWorld) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "referee", "run", "--watch", "--home", str(mail_world.home.path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, PASSWORD_ENV: "not-the-password"},
+    )
+    assert result.returncode == 1, result.stderr
+    assert "referee: error: the IMAP server refused the login" in result.stderr
+    assert "referee: hint: check the username and the password" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
