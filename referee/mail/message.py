@@ -241,9 +241,9 @@ def _signature_stem(name: str) -> str:
     return name
 
 
-def _attached_orders(message: Message) -> tuple[dict[str, OrderPart], dict[str, bytes], list[str]]:
-    """Return the attached order files, by name (signature None when none came with it), the
-    attached signatures no order file claimed, and the problems."""
+def _attached_orders(message: Message) -> tuple[dict[str, OrderPart], dict[str, bytes]]:
+    """Return the attached order files, by name (signature None when none came with it), and the
+    attached signatures no order file claimed."""
     files: dict[str, tuple[bytes, str | None]] = {}
     for part in message.walk():
         if part.is_multipart():
@@ -256,16 +256,16 @@ def _attached_orders(message: Message) -> tuple[dict[str, OrderPart], dict[str, 
             continue
         try:
             data = part.get_payload(decode=True)
-        except Exception:
-            data = None
-        files[name.strip()] = (data if isinstance(data, bytes) else b"", part.get_content_charset())
+            charset = part.get_content_charset()
+        except Exception:  # a payload or charset parameter too broken to decode: an empty file
+            data, charset = None, None
+        files[name.strip()] = (data if isinstance(data, bytes) else b"", charset)
     signatures = {n: d for n, (d, _) in files.items() if _is_signature(n, d)}
     orders = {
         n: (d, charset)
         for n, (d, charset) in files.items()
         if n not in signatures and (n.lower().endswith(ORDER_SUFFIXES) or GAME_LINE.search(d[:65536]))
     }
-    problems: list[str] = []
     parts: dict[str, OrderPart] = {}
     claimed: set[str] = set()
     for name, (data, charset) in sorted(orders.items()):
@@ -277,7 +277,7 @@ def _attached_orders(message: Message) -> tuple[dict[str, OrderPart], dict[str, 
             claimed.add(match)
         signature = signatures[match] if match is not None else None
         parts[name] = OrderPart(f"attachment {name}", attachment_forms(data, charset), signature)
-    return parts, {n: d for n, d in signatures.items() if n not in claimed}, problems
+    return parts, {n: d for n, d in signatures.items() if n not in claimed}
 
 
 def _command(text: str) -> Command | None:
@@ -310,8 +310,7 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
         kinds = sorted({type(d).__name__ for d in message.defects})
         if any("Boundary" in k or "StartBoundary" in k for k in kinds):
             incoming.problems.append(f"the mail's MIME structure is broken ({', '.join(kinds)})")
-    attached, loose_signatures, problems = _attached_orders(message)
-    incoming.problems += problems
+    attached, loose_signatures = _attached_orders(message)
     text, html_only = _body_text(message, incoming.problems)
     pasted, bare, problems = _inline_orders(text)
     incoming.problems += problems
