@@ -78,6 +78,13 @@ def _header(message: Message, name: str) -> str:
     return str(value).strip() if value is not None else ""
 
 
+def _all_headers(message: Message, name: str) -> list[str]:
+    try:
+        return [str(value) for value in message.get_all(name) or []]
+    except Exception:  # "From: a@" makes the header parser itself fail: no usable value
+        return []
+
+
 def _address(value: str) -> str | None:
     _, address = parseaddr(value)
     if "@" not in address or any(c.isspace() for c in address):
@@ -96,7 +103,7 @@ def automatic_reason(message: Message, own_address: str) -> str | None:
         return f"Precedence: {precedence}"
     if _header(message, "List-Id") or _header(message, "List-Unsubscribe"):
         return "mailing-list traffic"
-    loops = [value.strip().lower() for value in (message.get_all("X-Loop") or [])]
+    loops = [value.strip().lower() for value in _all_headers(message, "X-Loop")]
     if own_address.lower() in loops:
         return "X-Loop: our own mail came back"
     if _header(message, "X-Autoreply") or _header(message, "X-Autorespond"):
@@ -160,7 +167,7 @@ def attachment_forms(data: bytes, charset: str | None = None) -> tuple[bytes, ..
     if charset and charset.lower() not in ("utf-8", "utf8", "us-ascii", "ascii"):
         try:
             texts.append(data.decode(charset).encode("utf-8"))
-        except (LookupError, UnicodeError):
+        except (LookupError, UnicodeError, ValueError):  # an unknown charset name, or one with a NUL
             pass
     forms: list[bytes] = []
     for text in texts:
@@ -300,8 +307,7 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
         return incoming
     message_id = _header(message, "Message-ID")
     incoming.message_id = message_id or None
-    from_values = message.get_all("From") or []
-    addresses = [a for _, a in getaddresses([str(v) for v in from_values]) if a]
+    addresses = [a for _, a in getaddresses(_all_headers(message, "From")) if a]
     incoming.sender = _address(addresses[0]) if len(addresses) == 1 else None
     incoming.automatic = automatic_reason(message, own_address)
     if incoming.automatic:
@@ -352,17 +358,19 @@ def _body_text(message: Message, problems: list[str]) -> tuple[str, bool]:
     """Return the mail's text (its plain parts, else its HTML made text) and whether it had only HTML."""
     plain, markup = [], []
     for part in message.walk():
-        if part.is_multipart() or part.get_filename() or part.get_content_disposition() == "attachment":
-            continue
-        kind = part.get_content_type()
         try:
+            if part.is_multipart() or part.get_filename() or part.get_content_disposition() == "attachment":
+                continue
+            kind = part.get_content_type()
             if kind == "text/plain":
                 plain.append(_text_of(part))
             elif kind == "text/html":
                 markup.append(_text_of(part))
         except (LookupError, UnicodeError) as exc:
-            charset = part.get_content_charset() or "unknown"
+            charset = part.get_param("charset", "unknown")
             problems.append(f"a text part is in a character set that cannot be read ({charset}: {exc})")
+        except Exception as exc:  # a part's headers too broken for the parser: said, and skipped
+            problems.append(f"a part of the mail could not be read ({type(exc).__name__})")
     if not plain and markup:
         return _strip_html("\n".join(markup)), True
     return "\n".join(plain), False

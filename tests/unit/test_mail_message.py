@@ -153,3 +153,16 @@ def test_an_html_only_mail_may_carry_the_signature_of_an_attached_file() -> None
 def test_outlooks_winmail_dat_gets_a_reply_saying_how_to_send_instead() -> None:
     incoming = read_message(_with_files("orders attached", {"winmail.dat": b"\x78\x9f\x3e\x22"}), OWN)
     assert incoming.orders == [] and "winmail.dat" in incoming.problems[0]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"From: a@\r\nTo: referee@example.org\r\nSubject: x\r\n\r\nstatus\r\n",  # found by mutating client mails
+        b'From: a@example.org\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\n'
+        b'Content-Type: text/plain; charset="iso-8859\x00-1"\r\nContent-Disposition: attachment; filename="o.yaml"'
+        b"\r\n\r\ngame: g\r\n--b--\r\n",
+    ],
+)
+def test_headers_the_parser_cannot_read_never_raise(raw: bytes) -> None:
+    read_message(raw, OWN)
