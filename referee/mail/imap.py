@@ -72,7 +72,11 @@ class Mailbox:
                 client.starttls(context)
             if account.username is not None:
                 client.login(account.username, account.password() or "")
-        except LoginError:
+        except LoginError as exc:
+            if "UNAVAILABLE" in str(exc).upper():  # RFC 5530: the server cannot check logins just now
+                raise MailboxError(
+                    f"the IMAP server cannot log in anyone just now ({account.describe()}): {exc}"
+                ) from None
             raise MailboxLoginError(
                 f"the IMAP server refused the login for {account.describe()}",
                 hints=("check the username and the password's environment variable or file",),
