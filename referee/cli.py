@@ -496,6 +496,12 @@ def _home(home_path: Path | None) -> Any:
     return Home(home_path or default_home())
 
 
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return f"{datetime.now(UTC):%Y-%m-%d %H:%M:%S}Z"
+
+
 @cli.group()
 def home() -> None:
     """The referee's home: many games (HOME/games/NAME) and one mail configuration.
@@ -524,7 +530,12 @@ def home_init(home_path: Path | None) -> None:
 
 @cli.command()
 @HOME_OPTION
-@click.option("--watch", is_flag=True, help="Keep going: wake on new mail (IMAP IDLE) and at least every minute.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep going: wake on new mail (IMAP IDLE) and at least every minute; "
+    "reconnect after server restarts (back-off up to 5 minutes, logged on stderr).",
+)
 @click.option("--no-mail", is_flag=True, help="Neither fetch nor send mail: only stored mail and the schedules.")
 @click.option("--quiet", is_flag=True, help="Print only failures (for cron, which mails what a job prints).")
 def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
@@ -548,7 +559,7 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
                 _say(line)
 
     if watch:
-        watch_home(referee_home, on_pass=show)
+        watch_home(referee_home, on_pass=show, log=lambda line: click.echo(f"watch     {_utc_now()} {line}", err=True))
         return 0
     report = run_pass(referee_home, mail=not no_mail)
     show(report)

@@ -6,7 +6,7 @@
   address that has an IMAP account is delivered into that account's INBOX (IMAP APPEND);
   every other letter is kept in `delivered` for the test to read.
 - `FlakyProxy`: a TCP proxy that can cut a connection after N bytes from the server, to drop
-  an IMAP connection in the middle of a FETCH.
+  an IMAP connection in the middle of a FETCH, or cut every connection at once.
 """
 
 from __future__ import annotations
@@ -56,9 +56,18 @@ class Dovecot:
     root: Path
     port: int = 0
     password: str = "imap-secret"  # every account's: a test makes a fresh account by using a new name
+    tls: tuple[Path, Path] | None = None  # (certificate chain, key), PEM: STARTTLS on `port`, IMAPS on `tls_port`
+    tls_port: int = 0
 
     def start(self) -> Dovecot:
         self.port = self.port or free_port()
+        ssl_settings, imaps = "ssl = no", ""
+        if self.tls is not None:
+            self.tls_port = self.tls_port or free_port()
+            ssl_settings = f"ssl = yes\nssl_cert = <{self.tls[0]}\nssl_key = <{self.tls[1]}"
+            imaps = (
+                f"  inet_listener imaps {{\n    address = 127.0.0.1\n    port = {self.tls_port}\n    ssl = yes\n  }}\n"
+            )
         for folder in ("run", "state", "home"):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
         root_user = os.geteuid() == 0
@@ -74,7 +83,7 @@ state_dir = {self.root}/state
 log_path = {self.root}/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = no
+{ssl_settings}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 first_valid_uid = 1
@@ -95,7 +104,7 @@ service imap-login {{
     address = 127.0.0.1
     port = {self.port}
   }}
-  chroot =
+{imaps}  chroot =
 }}
 service anvil {{
   chroot =
@@ -104,6 +113,8 @@ service anvil {{
         (self.root / "dovecot.conf").write_text(config)
         subprocess.run([DOVECOT, "-c", str(self.root / "dovecot.conf")], check=True)
         wait_for_port(self.port)
+        if self.tls_port:
+            wait_for_port(self.tls_port)
         return self
 
     def stop(self) -> None:
@@ -193,6 +204,7 @@ class SmtpServer:
     mailboxes: dict[str, str] = field(default_factory=dict)
     port: int = 0
     login: tuple[str, str] | None = None  # require SMTP AUTH with this user and password
+    tls_context: Any = None  # an ssl.SSLContext: offer STARTTLS with it
     _controller: Any = None
     handler: _Delivery | None = None
 
@@ -213,6 +225,8 @@ class SmtpServer:
                 return AuthResult(success=given == expected)
 
             options = {"authenticator": authenticate, "auth_require_tls": False, "auth_required": True}
+        if self.tls_context is not None:
+            options["tls_context"] = self.tls_context
         self._controller = Controller(self.handler, hostname="127.0.0.1", port=self.port, **options)
         self._controller.start()
         return self
@@ -247,6 +261,7 @@ class FlakyProxy:
         self.port = free_port()
         self._cut_after: int | None = None
         self.cuts = 0
+        self._open: list[socket.socket] = []
         self._server = socket.create_server(("127.0.0.1", self.port))
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -261,6 +276,7 @@ class FlakyProxy:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._open += [client, upstream]
             budget = self._cut_after
             self._cut_after = None
             threading.Thread(target=self._pipe, args=(client, upstream, None), daemon=True).start()
@@ -287,6 +303,15 @@ class FlakyProxy:
             except OSError:
                 pass
             sock.close()
+
+    def drop_all(self) -> None:
+        """Cut every open connection at once, without a word to either side (a network failure)."""
+        sockets, self._open = self._open, []
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self) -> None:
         self._server.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import ssl
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ imap:
   security: ssl                     # ssl (port 993), starttls (143) or none (loopback tests only)
   username: referee@example.org
   password_env: REFEREE_IMAP_PASSWORD   # or password_file: /path/readable/by/you/only
+  # ca_file: /etc/referee/private-ca.pem  # trust this CA too (a server with a private CA's certificate)
   inbox: INBOX
   processed: Referee/Processed      # handled mail is moved here
   rejected: Referee/Rejected        # refused, ignored or unreadable mail is moved here
@@ -85,6 +87,27 @@ class MailAccount:
     password_file: Path | None = None
     folders: dict[str, str] = field(default_factory=dict)
     timeout: float = 60.0
+    ca_file: Path | None = None  # PEM certificates of the CAs to trust, instead of the system's
+
+    def tls_context(self) -> ssl.SSLContext:
+        """Return the TLS context for this account: the system's CAs, or those of `ca_file`."""
+        return ssl.create_default_context(cafile=str(self.ca_file) if self.ca_file else None)
+
+    def untrusted(self, exc: ssl.SSLCertVerificationError) -> tuple[str, tuple[str, ...]]:
+        """Return the message and hints for a server certificate this account does not trust."""
+        reason = exc.verify_message or exc.reason or str(exc)
+        trusted = f"the CAs in {self.ca_file}" if self.ca_file else "the system's CAs"
+        hint = (
+            f"check that {self.host} is the right server and that ca_file holds its CA"
+            if self.ca_file
+            else f"if the server's certificate comes from a private CA, set ca_file: /path/to/ca.pem "
+            f"under {self.protocol}: in referee.yaml (or SSL_CERT_FILE=/path/to/ca.pem in the environment)"
+        )
+        message = (
+            f"the {self.protocol.upper()} server {self.host}:{self.port} presented a certificate not "
+            f"trusted by {trusted} ({reason})"
+        )
+        return message, (hint,)
 
     def password(self) -> str | None:
         """Return the password from its environment variable or file, or raise ConfigError."""
@@ -248,7 +271,7 @@ def _account(value: Any, protocol: str, source: str) -> MailAccount | None:
             f"{where}: a password may not be written in the configuration file",
             hints=("use password_env: VARIABLE, or password_file: PATH (chmod 600)",),
         )
-    fields = {"host", "port", "security", "username", "password_env", "password_file", "timeout"}
+    fields = {"host", "port", "security", "username", "password_env", "password_file", "timeout", "ca_file"}
     if protocol == "imap":
         fields |= set(FOLDER_DEFAULTS)
     unknown = sorted(set(value) - fields)
@@ -281,6 +304,7 @@ def _account(value: Any, protocol: str, source: str) -> MailAccount | None:
         if not isinstance(folder, str) or not folder:
             raise ConfigError(f"{where}.{name} must be a folder name")
     username = value.get("username")
+    ca_file = _ca_file(value.get("ca_file"), where)
     return MailAccount(
         protocol=protocol,
         host=host,
@@ -291,4 +315,32 @@ def _account(value: Any, protocol: str, source: str) -> MailAccount | None:
         password_file=Path(secret_file).expanduser() if secret_file else None,
         folders=folders,
         timeout=float(timeout),
+        ca_file=ca_file,
     )
+
+
+def _ca_file(value: Any, where: str) -> Path | None:
+    """Return the CA file to trust, checked now: a bad one is found at load, not at 3 a.m."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}.ca_file must be the path of a PEM file of CA certificates")
+    path = Path(value).expanduser()
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{where}.ca_file: there is no file {path}",
+            hints=("give the path of the PEM file of your CA's certificate (absolute, or starting with ~)",),
+        ) from None
+    except OSError as exc:
+        if isinstance(exc, ssl.SSLError):
+            raise ConfigError(
+                f"{where}.ca_file: {path} holds no PEM certificate the referee can read ({exc.reason or exc})",
+                hints=("it must hold one or more -----BEGIN CERTIFICATE----- blocks (PEM), not a key or DER file",),
+            ) from None
+        raise ConfigError(
+            f"{where}.ca_file: cannot read {path}: {exc.strerror or exc}",
+            hints=(f"make it readable by the user that runs the referee (chmod 644 {path})",),
+        ) from None
+    return path

@@ -17,6 +17,14 @@ class MailboxError(RefereeError):
     """The IMAP server could not be reached or refused what was asked."""
 
 
+class MailboxLoginError(MailboxError):
+    """The IMAP server refused the login: only the operator can mend it (password, username)."""
+
+
+class MailboxCertificateError(MailboxError):
+    """The IMAP server's certificate was not trusted: only the operator can mend it (ca_file)."""
+
+
 @dataclass(frozen=True)
 class Selected:
     folder: str
@@ -51,7 +59,7 @@ class Mailbox:
         from imapclient.exceptions import IMAPClientError, LoginError
 
         account = self.account
-        context = ssl.create_default_context()
+        context = account.tls_context()
         try:
             client = IMAPClient(
                 account.host,
@@ -64,11 +72,18 @@ class Mailbox:
                 client.starttls(context)
             if account.username is not None:
                 client.login(account.username, account.password() or "")
-        except LoginError:
-            raise MailboxError(
+        except LoginError as exc:
+            if "UNAVAILABLE" in str(exc).upper():  # RFC 5530: the server cannot check logins just now
+                raise MailboxError(
+                    f"the IMAP server cannot log in anyone just now ({account.describe()}): {exc}"
+                ) from None
+            raise MailboxLoginError(
                 f"the IMAP server refused the login for {account.describe()}",
                 hints=("check the username and the password's environment variable or file",),
             ) from None
+        except ssl.SSLCertVerificationError as exc:
+            message, hints = account.untrusted(exc)
+            raise MailboxCertificateError(message, hints=hints) from None
         except (TimeoutError, OSError, IMAPClientError, ssl.SSLError) as exc:
             raise MailboxError(f"cannot reach the IMAP server ({account.describe()}): {exc}") from None
         self._client = client

@@ -9,7 +9,7 @@
 The pass takes the home's lock without waiting: a second `referee run` started while one is
 working leaves at once, so overlapping cron runs are safe. Every step is idempotent. The pass
 reports what failed; a failure in one game or one message does not stop the others.
-`watch` repeats passes, waking on IMAP IDLE as mail arrives.
+`watch` repeats passes, waking on IMAP IDLE as mail arrives, and outlives server restarts.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.errors import RefereeError, system_error
+from referee.errors import ConfigError, RefereeError, system_error
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
 from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
@@ -32,7 +32,7 @@ from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
-from referee.mail.imap import Mailbox
+from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger
 from referee.mail.replies import alert_referee, post_reply
@@ -41,6 +41,10 @@ from referee.mail.undeliverable import after_send
 from referee.protocol.display import printable
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
+BACKOFF_FIRST_SECONDS = 5.0
+BACKOFF_CAP_SECONDS = 5 * 60.0
+# What ends `watch`: retrying cannot help, the operator must change something.
+NEEDS_OPERATOR = (ConfigError, MailboxLoginError, MailboxCertificateError)
 
 
 @dataclass
@@ -163,8 +167,10 @@ def _intake(
             directory = handle_stored(home, config, ledger, now, report.intake, directory)
             hooks.before_move()
             move_handled(config, ledger, mailbox, now, report.intake, use_move)
-    except (RefereeError, OSError) as exc:
-        report.intake.errors.append(getattr(exc, "message", str(exc)))
+    except RefereeError as exc:
+        report.intake.errors.append("; ".join([exc.message, *exc.hints]))
+    except OSError as exc:
+        report.intake.errors.append(str(exc))
     except Exception as exc:  # imapclient's protocol errors: the next pass starts over from the ledger
         if type(exc).__module__.startswith(("imapclient", "imaplib")):
             report.intake.errors.append(f"IMAP: {exc}")
@@ -294,24 +300,65 @@ def watch(
     tick_seconds: float = 60.0,
     stop: Callable[[], bool] = lambda: False,
     on_pass: Callable[[PassReport], None] = lambda report: None,
+    log: Callable[[str], None] = lambda line: None,
+    backoff_first: float = BACKOFF_FIRST_SECONDS,
+    backoff_cap: float = BACKOFF_CAP_SECONDS,
 ) -> None:
     """Run passes until `stop()`: after each, wait in IMAP IDLE for new mail (renewed before the
-    server's 29-minute limit), waking at least every `tick_seconds` for deadlines."""
+    server's 29-minute limit), waking at least every `tick_seconds` for deadlines.
+
+    A server restart, a dropped connection, a network or TLS failure is logged and retried after
+    `backoff_first` seconds, doubling to at most `backoff_cap`; the first success after failures
+    is logged too. Only what the operator must mend ends the watch, with its RefereeError: the
+    configuration, a refused login, a server certificate not trusted.
+    """
+    failures = 0
     while not stop():
-        on_pass(run_pass(home))
-        config = home.load_config()
-        if config.imap is None:
-            time.sleep(tick_seconds)
-            continue
-        waited = 0.0
         try:
+            on_pass(run_pass(home))
+            config = home.load_config()
+            if config.imap is None:
+                _pause(tick_seconds, stop)
+                continue
             with Mailbox(config.imap) as mailbox:
-                mailbox.select(config.imap.folders["inbox"])
-                while waited < tick_seconds and not stop():
-                    step = min(renew_seconds, tick_seconds - waited)
-                    started = time.monotonic()
-                    if mailbox.idle(step):
-                        break
-                    waited += time.monotonic() - started
-        except (RefereeError, OSError):
-            time.sleep(min(tick_seconds, 30.0))  # the server is away: the next pass reports it
+                if failures:
+                    log(f"connected again to {config.imap.describe()} after {failures} failure(s)")
+                    failures = 0
+                _wait_for_mail(mailbox, config.imap.folders["inbox"], renew_seconds, tick_seconds, stop)
+        except NEEDS_OPERATOR:
+            raise
+        except Exception as exc:  # whatever else failed is retried: an unattended watch must not end
+            failures += 1
+            delay = min(backoff_cap, backoff_first * 2 ** min(failures - 1, 30))
+            log(f"{_describe(exc)}; trying again in {delay:g} s (failure {failures} in a row)")
+            _pause(delay, stop)
+
+
+def _wait_for_mail(
+    mailbox: Mailbox, inbox: str, renew_seconds: float, tick_seconds: float, stop: Callable[[], bool]
+) -> None:
+    """Return when mail arrives, after `tick_seconds`, or at `stop()`; raise if the connection fails."""
+    mailbox.select(inbox)
+    if not mailbox.has("IDLE"):  # a server without IDLE (RFC 2177) is polled once a tick
+        _pause(tick_seconds, stop)
+        return
+    waited = 0.0
+    while waited < tick_seconds and not stop():
+        step = min(renew_seconds, tick_seconds - waited)
+        started = time.monotonic()
+        if mailbox.idle(step):
+            return
+        waited += time.monotonic() - started
+
+
+def _pause(seconds: float, stop: Callable[[], bool]) -> None:
+    """Sleep `seconds`, waking early when `stop()` turns true."""
+    end = time.monotonic() + seconds
+    while not stop() and (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, RefereeError):
+        return exc.message
+    return f"{type(exc).__module__}.{type(exc).__name__}: {exc}".removeprefix("builtins.")

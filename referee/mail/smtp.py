@@ -58,14 +58,24 @@ def pending(outbox: Path) -> list[Path]:
     return sorted(folder.iterdir(), key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
+class UntrustedCertificateError(ConnectionError):
+    """The SMTP server's certificate is not trusted; its text says what to set (ca_file)."""
+
+
 def _connect(account: MailAccount) -> smtplib.SMTP:
-    context = ssl.create_default_context()
-    if account.security == "ssl":
-        client: smtplib.SMTP = smtplib.SMTP_SSL(account.host, account.port, timeout=account.timeout, context=context)
-    else:
-        client = smtplib.SMTP(account.host, account.port, timeout=account.timeout)
-        if account.security == "starttls":
-            client.starttls(context=context)
+    context = account.tls_context()
+    try:
+        if account.security == "ssl":
+            client: smtplib.SMTP = smtplib.SMTP_SSL(
+                account.host, account.port, timeout=account.timeout, context=context
+            )
+        else:
+            client = smtplib.SMTP(account.host, account.port, timeout=account.timeout)
+            if account.security == "starttls":
+                client.starttls(context=context)
+    except ssl.SSLCertVerificationError as exc:
+        message, hints = account.untrusted(exc)
+        raise UntrustedCertificateError("; ".join([message, *hints])) from None
     if account.username is not None:
         client.login(account.username, account.password() or "")
     return client

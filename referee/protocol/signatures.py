@@ -43,7 +43,12 @@ _END = "-----END SSH SIGNATURE-----"
 _RSA_BITS = (1024, 16384)  # OpenSSH's own limits
 _SIGN_HINT = "sign with: ssh-keygen -Y sign -f KEY -n {namespace} FILE"
 _PUB_HINT = "paste the whole line of your id_ed25519.pub (it starts with ssh-ed25519)"
-_MAIL_HINT = "a mail client may change a file (line endings, spaces): send it as an attachment"
+# Said to players whose mail was read every way a mail client may have changed it (line ends,
+# encodings, final newline): what is left to check is the file and its .sig themselves.
+_MAIL_HINT = (
+    "send the order file exactly as signed with the .sig made from it (attached as files, "
+    "or pasted whole above the armored signature)"
+)
 _NEW_KEY_HINT = "make a supported key with: ssh-keygen -t ed25519"
 
 _PRIVATE_TYPES = (ed25519.Ed25519PrivateKey, ec.EllipticCurvePrivateKey, rsa.RSAPrivateKey)

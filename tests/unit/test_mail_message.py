@@ -6,7 +6,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from referee.mail.message import BEGIN, END, automatic_reason, read_message, unflow
+from referee.mail.message import BEGIN, END, attachment_forms, automatic_reason, read_message, unflow
 
 OWN = "referee@example.org"
 ARMOR = f"{BEGIN}\nU1NIU0lH\n{END}\n"
@@ -90,3 +90,79 @@ def test_auto_submitted_no_is_a_person() -> None:
 def test_garbage_never_raises() -> None:
     for raw in (b"", b"\x00\xff" * 100, b"From: \r\n\r\n", b"Content-Type: multipart/mixed\r\n\r\n--", b"x" * 10000):
         read_message(raw, OWN)
+
+
+def _with_files(body: str, files: dict[str, bytes]) -> bytes:
+    message = EmailMessage()
+    message["From"] = "alice@example.org"
+    message.set_content(body)
+    for name, data in files.items():
+        message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return bytes(message)
+
+
+def test_a_signature_is_known_by_its_armor_whatever_its_name() -> None:
+    incoming = read_message(
+        _with_files("orders", {"orders.yaml": b"game: g\n", "orders.yaml.sig.txt": ARMOR.encode()}), OWN
+    )
+    (part,) = incoming.orders
+    assert part.origin == "attachment orders.yaml" and part.signature == ARMOR.encode()
+
+
+def test_an_attached_file_without_an_order_suffix_is_read_when_it_names_a_game() -> None:
+    incoming = read_message(_with_files("orders", {"orders": b"game: g\n", "orders.sig": ARMOR.encode()}), OWN)
+    assert [p.origin for p in incoming.orders] == ["attachment orders"]
+
+
+def test_attachment_forms_undo_what_mail_clients_do() -> None:
+    original = "game: g\npurpose: \u00e9claireurs\n".encode()
+    sent = original.decode().encode("iso-8859-1").replace(b"\n", b"\r\n").rstrip(b"\r\n")
+    forms = attachment_forms(sent, "iso-8859-1")
+    assert forms[0] == sent and original in forms
+    assert attachment_forms(b"a\r\nb\r\n")[:3] == (b"a\r\nb\r\n", b"a\nb\n", b"a\nb")
+
+
+def test_a_signature_without_an_order_file_says_to_attach_or_paste_it() -> None:
+    incoming = read_message(_with_files("here you go", {"orders.yaml.sig": ARMOR.encode()}), OWN)
+    assert incoming.orders == []
+    assert "attach the order file" in incoming.problems[0] and "paste it whole" in incoming.problems[0]
+
+
+def test_orders_pasted_with_their_signature_attached() -> None:
+    incoming = read_message(_with_files("Hi,\n\ngame: g\nturn: 1\n-- \nAlice\n", {"orders.sig": ARMOR.encode()}), OWN)
+    (part,) = incoming.orders
+    assert b"game: g\nturn: 1\n" in part.candidates and part.signature == ARMOR.encode()
+
+
+def test_a_pasted_signature_goes_to_the_file_attached_without_one() -> None:
+    incoming = read_message(_with_files("Signature:\n" + ARMOR, {"orders.yaml": b"game: g\n"}), OWN)
+    (part,) = incoming.orders
+    assert part.origin == "attachment orders.yaml" and part.signature == ARMOR.encode()
+
+
+def test_an_html_only_mail_may_carry_the_signature_of_an_attached_file() -> None:
+    message = EmailMessage()
+    message["From"] = "alice@example.org"
+    message.set_content("<div>Signature:</div><div>" + ARMOR.replace("\n", "<br>") + "</div>", subtype="html")
+    message.add_attachment(b"game: g\n", maintype="application", subtype="octet-stream", filename="orders.yaml")
+    incoming = read_message(bytes(message), OWN)
+    (part,) = incoming.orders
+    assert incoming.problems == [] and part.signature is not None and BEGIN.encode() in part.signature
+
+
+def test_outlooks_winmail_dat_gets_a_reply_saying_how_to_send_instead() -> None:
+    incoming = read_message(_with_files("orders attached", {"winmail.dat": b"\x78\x9f\x3e\x22"}), OWN)
+    assert incoming.orders == [] and "winmail.dat" in incoming.problems[0]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"From: a@\r\nTo: referee@example.org\r\nSubject: x\r\n\r\nstatus\r\n",  # found by mutating client mails
+        b'From: a@example.org\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\n'
+        b'Content-Type: text/plain; charset="iso-8859\x00-1"\r\nContent-Disposition: attachment; filename="o.yaml"'
+        b"\r\n\r\ngame: g\r\n--b--\r\n",
+    ],
+)
+def test_headers_the_parser_cannot_read_never_raise(raw: bytes) -> None:
+    read_message(raw, OWN)
