@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.game.journal import GameDir
+from referee.game.journal import GameDir, interrupted_error
 
 
 def status(path: Path) -> dict[str, Any]:
     """Return the game's status: game, turn, phase, who is awaited, the commitment."""
     game_dir = GameDir(path).require()
+    unfinished = game_dir.unfinished_operations()
+    if unfinished and game_dir.get_meta("game") is None:  # an interrupted `init`
+        raise interrupted_error(game_dir.path, unfinished[0])
     result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
+    if unfinished:
+        result["interrupted"] = [{"operation": r.id, "command": r.command, "finish": r.rerun} for r in unfinished]
     phases = game_dir.phases()
     result["adjudicated"] = sum(1 for p in phases if p.adjudicated_at)
     phase = game_dir.open_phase()
@@ -47,6 +52,10 @@ def status_text(info: dict[str, Any]) -> str:
         f"game      {info['game']} ({info['module']}): {info['title']}",
         f"players   {', '.join(info['players'])}",
         f"phases    {info['adjudicated']} adjudicated",
+    ]
+    lines += [
+        f"INTERRUPTED `referee {o['command']}` (operation {o['operation']}): finish it with: {o['finish']}"
+        for o in info.get("interrupted", [])
     ]
     if info["over"]:
         return "\n".join(lines + ["state     the game is over"]) + "\n"
