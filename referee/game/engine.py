@@ -103,6 +103,7 @@ def init_game(path: Path, config_file: Path, operation: str | None = None) -> di
             raw = wrap_state(game, state, module.phase(state), None)
             open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())
         summary = status(path)
+        summary.pop("interrupted", None)  # this very operation, finished just below
         operations.finish(game_dir, intent, status_text(summary))
     return summary
 
