@@ -559,6 +559,8 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
 def _check_states(states_dir: Path) -> list[str]:
     problems: list[str] = []
     for path in sorted(states_dir.iterdir()):
+        if path.name.startswith("."):  # a write cut short by a crash (.NAME.PID.tmp), never a state
+            continue
         shown = f"states/{path.name}"
         if not STATE_NAME.match(path.name):
             problems.append(f"{shown}: not named <sha256>.json")
