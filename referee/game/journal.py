@@ -626,6 +626,21 @@ class GameDir:
         )
 
 
+def unmade_error(game_dir: GameDir) -> StateError:
+    """Return the refusal to act on a game directory that `referee init` did not finish."""
+    unfinished = game_dir.unfinished_operations()
+    if unfinished:
+        return interrupted_error(game_dir.path, unfinished[0])
+    return StateError(
+        f"{game_dir.path} is a game directory that was never finished: game.yaml or the game's entry "
+        "in the journal is missing",
+        hints=(
+            "if `referee init` was interrupted, run the same `referee init` again: it finishes the game",
+            "otherwise restore the game directory from a backup",
+        ),
+    )
+
+
 def interrupted_error(path: Path, row: OperationRow) -> StateError:
     """Return the refusal to act on a game while the operation `row` is unfinished."""
     return StateError(

@@ -13,7 +13,7 @@ from referee.errors import RefereeError
 from referee.game.attendance import game_schedule, home_defaults
 from referee.game.config import GameConfig, parse_config
 from referee.game.deadlines import Schedule
-from referee.game.journal import GameDir, interrupted_error
+from referee.game.journal import GameDir, unmade_error
 from referee.game.registry import find_game
 from referee.kit.contract import GameModule
 from referee.letters.post import Letterhead
@@ -34,8 +34,8 @@ class Game:
     def open(cls, path: Path) -> Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
-        if not game_dir.config.exists() and game_dir.unfinished_operations():  # an interrupted `init`
-            raise interrupted_error(game_dir.path, game_dir.unfinished_operations()[0])
+        if not game_dir.config.exists():
+            raise unmade_error(game_dir)
         data = load_strict(game_dir.config.read_text(encoding="utf-8"))
         config = parse_config(data, game_dir.path, str(game_dir.config))
         return cls(game_dir, config, find_game(config.module))

@@ -6,15 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.game.journal import GameDir, interrupted_error
+from referee.game.journal import GameDir, unmade_error
 
 
 def status(path: Path) -> dict[str, Any]:
     """Return the game's status: game, turn, phase, who is awaited, the commitment."""
     game_dir = GameDir(path).require()
+    if game_dir.get_meta("game") is None:
+        raise unmade_error(game_dir)
     unfinished = game_dir.unfinished_operations()
-    if unfinished and game_dir.get_meta("game") is None:  # an interrupted `init`
-        raise interrupted_error(game_dir.path, unfinished[0])
     result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
     if unfinished:
         result["interrupted"] = [{"operation": r.id, "command": r.command, "finish": r.rerun} for r in unfinished]
