@@ -643,10 +643,13 @@ def unmade_error(game_dir: GameDir) -> StateError:
 
 def interrupted_error(path: Path, row: OperationRow) -> StateError:
     """Return the refusal to act on a game while the operation `row` is unfinished."""
+    hints = [f"finish it (it carries on where it stopped, nothing is done twice): {row.rerun}"]
+    if row.command == "init":
+        hints.append(f"or, if its configuration changed since, remove {path}: no game was played in it yet")
     return StateError(
         f"`referee {row.command}` was interrupted in {path} (operation {row.id}, started {row.started_at}) "
         "and must be finished before anything else changes the game",
-        hints=(f"finish it (it carries on where it stopped, nothing is done twice): {row.rerun}",),
+        hints=tuple(hints),
     )
 
 
