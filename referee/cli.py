@@ -15,13 +15,19 @@ from typing import Any, NoReturn
 import click
 
 from referee import __version__
-from referee.errors import RefereeError, system_error
+from referee.errors import AlreadyDone, RefereeError, system_error
 from referee.protocol.display import printable
 
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
 # that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
 # line is the top layer: nothing imports it, so these imports dodge no circle.)
 GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
+OPERATION = click.option(
+    "--operation",
+    metavar="ID",
+    help="Name this run (default: an id made from the command and its arguments); "
+    "the same id again finishes it after a crash, or says it was done.",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"})
@@ -93,7 +99,8 @@ def _passphrase() -> bytes:
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="The game configuration (YAML): module, game id, scenario, options, players.",
 )
-def init(gamedir: Path, config_file: Path) -> None:
+@OPERATION
+def init(gamedir: Path, config_file: Path, operation: str | None) -> None:
     """Create a game directory and open the first phase.
 
     Makes the referee's key pair, the journal, and the signed notice of the first
@@ -106,7 +113,7 @@ def init(gamedir: Path, config_file: Path) -> None:
     from referee.game.engine import init_game
     from referee.game.status import status_text
 
-    _say(status_text(init_game(gamedir, config_file)), nl=False)
+    _say(status_text(init_game(gamedir, config_file, operation)), nl=False)
 
 
 @cli.command()
@@ -268,7 +275,8 @@ def verify(gamedir: Path, final: bool) -> None:
 @GAMEDIR
 @click.option("--draw", "patterns", multiple=True, metavar="LABEL", help="A hidden draw's label (* and ? match).")
 @click.option("--final", is_flag=True, help="Reveal the game secret, proving every hidden draw (the game is over).")
-def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
+@OPERATION
+def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, operation: str | None) -> None:
     """Publish hidden draws' keys (a finished deck) or, after the game, its hidden secret.
 
     Writes GAMEDIR/reveals/NNNN.json, signed, and sends it to every player, who can
@@ -283,7 +291,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
 
     if not patterns and not final:
         raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
-    target = run_reveal(gamedir, patterns, final)
+    target = run_reveal(gamedir, patterns, final, operation)
     _say(f"revealed: {target} (sent to every player)")
 
 
@@ -312,7 +320,16 @@ def explain(gamedir: Path, label: str, phase: str | None) -> None:
 @click.argument("values", nargs=-1)
 @click.option("--reason", required=True, help="Why: every player reads it, now and in the phase's report.")
 @click.option("--phase", metavar="TURN/PHASE", help="The phase it changes (default: the roll's, or the open one).")
-def override(gamedir: Path, kind: str, target: str, values: tuple[str, ...], reason: str, phase: str | None) -> None:
+@OPERATION
+def override(
+    gamedir: Path,
+    kind: str,
+    target: str,
+    values: tuple[str, ...],
+    reason: str,
+    phase: str | None,
+    operation: str | None,
+) -> None:
     """Re-roll, replace a result, correct a player's orders or edit the state, with a reason.
 
     Each override is signed by the referee, told to every player at once, and listed
@@ -333,12 +350,13 @@ def override(gamedir: Path, kind: str, target: str, values: tuple[str, ...], rea
     """
     from referee.game.override import make_override, override_text
 
-    order = None
+    order, order_file = None, None
     if kind == "order":
         if len(values) != 1:
             raise click.UsageError("order takes PLAYER ORDERFILE")
-        order, values = _read_file(Path(values[0])), ()
-    _say(override_text(make_override(gamedir, kind, target, values, reason, phase, order)), nl=False)
+        order, order_file, values = _read_file(Path(values[0])), values[0], ()
+    result = make_override(gamedir, kind, target, values, reason, phase, order, operation, order_file)
+    _say(override_text(result), nl=False)
 
 
 def _read_file(path: Path) -> bytes:
@@ -353,7 +371,8 @@ def _read_file(path: Path) -> bytes:
 @click.argument("phase", metavar="TURN/PHASE")
 @click.option("--reason", required=True, help="Why: every player reads it.")
 @click.option("--stay", is_flag=True, help="Stop at TURN/PHASE (to add overrides) instead of adjudicating again.")
-def rollback(gamedir: Path, phase: str, reason: str, stay: bool) -> None:
+@OPERATION
+def rollback(gamedir: Path, phase: str, reason: str, stay: bool, operation: str | None) -> None:
     """Return to an earlier phase and adjudicate again from there, with the same seeds.
 
     Every player is told. Later records, orders and letters stay on record (records
@@ -367,12 +386,13 @@ def rollback(gamedir: Path, phase: str, reason: str, stay: bool) -> None:
     from referee.game.rollback import rollback as run_rollback
     from referee.game.rollback import rollback_text
 
-    _say(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay)), nl=False)
+    _say(rollback_text(*run_rollback(gamedir, phase, reason, forward=not stay, operation=operation)), nl=False)
 
 
 @cli.command("roll-forward")
 @GAMEDIR
-def roll_forward(gamedir: Path) -> None:
+@OPERATION
+def roll_forward(gamedir: Path, operation: str | None) -> None:
     """Adjudicate again each phase a rollback returned to, as it was adjudicated before.
 
     Stops at the first phase that waits for orders or whose orders no longer fit.
@@ -384,7 +404,7 @@ def roll_forward(gamedir: Path) -> None:
     from referee.game.rollback import roll_forward as run_roll_forward
     from referee.game.rollback import roll_forward_text
 
-    _say(roll_forward_text(run_roll_forward(gamedir)), nl=False)
+    _say(roll_forward_text(run_roll_forward(gamedir, operation)), nl=False)
 
 
 @cli.command()
@@ -576,6 +596,9 @@ def main() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except AlreadyDone as done:  # a re-run of a finished operation: not a failure
+        click.echo(done.message)
+        sys.exit(0)
     except RefereeError as exc:
         _show_error(exc)
     except (OSError, sqlite3.Error) as exc:  # a read-only or full disk, a permission: one line and a hint

@@ -13,6 +13,7 @@ import sqlite3
 from referee.protocol.errors import KeyFileError, OrderRefusedError, RefereeError, SignatureError, VerificationError
 
 __all__ = [
+    "AlreadyDone",
     "ConfigError",
     "GameDataError",
     "KeyFileError",
@@ -41,6 +42,13 @@ class StateError(RefereeError):
 
 class LockedError(RefereeError):
     """Another referee process is working on the same game."""
+
+
+class AlreadyDone(RefereeError):
+    """An operator's command was run again after it had finished: nothing is done twice. Not a
+    failure (exit 0): the message says when it was done and what it did."""
+
+    exit_code = 0
 
 
 class SystemRefusedError(RefereeError):

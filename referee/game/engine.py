@@ -17,17 +17,19 @@ from typing import Any
 
 from referee.errors import ConfigError, RefereeError, SignatureError, StateError
 from referee.files import atomic_write
+from referee.game import operations
 from referee.game.adjudication import adjudicate_phase, open_phase, prepare_opening
 from referee.game.announce import post_ack
 from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game, parse_expect
+from referee.game.operations import Intent
 from referee.game.pinning import pin
 from referee.game.registry import find_game
 from referee.game.results import Adjudication, Receipt
 from referee.game.states import wrap_state
-from referee.game.status import status
+from referee.game.status import status, status_text
 from referee.kit.schema import check
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.orders import OrderFile, order_file_problems, parse_order_file
@@ -37,8 +39,13 @@ from referee.protocol.signatures import NAMESPACE_ORDERS, PublicKey, generate_ke
 # -- init ---------------------------------------------------------------------------------
 
 
-def init_game(path: Path, config_file: Path) -> dict[str, Any]:
-    """Create a game directory from a configuration file and open its first phase; return its status."""
+def init_game(path: Path, config_file: Path, operation: str | None = None) -> dict[str, Any]:
+    """Create a game directory from a configuration file and open its first phase; return its status.
+
+    An operation (referee.game.operations): the journal is made first and records it, so that
+    run again after a crash, `init` finishes the same game (the same key, unless none was kept
+    whole yet); run again after it finished, it raises AlreadyDone.
+    """
     config = load_config_file(config_file)
     module = find_game(config.module)
     scenario = config.scenario or module.scenarios[0]
@@ -55,30 +62,55 @@ def init_game(path: Path, config_file: Path) -> dict[str, Any]:
             f"the configuration names {', '.join(names)}",
             hints=("give each role exactly one player, named after the role",),
         )
+    config = GameConfig(**{**config.__dict__, "scenario": scenario})
     path = Path(path)
-    if path.exists() and any(path.iterdir()):
+    config_bytes = config_yaml(config)
+    intent = Intent.of(
+        "init", {"config": sha256_hex(config_bytes)}, [str(path), "--config", str(config_file)], operation
+    )
+    game_dir = GameDir(path)
+    if path.exists() and any(path.iterdir()) and not game_dir.exists():
         raise StateError(
             f"{path} already exists and is not empty",
             hints=("choose a new directory, or remove this one if it is a failed attempt",),
         )
-    state = module.setup(scenario, names, config.module_options())
-    config = GameConfig(**{**config.__dict__, "scenario": scenario})
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)  # an existing empty folder keeps its mode otherwise: the key and seeds live here
-    game_dir = GameDir(path).allow_create()
-    generate_keypair(game_dir.key, comment=f"referee@{config.game}")
-    os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub
-    game = Game(game_dir, config, module)
-    atomic_write(game_dir.config, config_yaml(config))
-    with game_dir.lock():
-        game_dir.set_meta(
-            "game", json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names})
-        )
-        pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
-        game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
-        raw = wrap_state(game, state, module.phase(state), None)
-        open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())
-    return status(path)
+    game_dir.allow_create()
+    with game_dir.lock(guard=False):
+        if operations.begin(game_dir, intent) is None:
+            if game_dir.get_meta("game") is not None:
+                raise StateError(
+                    f"{path} already holds game '{config.game}'"
+                    if game_dir.config.exists()
+                    else f"{path} holds a game",
+                    hints=("choose a new directory for a new game",),
+                )
+            operations.start(game_dir, intent, {"config": str(config_file)})
+        if not game_dir.public_key.exists():
+            # No public key yet: the key was never used, and a crash may have left half of it.
+            for leftover in (game_dir.key, Path(f"{game_dir.key}.pub")):
+                leftover.unlink(missing_ok=True)
+            generate_keypair(game_dir.key, comment=f"referee@{config.game}")
+            os.replace(f"{game_dir.key}.pub", game_dir.public_key)  # players look for GAMEDIR/referee.pub
+        game = Game(game_dir, config, module)
+        atomic_write(game_dir.config, config_bytes)
+        if game_dir.get_meta("game") is None:
+            with game_dir.transaction():
+                game_dir.set_meta(
+                    "game",
+                    json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names}),
+                )
+                pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
+                game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
+        if not game_dir.phases():
+            state = module.setup(scenario, names, config.module_options())
+            raw = wrap_state(game, state, module.phase(state), None)
+            open_phase(game, prepare_opening(game, raw), game_dir.next_phase_seq())
+        summary = status(path)
+        summary.pop("interrupted", None)  # this very operation, finished just below
+        operations.finish(game_dir, intent, status_text(summary))
+    return summary
 
 
 # -- submit -------------------------------------------------------------------------------

@@ -23,7 +23,16 @@ from referee.errors import LockedError, StateError
 from referee.files import atomic_write
 from referee.protocol.canonical import canonical_json, sha256_hex
 
-SCHEMA = """
+# The operator's commands that change a game, each recorded before it writes anything and
+# marked finished at its end (referee.game.operations). Created on first use in an older
+# journal too: it needs no migration step.
+OPERATIONS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS operations (
+    id TEXT PRIMARY KEY, command TEXT NOT NULL, key TEXT NOT NULL, rerun TEXT NOT NULL,
+    plan TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT, summary TEXT);
+"""
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS seeds (
     turn INTEGER NOT NULL, phase TEXT NOT NULL, server_seed TEXT NOT NULL,
@@ -55,6 +64,9 @@ CREATE TABLE IF NOT EXISTS beacon_rounds (
     commit_hex TEXT PRIMARY KEY, round INTEGER NOT NULL, orders_close TEXT NOT NULL,
     signature TEXT, previous_signature TEXT);
 """
+    + OPERATIONS_SCHEMA
+)
+
 LOCK_WAIT_SECONDS = 10.0
 # Each step brings a journal from the version before it to the next (PRAGMA user_version); a
 # step runs in one transaction with its version bump, so a crash never leaves half a step.
@@ -175,6 +187,21 @@ class OverrideRow:
     kind: str
     body: dict[str, Any]
     signature: str
+
+
+@dataclass(frozen=True)
+class OperationRow:
+    """An operator's command as the journal keeps it: what it is, how to run it again, what it
+    decided before writing (its plan), and, once finished, what it did."""
+
+    id: str
+    command: str
+    key: str  # the hash of the command and its arguments: an explicit id may not be reused for another
+    rerun: str  # the command line that finishes it
+    plan: dict[str, Any]
+    started_at: str
+    finished_at: str | None
+    summary: str | None
 
 
 class GameDir:
@@ -349,8 +376,12 @@ class GameDir:
         db.execute("COMMIT")
 
     @contextmanager
-    def lock(self, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
-        """Hold the game's lock: one referee process at a time works on a game."""
+    def lock(self, wait: float = LOCK_WAIT_SECONDS, guard: bool = True) -> Iterator[None]:
+        """Hold the game's lock: one referee process at a time works on a game.
+
+        With `guard`, refuse while an operator's command is unfinished (a crash interrupted it):
+        nothing else may change the game before it is finished. The operator's commands pass
+        False and decide themselves (referee.game.operations)."""
         self.path.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + wait
         with open(self.path / ".lock", "a+") as handle:
@@ -365,6 +396,10 @@ class GameDir:
                             hints=("wait for it to finish and try again",),
                         ) from None
                     time.sleep(0.05)
+            if guard and self.exists():
+                unfinished = self.unfinished_operations()
+                if unfinished:
+                    raise interrupted_error(self.path, unfinished[0])
             yield
 
     # -- meta -------------------------------------------------------------------------
@@ -700,6 +735,83 @@ class GameDir:
             "INSERT INTO log (at, kind, turn, phase, player, data) VALUES (?, ?, ?, ?, ?, ?)",
             (utc_now(), kind, turn, phase, player, json.dumps(data, sort_keys=True)),
         )
+
+    # -- operations -------------------------------------------------------------------
+
+    def _has_operations(self) -> bool:
+        return (
+            self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'operations'").fetchone()
+            is not None
+        )
+
+    def operation(self, identifier: str) -> OperationRow | None:
+        """Return the operation with this id, or None."""
+        if not self._has_operations():
+            return None
+        row = self.db.execute("SELECT * FROM operations WHERE id = ?", (identifier,)).fetchone()
+        return _operation(row) if row else None
+
+    def unfinished_operations(self) -> list[OperationRow]:
+        """Return the operations started and not finished (a crash interrupted them), oldest first."""
+        if not self._has_operations():
+            return []
+        rows = self.db.execute("SELECT * FROM operations WHERE finished_at IS NULL ORDER BY started_at, id")
+        return [_operation(row) for row in rows]
+
+    def start_operation(self, identifier: str, command: str, key: str, rerun: str, plan: dict[str, Any]) -> None:
+        """Record that an operation starts, with what it decided (committed before it writes anything)."""
+        if not self._has_operations():
+            self.db.executescript(OPERATIONS_SCHEMA)
+        self.db.execute(
+            "INSERT INTO operations (id, command, key, rerun, plan, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (identifier, command, key, rerun, json.dumps(plan, sort_keys=True), utc_now()),
+        )
+
+    def finish_operation(self, identifier: str, summary: str) -> None:
+        """Record that an operation finished, and what it did."""
+        self.db.execute(
+            "UPDATE operations SET finished_at = ?, summary = ? WHERE id = ?", (utc_now(), summary, identifier)
+        )
+
+
+def unmade_error(game_dir: GameDir) -> StateError:
+    """Return the refusal to act on a game directory that `referee init` did not finish."""
+    unfinished = game_dir.unfinished_operations()
+    if unfinished:
+        return interrupted_error(game_dir.path, unfinished[0])
+    return StateError(
+        f"{game_dir.path} is a game directory that was never finished: game.yaml or the game's entry "
+        "in the journal is missing",
+        hints=(
+            "if `referee init` was interrupted, run the same `referee init` again: it finishes the game",
+            "otherwise restore the game directory from a backup",
+        ),
+    )
+
+
+def interrupted_error(path: Path, row: OperationRow) -> StateError:
+    """Return the refusal to act on a game while the operation `row` is unfinished."""
+    hints = [f"finish it (it carries on where it stopped, nothing is done twice): {row.rerun}"]
+    if row.command == "init":
+        hints.append(f"or, if its configuration changed since, remove {path}: no game was played in it yet")
+    return StateError(
+        f"`referee {row.command}` was interrupted in {path} (operation {row.id}, started {row.started_at}) "
+        "and must be finished before anything else changes the game",
+        hints=tuple(hints),
+    )
+
+
+def _operation(row: sqlite3.Row) -> OperationRow:
+    return OperationRow(
+        row["id"],
+        row["command"],
+        row["key"],
+        row["rerun"],
+        json.loads(row["plan"]),
+        row["started_at"],
+        row["finished_at"],
+        row["summary"],
+    )
 
 
 def _phase(row: sqlite3.Row) -> OpenPhase:

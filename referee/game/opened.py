@@ -15,7 +15,7 @@ from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
 from referee.game.config import GameConfig, load_config_file
 from referee.game.deadlines import Schedule
-from referee.game.journal import GameDir, OpenPhase
+from referee.game.journal import GameDir, OpenPhase, unmade_error
 from referee.game.pinning import check_pinned, pin
 from referee.game.registry import find_game
 from referee.game.unreachable import unreachable_players
@@ -44,6 +44,8 @@ class Game:
         """Open the game in `path`, or raise StateError if there is none."""
         game_dir = GameDir(path).require()
         game_dir.db  # noqa: B018 - opening the journal checks it: a lost or damaged one is refused here
+        if not game_dir.config.exists():
+            raise unmade_error(game_dir)
         config = load_config_file(game_dir.config)  # a YAML error names the file, line and column
         check_pinned(game_dir, config)
         game = cls(game_dir, config, find_game(config.module))

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.errors import RefereeError, StateError
 from referee.files import atomic_write
+from referee.game import operations
 from referee.game.announce import post_change
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.opened import Game, parse_expect
+from referee.game.operations import Intent
 from referee.game.overrides import (
     BODY_TYPE,
     KINDS,
@@ -32,12 +34,15 @@ from referee.game.overrides import (
 from referee.game.results import Rollback, RollForward
 from referee.game.rollback import (
     execute_rollback,
+    phase_from_plan,
     plan_rollback,
     refresh_open_state,
     roll_forward_locked,
     roll_forward_text,
+    rollback_from_plan,
+    rollback_plan,
 )
-from referee.protocol.canonical import canonical_json
+from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.orders import parse_order_file
 from referee.protocol.problems import Problem
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
@@ -73,17 +78,38 @@ def make_override(
     reason: str,
     phase: str | None = None,
     order_bytes: bytes | None = None,
+    operation: str | None = None,
+    order_file: str | None = None,
 ) -> OverrideResult:
-    """Sign and record an override; roll back and forward when it concerns an adjudicated phase."""
+    """Sign and record an override; roll back and forward when it concerns an adjudicated phase.
+
+    An operation (referee.game.operations): run again after a crash, it finishes the override
+    it started (the same number, body and letters); run again after it finished, it raises
+    AlreadyDone. `order_file` names the corrected file in the command line that finishes it.
+    """
     if kind not in KINDS:
         raise RefereeError(f"there is no override '{kind}'", hints=(f"overrides: {', '.join(KINDS)}",))
     reason = " ".join(reason.split())
     if not reason:
         raise RefereeError("an override needs a reason", hints=("say why, with --reason: every player reads it",))
+    arguments: dict[str, Any] = {"kind": kind, "target": target, "values": list(values), "phase": phase}
+    if order_bytes is not None:
+        arguments["order_sha256"] = sha256_hex(order_bytes)
+    shown = [order_file or "ORDERFILE"] if kind == "order" else list(values)
+    rerun = [str(path), kind, target, *shown, "--reason", reason, *(["--phase", phase] if phase else [])]
+    intent = Intent.of("override", {**arguments, "reason": reason}, rerun, operation)
     game = Game.open(path)
-    with game.dir.lock():
-        body, where = _prepare(game, kind, target, values, phase, order_bytes)
-        return _apply(game, body, where, reason, order_bytes)
+    with game.dir.lock(guard=False):
+        resumed = operations.begin(game.dir, intent)
+        if resumed is not None:
+            decided = _Decided.from_plan(resumed.plan)
+        else:
+            body, where = _prepare(game, kind, target, values, phase, order_bytes)
+            decided = _decide(game, body, where, reason, order_bytes)
+            operations.start(game.dir, intent, decided.plan())
+        result = _apply(game, decided, order_bytes)
+        operations.finish(game.dir, intent, override_text(result))
+        return result
 
 
 def _prepare(
@@ -244,10 +270,51 @@ def _is_open(game: Game, row: OverrideRow) -> bool:
     return phase is not None and (phase.turn, phase.phase) == (row.turn, row.phase)
 
 
-def _apply(
-    game: Game, prepared: dict[str, Any], where: _Target, reason: str, order_bytes: bytes | None
-) -> OverrideResult:
-    """Tell the players, roll back if needed, store the signed override, roll forward."""
+@dataclass
+class _Decided:
+    """What an override decided before writing anything: kept as its operation's plan, so that a
+    re-run after a crash does the same whatever the first run had changed."""
+
+    row: OverrideRow
+    where: _Target
+    rollback: Rollback | None
+    unfit: dict[str, list[Problem]]
+
+    def plan(self) -> dict[str, Any]:
+        row, where = self.row, self.where
+        return {
+            "override": {
+                "id": row.id,
+                "turn": row.turn,
+                "phase": row.phase,
+                "kind": row.kind,
+                "body": row.body,
+                "signature": row.signature,
+            },
+            "where": {
+                "turn": where.turn,
+                "phase": where.phase,
+                "state_before": where.state_before,
+                "closed": asdict(where.closed) if where.closed else None,
+            },
+            "rollback": rollback_plan(self.rollback) if self.rollback else None,
+            "unfit": {player: [asdict(p) for p in problems] for player, problems in self.unfit.items()},
+        }
+
+    @classmethod
+    def from_plan(cls, plan: dict[str, Any]) -> _Decided:
+        o, w = plan["override"], plan["where"]
+        closed = phase_from_plan(w["closed"]) if w["closed"] else None
+        return cls(
+            OverrideRow(o["id"], o["turn"], o["phase"], o["kind"], o["body"], o["signature"]),
+            _Target(w["turn"], w["phase"], closed, w["state_before"]),
+            rollback_from_plan(plan["rollback"]) if plan["rollback"] else None,
+            {player: [Problem(**p) for p in problems] for player, problems in plan["unfit"].items()},
+        )
+
+
+def _decide(game: Game, prepared: dict[str, Any], where: _Target, reason: str, order_bytes: bytes | None) -> _Decided:
+    """Number and sign the override, and plan the rollback it needs; nothing is written."""
     identifier = game.dir.next_override_id()
     body = {
         "type": BODY_TYPE,
@@ -260,22 +327,34 @@ def _apply(
     }
     if body["kind"] == "order":
         assert order_bytes is not None
-        name = (
+        body["file"] = (
             f"corrections/t{where.turn}-{where.phase}/{body['player']}-override{identifier}-{body['sha256'][:12]}.yaml"
         )
-        atomic_write(game.dir.orders / name, order_bytes)
-        atomic_write(game.dir.orders / (name + ".sig"), game.sign(order_bytes).encode())
-        body["file"] = name
     row = OverrideRow(identifier, where.turn, where.phase, body["kind"], body, game.sign(canonical_json(body)))
     unfit = _unfit_after_edit(game, row, where)
     plan = plan_rollback(game, where.closed, f"override #{identifier}: {reason}") if where.closed else None
+    return _Decided(row, where, plan, unfit)
+
+
+def _apply(game: Game, decided: _Decided, order_bytes: bytes | None) -> OverrideResult:
+    """Tell the players, roll back if needed, store the signed override, roll forward. Each step
+    done already by an interrupted run is done again to the same effect, or skipped."""
+    row, where, plan, unfit = decided.row, decided.where, decided.rollback, decided.unfit
+    if row.kind == "order":
+        assert order_bytes is not None
+        name = row.body["file"]
+        atomic_write(game.dir.orders / name, order_bytes)
+        atomic_write(game.dir.orders / (name + ".sig"), game.sign(order_bytes).encode())
     # Players are told first: a crash later leaves a letter about a change the re-run makes.
-    letters = post_change(game, f"override-{identifier}", plan, [row], unfit)
+    letters = post_change(game, f"override-{row.id}", plan, [row], unfit)
     if plan is not None:
         execute_rollback(game, plan)
-    with game.dir.transaction():
-        game.dir.insert_override(row)
-        game.dir.log("override", {"id": identifier, "kind": row.kind, "reason": reason}, where.turn, where.phase)
+    if all(made.id != row.id for made in game.dir.overrides()):
+        with game.dir.transaction():
+            game.dir.insert_override(row)
+            game.dir.log(
+                "override", {"id": row.id, "kind": row.kind, "reason": row.body["reason"]}, where.turn, where.phase
+            )
     refresh_open_state(game)
     forward = roll_forward_locked(game) if plan is not None else None
     return OverrideResult(row, f"{where.turn}/{where.phase}", plan, forward, letters, unfit)

@@ -13,18 +13,23 @@ from typing import Any
 
 from referee.errors import StateError
 from referee.files import atomic_write
+from referee.game import operations
 from referee.game.announce import post_reveal
 from referee.game.opened import Game
+from referee.game.operations import Intent
 from referee.protocol.canonical import pretty_json
 from referee.protocol.hidden import game_commitment
 from referee.protocol.reveals import REVEAL_TYPE, expected_draw_key, hidden_draws
 
 
-def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False) -> Path:
+def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False, operation: str | None = None) -> Path:
     """Publish a reveal: the draws whose labels match `patterns` (fnmatch), or with `final` the
-    game secret and every draw. Return the signed reveal file; every player is sent a copy."""
+    game secret and every draw. Return the signed reveal file; every player is sent a copy.
+
+    An operation (referee.game.operations) keyed by the draws it reveals: run again after a
+    crash, it finishes the same reveal file; run again after it finished, it raises AlreadyDone."""
     game = Game.open(path)
-    with game.dir.lock():
+    with game.dir.lock(guard=False):
         secret = game.dir.hidden_secret()
         if secret is None:
             raise StateError(f"{path} has no hidden secret: it has made no hidden draw to reveal")
@@ -44,6 +49,17 @@ def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False) -> Pat
                 f"no hidden draw matches {', '.join(patterns) or 'nothing'}",
                 hints=(f"hidden draws: {known}", "give --draw LABEL (wildcards * and ? allowed) or --final"),
             )
+        chosen_keys = sorted([d.record_sha256, d.label] for d in chosen)
+        rerun = [str(path), *(["--final"] if final else [a for p in patterns for a in ("--draw", p)])]
+        intent = Intent.of("reveal", {"final": final, "draws": chosen_keys}, rerun, operation)
+        resumed = operations.begin(game.dir, intent)
+        folder = game.dir.path / "reveals"
+        if resumed is not None:
+            target = folder / resumed.plan["file"]
+        else:
+            number = len(list(folder.glob("*.json"))) + 1 if folder.is_dir() else 1
+            target = folder / f"{number:04d}.json"
+            operations.start(game.dir, intent, {"file": target.name})
         inputs = _inputs(game.dir.log_entries(("phase.adjudicated",)))
         body = {
             "type": REVEAL_TYPE,
@@ -61,14 +77,14 @@ def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False) -> Pat
                 for draw in chosen
             ],
         }
-        folder = game.dir.path / "reveals"
-        number = len(list(folder.glob("*.json"))) + 1 if folder.is_dir() else 1
-        target = folder / f"{number:04d}.json"
         data = pretty_json(body)
         atomic_write(target, data)
         atomic_write(target.with_name(target.name + ".sig"), game.sign(data).encode())
-        game.dir.log("hidden.revealed", {"file": target.name, "final": final, "draws": len(chosen)})
         post_reveal(game, target, final, [d.label for d in chosen])
+        with game.dir.transaction():
+            game.dir.log("hidden.revealed", {"file": target.name, "final": final, "draws": len(chosen)})
+            summary = f"revealed: {target} ({len(chosen)} draw(s), sent to every player)\n"
+            operations.finish(game.dir, intent, summary)
     return target
 
 

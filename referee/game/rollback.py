@@ -17,41 +17,75 @@ fit the state; such a phase gets a fresh seed (its old one is public) and a noti
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from referee.errors import StateError
 from referee.files import fsync_dir
+from referee.game import operations
 from referee.game.adjudication import UnfitOrdersError, adjudicate_phase
 from referee.game.announce import post_change
 from referee.game.journal import OpenPhase
 from referee.game.opened import Game, parse_expect
+from referee.game.operations import Intent
 from referee.game.overrides import apply_state_edits
 from referee.game.results import Rollback, RollForward
 from referee.game.states import state_hash
 
 
-def rollback(path: Path, ident: str, reason: str, forward: bool = True) -> tuple[Rollback, RollForward | None]:
+def rollback(
+    path: Path, ident: str, reason: str, forward: bool = True, operation: str | None = None
+) -> tuple[Rollback, RollForward | None]:
     """Return the game to the phase `ident` (TURN/PHASE), tell every player, and (with `forward`)
-    adjudicate it and the later phases again."""
+    adjudicate it and the later phases again.
+
+    An operation (referee.game.operations): run again after a crash, it finishes the rollback it
+    started; run again after it finished, it raises AlreadyDone."""
     reason = " ".join(reason.split())
     if not reason:
         raise StateError("a rollback needs a reason", hints=("say why, with --reason: every player reads it",))
     turn, name = parse_expect(ident)
+    intent = Intent.of(
+        "rollback",
+        {"phase": f"{turn}/{name}", "reason": reason, "forward": forward},
+        [str(path), f"{turn}/{name}", "--reason", reason, *([] if forward else ["--stay"])],
+        operation,
+    )
     game = Game.open(path)
-    with game.dir.lock():
-        phases = game.dir.phases()
-        row = next((p for p in phases if (p.turn, p.phase) == (turn, name)), None)
-        if row is None or row.record is None:
-            done = ", ".join(p.ident for p in phases if p.record) or "none yet"
-            what = "is the open phase" if row is not None else "is not a phase of this game"
-            raise StateError(
-                f"turn {turn} '{name}' {what}: there is nothing to roll back",
-                hints=(f"phases adjudicated: {done}",),
-            )
-        plan = plan_rollback(game, row, reason)
+    with game.dir.lock(guard=False):
+        resumed = operations.begin(game.dir, intent)
+        if resumed is not None:
+            plan = rollback_from_plan(resumed.plan["rollback"])
+        else:
+            plan = _plan_for(game, turn, name, reason)
+            operations.start(game.dir, intent, {"rollback": rollback_plan(plan)})
         post_change(game, f"rollback-g{plan.generation}", plan, [], {})
         execute_rollback(game, plan)
-        return plan, roll_forward_locked(game) if forward else None
+        rolled = roll_forward_locked(game) if forward else None
+        operations.finish(game.dir, intent, rollback_text(plan, rolled))
+        return plan, rolled
+
+
+def _plan_for(game: Game, turn: int, name: str, reason: str) -> Rollback:
+    phases = game.dir.phases()
+    row = next((p for p in phases if (p.turn, p.phase) == (turn, name)), None)
+    if row is None or row.record is None:
+        done = ", ".join(p.ident for p in phases if p.record) or "none yet"
+        what = "is the open phase" if row is not None else "is not a phase of this game"
+        hints = [f"phases adjudicated: {done}"]
+        if row is not None and game.dir.revealed(row.turn, row.phase, row.commit) is not None:
+            hints.insert(
+                0,
+                f"a rollback returned to it and it waits to be adjudicated again: referee roll-forward {game.dir.path}",
+            )
+        else:
+            hints.append(
+                "after `referee rollback --stay` or an interrupted roll forward, "
+                "`referee roll-forward GAMEDIR` adjudicates the open phase again as it was"
+            )
+        raise StateError(f"turn {turn} '{name}' {what}: there is nothing to roll back", hints=tuple(hints))
+    return plan_rollback(game, row, reason)
 
 
 def plan_rollback(game: Game, row: OpenPhase, reason: str) -> Rollback:
@@ -60,34 +94,77 @@ def plan_rollback(game: Game, row: OpenPhase, reason: str) -> Rollback:
     return Rollback(game.dir.generation() + 1, row, later, reason)
 
 
+def rollback_plan(plan: Rollback) -> dict[str, Any]:
+    """Return a rollback as plain values, for an operation's plan in the journal."""
+    return {
+        "generation": plan.generation,
+        "phase": asdict(plan.phase),
+        "superseded": [asdict(p) for p in plan.superseded],
+        "reason": plan.reason,
+    }
+
+
+def rollback_from_plan(data: dict[str, Any]) -> Rollback:
+    """Return the rollback an operation's plan holds (see rollback_plan)."""
+    return Rollback(
+        data["generation"],
+        phase_from_plan(data["phase"]),
+        [phase_from_plan(p) for p in data["superseded"]],
+        data["reason"],
+    )
+
+
+def phase_from_plan(data: dict[str, Any]) -> OpenPhase:
+    """Return the phase row an operation's plan holds (as dataclasses.asdict gave it)."""
+    return OpenPhase(**{**data, "active": tuple(data["active"]), "defaulted": tuple(data["defaulted"])})
+
+
 def execute_rollback(game: Game, plan: Rollback) -> None:
-    """Move the superseded records aside, then, in one journal transaction, supersede the phases
-    and open the phase returned to again. The lock is held by the caller."""
+    """Supersede the phases and open the phase returned to again; done again after a crash, it
+    carries on where it stopped. The lock is held by the caller.
+
+    The records withdrawn are first linked into records/superseded/<generation>/, then the journal
+    supersedes the phases in one transaction, and only then are the records unlinked from
+    records/: at every point each record is in one place or both, the journal names files that
+    exist, and `verify` and `audit` read a whole game.
+    """
     records = game.dir.records
     kept = records / "superseded" / str(plan.generation)
+    executed = game.dir.generation() >= plan.generation
+    if not executed:
+        for name in plan.records:
+            for suffix in ("", ".sig"):
+                source, copy = records / (name + suffix), kept / (name + suffix)
+                if source.exists() and not copy.exists():
+                    kept.mkdir(parents=True, exist_ok=True)
+                    os.link(source, copy)
+        if kept.exists():
+            fsync_dir(kept)
+        phase = plan.phase
+        with game.dir.transaction():
+            game.dir.supersede(phase.seq, plan.generation)
+            game.dir.insert_phase(
+                phase.seq, phase.turn, phase.phase, phase.commit, phase.state_before, phase.active, plan.generation
+            )
+            game.dir.set_meta("generation", str(plan.generation))
+            game.dir.set_meta("state", phase.state_before)
+            game.dir.log(
+                "game.rollback",
+                {"generation": plan.generation, "reason": plan.reason, "superseded": [p.stem for p in plan.superseded]},
+                phase.turn,
+                phase.phase,
+            )
+    # A file in records/ that is the very file kept aside is a withdrawn record; one that is not
+    # was written again by the roll forward after the journal committed, and stays.
+    removed = False
     for name in plan.records:
         for suffix in ("", ".sig"):
-            source = records / (name + suffix)
-            if source.exists():  # a re-run after a crash finds it moved already
-                kept.mkdir(parents=True, exist_ok=True)
-                os.replace(source, kept / source.name)
-    if kept.exists():
-        fsync_dir(kept)
+            source, copy = records / (name + suffix), kept / (name + suffix)
+            if source.exists() and copy.exists() and os.path.samefile(source, copy):
+                source.unlink()
+                removed = True
+    if removed:
         fsync_dir(records)
-    phase = plan.phase
-    with game.dir.transaction():
-        game.dir.supersede(phase.seq, plan.generation)
-        game.dir.insert_phase(
-            phase.seq, phase.turn, phase.phase, phase.commit, phase.state_before, phase.active, plan.generation
-        )
-        game.dir.set_meta("generation", str(plan.generation))
-        game.dir.set_meta("state", phase.state_before)
-        game.dir.log(
-            "game.rollback",
-            {"generation": plan.generation, "reason": plan.reason, "superseded": [p.stem for p in plan.superseded]},
-            phase.turn,
-            phase.phase,
-        )
 
 
 def refresh_open_state(game: Game) -> None:
@@ -112,11 +189,20 @@ def refresh_open_state(game: Game) -> None:
             game.dir.log("phase.state", {"from": phase.state_before, "to": now}, phase.turn, phase.phase)
 
 
-def roll_forward(path: Path) -> RollForward:
-    """Adjudicate again the open phase and each later one that was adjudicated before a rollback."""
+def roll_forward(path: Path, operation: str | None = None) -> RollForward:
+    """Adjudicate again the open phase and each later one that was adjudicated before a rollback.
+
+    An operation (referee.game.operations) keyed by the game's generation and its overrides: run
+    again after it finished, with neither changed since, it raises AlreadyDone."""
     game = Game.open(path)
-    with game.dir.lock():
-        return roll_forward_locked(game)
+    with game.dir.lock(guard=False):
+        arguments = {"generation": game.dir.generation(), "overrides": len(game.dir.overrides())}
+        intent = Intent.of("roll-forward", arguments, [str(path)], operation)
+        if operations.begin(game.dir, intent) is None:
+            operations.start(game.dir, intent, arguments)
+        rolled = roll_forward_locked(game)
+        operations.finish(game.dir, intent, roll_forward_text(rolled))
+        return rolled
 
 
 def roll_forward_locked(game: Game) -> RollForward:

@@ -6,14 +6,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from referee.game.journal import GameDir
+from referee.game.journal import GameDir, unmade_error
 from referee.game.unreachable import unreachable_players
 
 
 def status(path: Path) -> dict[str, Any]:
     """Return the game's status: game, turn, phase, who is awaited, the commitment."""
     game_dir = GameDir(path).require()
+    if game_dir.get_meta("game") is None:
+        raise unmade_error(game_dir)
+    unfinished = game_dir.unfinished_operations()
     result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
+    if unfinished:
+        result["interrupted"] = [{"operation": r.id, "command": r.command, "finish": r.rerun} for r in unfinished]
     phases = game_dir.phases()
     result["adjudicated"] = sum(1 for p in phases if p.adjudicated_at)
     unreachable = unreachable_players(game_dir)
@@ -57,6 +62,10 @@ def status_text(info: dict[str, Any]) -> str:
     ]
     for player, why in sorted(info.get("unreachable", {}).items()):
         lines.append(f"unreachable {player} since {why['since'][:16]}: {why['reason']} (mail from them clears it)")
+    lines += [
+        f"INTERRUPTED `referee {o['command']}` (operation {o['operation']}): finish it with: {o['finish']}"
+        for o in info.get("interrupted", [])
+    ]
     if info["over"]:
         return "\n".join(lines + ["state     the game is over"]) + "\n"
     lines += [

@@ -669,6 +669,8 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
 def _check_states(states_dir: Path) -> list[str]:
     problems: list[str] = []
     for path in sorted(states_dir.iterdir()):
+        if path.name.startswith("."):  # a write cut short by a crash (.NAME.PID.tmp), never a state
+            continue
         shown = f"states/{path.name}"
         if TEMPORARY_NAME.match(path.name):
             continue  # a write cut short by a crash: never part of the chain, removed by the next write

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 from played import copy_game, new_game
 
-from referee.errors import StateError
+from referee.errors import AlreadyDone, StateError
 from referee.game.audit import audit
 from referee.game.engine import adjudicate, submit
 from referee.game.journal import GameDir
@@ -125,7 +125,8 @@ def test_stay_then_roll_forward_and_no_new_orders_meanwhile(game: TestGame) -> N
     result = roll_forward(game.dir)
     assert [a.phase.ident for a in result.adjudications] == ["2/round", "3/round", "4/round"]
     assert files(game.dir / "records") == before
-    assert roll_forward(game.dir).adjudications == []
+    with pytest.raises(AlreadyDone, match="stopped: turn 5 'round' is open for orders"):
+        roll_forward(game.dir)  # run again: nothing to do twice, and it says what it did
 
 
 def test_adjudicate_replays_the_reopened_phase_like_roll_forward(game: TestGame) -> None:
@@ -206,8 +207,13 @@ def test_a_rollback_cut_short_by_a_crash_is_completed_by_running_it_again(
     monkeypatch.setattr(GameDir, "supersede", crashing)
     with pytest.raises(OSError, match="simulated crash"):
         rollback(game.dir, "3/round", "a rules question")
-    assert not (records / "0003-t3-round.json").exists()  # moved aside; the journal is unchanged
+    # Linked aside, not yet unlinked: the journal is unchanged and names files that are there.
+    assert (records / "0003-t3-round.json").samefile(records / "superseded" / "1" / "0003-t3-round.json")
     assert status(game.dir)["turn"] == 5 and GameDir(game.dir).generation() == 0
+    assert verify_game_dir(game.dir).ok
+    with pytest.raises(StateError, match="interrupted") as caught:
+        adjudicate(game.dir)  # nothing else changes the game meanwhile
+    assert caught.value.hints[0].endswith("rollback " + f"{game.dir} 3/round --reason 'a rules question'")
     rollback(game.dir, "3/round", "a rules question")
     assert files(records) == before and GameDir(game.dir).generation() == 1
     ids = message_ids(game.dir)
