@@ -1,0 +1,138 @@
+"""Measuring a raw mail before Python's email parser reads it: header fields, MIME parts and how
+deeply multiparts (and attached messages) nest.
+
+The email package reads nested multiparts by recursion and keeps every part and header in
+memory; a stranger's mail of a few megabytes could exhaust either. `mime_excess` walks the raw
+bytes once, line by line, keeping only the stack of open boundaries, and says which limit the
+mail is over. It counts the way the parser splits (a line `--BOUNDARY`, or `--BOUNDARY--`, of a
+multipart still open), and where it cannot read a boundary (RFC 2231 continuations) it counts
+the part as open for good: it may count more than the parser would find, never fewer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from email import policy
+from email.message import Message
+from email.parser import BytesHeaderParser
+
+# Real mail carrying orders has a dozen to a hundred header fields (long Received: and ARC
+# chains included), 2 to 10 parts and multiparts 3 deep (mixed > alternative > related, or a
+# forwarded message). The limits are ten times that or more.
+MAX_HEADER_FIELDS = 1_000  # in any one header block (the mail's, or one part's)
+MAX_HEADER_BYTES = 256 * 1024  # in any one header block
+MAX_PARTS = 200
+MAX_DEPTH = 16  # multiparts and attached messages, one inside another
+
+_BOUNDARY = re.compile(rb'(?i)[;\s]boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))')
+_UNREADABLE = object()  # a multipart whose boundary this scan cannot read: it never closes
+_MESSAGE = object()  # an attached message: its own header follows
+
+
+@dataclass(frozen=True)
+class MimeExcess:
+    """The first limit a mail is over: what is counted, how many were found, how many are allowed."""
+
+    what: str
+    found: int
+    limit: int
+
+    def describe(self) -> str:
+        return (
+            f"your mail has more than {self.limit:,} {self.what}, more than the referee reads: "
+            "send the order file and its .sig, or the command, in a plain mail"
+        )
+
+
+def mime_excess(raw: bytes) -> MimeExcess | None:
+    """Return the first limit the raw mail `raw` is over, or None if Python's parser may read it."""
+    frames: list[object] = []  # open multiparts (their boundary) and attached messages (None)
+    in_headers = True
+    fields = size = 0
+    content_type = b""
+    in_content_type = False
+    parts = 1
+    for line in raw.split(b"\n"):
+        line = line.removesuffix(b"\r")
+        if in_headers:
+            if line.strip(b" \t"):
+                size += len(line) + 2
+                if line[:1] in (b" ", b"\t"):
+                    if in_content_type:
+                        content_type += b" " + line.strip()
+                    continue
+                fields += 1
+                in_content_type = line[:13].lower() == b"content-type:"
+                if in_content_type:
+                    content_type = b" " + line[13:].strip()
+                if fields > MAX_HEADER_FIELDS:
+                    return MimeExcess("header fields in one header", fields, MAX_HEADER_FIELDS)
+                if size > MAX_HEADER_BYTES:
+                    return MimeExcess("bytes of header in one header", size, MAX_HEADER_BYTES)
+                continue
+            in_headers, fields, size, in_content_type = False, 0, 0, False
+            nested = _nesting(content_type)
+            content_type = b""
+            if nested is not None:
+                frames.append(nested)
+                if len(frames) > MAX_DEPTH:
+                    return MimeExcess("levels of parts within parts", len(frames), MAX_DEPTH)
+            in_headers = nested is _MESSAGE
+            continue
+        if line.startswith(b"--") and frames:
+            if _delimiter(frames, line) is not False:  # not a delimiter, or a closing one
+                continue
+            parts += 1
+            if parts > MAX_PARTS:
+                return MimeExcess("MIME parts", parts, MAX_PARTS)
+            in_headers = True
+    return None
+
+
+def _nesting(content_type: bytes) -> object | None:
+    """Return what a part with this Content-Type opens: a boundary, an attached message, or None."""
+    kind = content_type.strip().split(b";", 1)[0].strip().lower()
+    if kind.startswith(b"multipart/"):
+        match = _BOUNDARY.search(content_type)
+        if match is None or re.search(rb"(?i)boundary\*", content_type):
+            return _UNREADABLE
+        return b"--" + (match[1] or match[2]).rstrip(b" \t")
+    if kind in (b"message/rfc822", b"message/global"):
+        return _MESSAGE
+    return None
+
+
+def _delimiter(frames: list[object], line: bytes) -> bool | None:
+    """If `line` is a delimiter of an open multipart, close what it ends and return whether it
+    closed that multipart (True) or began its next part (False); otherwise return None."""
+    stripped = line.rstrip(b" \t")
+    for index in range(len(frames) - 1, -1, -1):
+        boundary = frames[index]
+        if not isinstance(boundary, bytes) or not stripped.startswith(boundary):
+            continue
+        rest = stripped[len(boundary) :]
+        if rest == b"--":
+            del frames[index:]
+            return True
+        if rest == b"":
+            del frames[index + 1 :]
+            return False
+    return None
+
+
+def first_header(raw: bytes, fields: int = 100) -> Message:
+    """Return the mail's header as a Message, cut to its first `fields` fields and no body:
+    enough to tell who sent a mail over the limits, and whether it is machine traffic."""
+    kept: list[bytes] = []
+    for line in raw[:MAX_HEADER_BYTES].split(b"\n"):
+        line = line.removesuffix(b"\r")
+        if not line.strip(b" \t"):
+            break
+        if line[:1] not in (b" ", b"\t"):
+            if len(kept) == fields:
+                break
+            kept.append(line)
+        elif kept:
+            kept[-1] += b"\r\n" + line
+    return BytesHeaderParser(policy=policy.default).parsebytes(b"\r\n".join(kept) + b"\r\n\r\n")
