@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 # libyaml's line breaks; str.splitlines() knows more (form feed, ...), which libyaml reads as text.
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
-_FLOW_STOP = re.compile(r"[\[\]{},:#\"'&*!]")
+_FLOW_STOP = re.compile(r"[\[\]{},:?#\"'&*!]")
 _DOUBLE_QUOTED_STOP = re.compile(r'\\.|\\$|"')
 _SINGLE_QUOTED_STOP = re.compile(r"''|'")
 _COMMENT = re.compile(r"(?:^|[ \t])#")
@@ -78,7 +79,8 @@ def measure(text: str, limits: Limits) -> Excess | None:
 
 @dataclass
 class _Entry:
-    """A block collection still open: the column of its indicator, its level, 'seq' or 'map'."""
+    """A block collection still open: the column of its indicator, its level, and its kind:
+    'seq' (`- `), 'map' (`key:`) or 'key' (`? ` and `: `, a mapping's explicit key and value)."""
 
     column: int
     level: int
@@ -88,8 +90,10 @@ class _Entry:
 class _Scan:
     def __init__(self) -> None:
         self.entries: list[_Entry] = []
-        self.flow = 0  # open flow brackets
-        self.flow_base = 0  # the level just outside the outermost open bracket
+        # Open flow collections, innermost last: the bracket, and whether a `key: value` pair in
+        # a sequence opened a one-pair mapping inside it (`[a: [b]]` is three levels deep).
+        self.brackets: list[list[Any]] = []
+        self.flow_level = 0  # the level of the innermost open flow collection (or just outside)
         self.node_start = True  # in flow: the next character begins a node
         self.quote = ""  # the quote character of a quoted scalar spanning lines
         self.scalar_parent: int | None = None  # in a block scalar: its parent's column
@@ -110,10 +114,10 @@ class _Scan:
                 return
             self.quote, self.node_start = "", False
             start = end
-            if not self.flow:  # the rest of a line after a multi-line quoted scalar
+            if not self.brackets:  # the rest of a line after a multi-line quoted scalar
                 self._loose(line, start, self.entries[-1].level if self.entries else 0)
                 return
-        if self.flow:
+        if self.brackets:
             self._flow(line, start)
             return
         if self.scalar_parent is not None and self._in_block_scalar(line):
@@ -144,7 +148,8 @@ class _Scan:
             return
         if column == 0 and line.startswith("%"):
             return
-        kind = "seq" if content[:1] in "-?" and content[1:2] in ("", " ", "\t") else "map"
+        indicator = content[:1] in ("-", "?", ":") and content[1:2] in ("", " ", "\t")
+        kind = ("seq" if content[0] == "-" else "key") if indicator else "map"
         self._node(line, column, self._place(column, kind))
 
     def _place(self, column: int, kind: str) -> int:
@@ -158,7 +163,7 @@ class _Scan:
         if top.kind == kind:
             entries.pop()
             return top.level
-        if kind == "seq":  # `key:` then `- item` in the same column: the sequence is the key's value
+        if kind == "seq":  # `key:` (or `?`) then `- item` in the same column: the sequence is its value
             return top.level + 1
         entries.pop()  # a key after such a sequence: a sibling of the key before it
         if entries and entries[-1].column == column:
@@ -169,8 +174,8 @@ class _Scan:
         """Read the indicators and nodes of a block line from column `at`, the first at `level`."""
         while True:
             at = self._properties(line, at)
-            if line[at : at + 1] in ("-", "?") and line[at + 1 : at + 2] in ("", " ", "\t"):
-                self._open(_Entry(at, level, "seq"))
+            if line[at : at + 1] in ("-", "?", ":") and line[at + 1 : at + 2] in ("", " ", "\t"):
+                self._open(_Entry(at, level, "seq" if line[at] == "-" else "key"))
                 level += 1
                 at = _skip_blanks(line, at + 1)
                 if at >= len(line) or line[at] == "#":
@@ -245,12 +250,12 @@ class _Scan:
     # -- flow collections and what follows a closed one -----------------------------------
 
     def _start_flow(self, line: str, at: int, level: int) -> None:
-        self.flow, self.flow_base, self.node_start = 0, level - 1, True
+        self.brackets, self.flow_level, self.node_start = [], level - 1, True
         self._flow(line, at)
 
     def _loose(self, line: str, at: int, level: int) -> None:
         """Count brackets in the rest of a line as if they opened flow collections at `level`."""
-        self.flow, self.flow_base, self.node_start = 0, level, False
+        self.brackets, self.flow_level, self.node_start = [], level, False
         self._flow(line, at)
 
     def _flow(self, line: str, at: int) -> None:
@@ -263,15 +268,23 @@ class _Scan:
                 return
             char, at = stop[0], end + 1
             if char in "[{":
-                self.flow += 1
+                self.brackets.append([char, False])
+                self.flow_level += 1
                 self.values += 1
-                self.depth = max(self.depth, self.flow_base + self.flow)
+                self.depth = max(self.depth, self.flow_level)
                 self.node_start = True
             elif char in "]}":
-                self.flow = max(self.flow - 1, 0)
+                if self.brackets:
+                    self.flow_level -= 1 + self.brackets.pop()[1]
                 self.node_start = False
-            elif char in ",:":
-                self.values += char == ","
+            elif char == ":" or (char == "?" and self.node_start):
+                self._pair_in_sequence()
+                self.node_start = True
+            elif char == ",":
+                self.values += 1
+                if self.brackets and self.brackets[-1][1]:  # the one-pair mapping ends
+                    self.brackets[-1][1] = False
+                    self.flow_level -= 1
                 self.node_start = True
             elif char == "#":
                 if end == 0 or line[end - 1] in " \t":
@@ -294,6 +307,13 @@ class _Scan:
                 at = closed
             else:
                 self.node_start = False
+
+    def _pair_in_sequence(self) -> None:
+        """A `key: value` pair straight inside `[...]` is a mapping of one pair, a level deeper."""
+        if self.brackets and self.brackets[-1][0] == "[" and not self.brackets[-1][1]:
+            self.brackets[-1][1] = True
+            self.flow_level += 1
+            self.depth = max(self.depth, self.flow_level)
 
     @staticmethod
     def _quote_end(line: str, at: int, quote: str) -> int | None:
