@@ -45,7 +45,7 @@ class MimeExcess:
         )
 
 
-def mime_excess(raw: bytes) -> MimeExcess | None:
+def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEPTH) -> MimeExcess | None:
     """Return the first limit the raw mail `raw` is over, or None if Python's parser may read it."""
     frames: list[object] = []  # open multiparts (their boundary) and attached messages (None)
     in_headers = True
@@ -58,6 +58,8 @@ def mime_excess(raw: bytes) -> MimeExcess | None:
         if in_headers:
             if line.strip(b" \t"):
                 size += len(line) + 2
+                if size > MAX_HEADER_BYTES:
+                    return MimeExcess("bytes of header in one header", size, MAX_HEADER_BYTES)
                 if line[:1] in (b" ", b"\t"):
                     if in_content_type:
                         content_type += b" " + line.strip()
@@ -68,24 +70,22 @@ def mime_excess(raw: bytes) -> MimeExcess | None:
                     content_type = b" " + line[13:].strip()
                 if fields > MAX_HEADER_FIELDS:
                     return MimeExcess("header fields in one header", fields, MAX_HEADER_FIELDS)
-                if size > MAX_HEADER_BYTES:
-                    return MimeExcess("bytes of header in one header", size, MAX_HEADER_BYTES)
                 continue
             in_headers, fields, size, in_content_type = False, 0, 0, False
             nested = _nesting(content_type)
             content_type = b""
             if nested is not None:
                 frames.append(nested)
-                if len(frames) > MAX_DEPTH:
-                    return MimeExcess("levels of parts within parts", len(frames), MAX_DEPTH)
+                if len(frames) > max_depth:
+                    return MimeExcess("levels of parts within parts", len(frames), max_depth)
             in_headers = nested is _MESSAGE
             continue
         if line.startswith(b"--") and frames:
             if _delimiter(frames, line) is not False:  # not a delimiter, or a closing one
                 continue
             parts += 1
-            if parts > MAX_PARTS:
-                return MimeExcess("MIME parts", parts, MAX_PARTS)
+            if parts > max_parts:
+                return MimeExcess("MIME parts", parts, max_parts)
             in_headers = True
     return None
 
@@ -118,6 +118,8 @@ def _delimiter(frames: list[object], line: bytes) -> bool | None:
         if rest == b"":
             del frames[index + 1 :]
             return False
+    if _UNREADABLE in frames:  # perhaps a delimiter of the multipart it cannot read: a new part
+        return False
     return None
 
 

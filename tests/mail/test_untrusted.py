@@ -147,13 +147,10 @@ def test_a_signed_order_file_nested_50_kb_deep_is_refused_by_mail_and_the_pass_g
 
 
 def nested_multiparts(sender: str, levels: int, **headers: str) -> bytes:
-    body = b"Content-Type: text/plain\r\n\r\nstatus\r\n"
-    for level in range(levels):
-        boundary = b"b%d" % level
-        body = (
-            b'Content-Type: multipart/mixed; boundary="' + boundary + b'"\r\n\r\n--' + boundary + b"\r\n"
-            + body + b"\r\n--" + boundary + b"--\r\n"
-        )  # fmt: skip
+    marks = [b"b%d" % level for level in range(levels)]
+    opening = [b'Content-Type: multipart/mixed; boundary="' + mark + b'"\r\n\r\n--' + mark + b"\r\n" for mark in marks]
+    closing = [b"\r\n--" + mark + b"--\r\n" for mark in marks]
+    body = b"".join(opening[::-1]) + b"Content-Type: text/plain\r\n\r\nstatus\r\n" + b"".join(closing)
     head = f"From: {sender}\r\nTo: {REFEREE}\r\nSubject: hi\r\nMessage-ID: {make_msgid(domain='example.org')}\r\n"
     head += "".join(f"{name.replace('_', '-')}: {value}\r\n" for name, value in headers.items())
     return head.encode() + b"MIME-Version: 1.0\r\n" + body
