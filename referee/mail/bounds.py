@@ -26,6 +26,10 @@ MAX_PARTS = 200
 MAX_DEPTH = 16  # multiparts and attached messages, one inside another
 
 _BOUNDARY = re.compile(rb'(?i)[;\s]boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))')
+# Python's email parser: lines end in CRLF, LF or CR; a header line is a field, a continuation,
+# or a mbox "From " line; the first line that is none of these begins the body.
+_LINES = re.compile(rb"\r\n|\r|\n")
+_HEADER_LINE = re.compile(rb"From |[\x21-\x39\x3b-\x7e]*:|[\t ]")
 _UNREADABLE = object()  # a multipart whose boundary this scan cannot read: it never closes
 _MESSAGE = object()  # an attached message: its own header follows
 
@@ -53,40 +57,46 @@ def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEP
     content_type = b""
     in_content_type = False
     parts = 1
-    for line in raw.split(b"\n"):
-        line = line.removesuffix(b"\r")
-        if in_headers:
-            if line.strip(b" \t"):
-                size += len(line) + 2
-                if size > MAX_HEADER_BYTES:
-                    return MimeExcess("bytes of header in one header", size, MAX_HEADER_BYTES)
-                if line[:1] in (b" ", b"\t"):
+    for line in _LINES.split(raw):
+        while True:  # a line that ends a header without a blank line is read again, as body
+            if in_headers:
+                if line and _HEADER_LINE.match(line):  # a field, or the continuation of one
+                    size += len(line) + 2
+                    if size > MAX_HEADER_BYTES:
+                        return MimeExcess("bytes of header in one header", size, MAX_HEADER_BYTES)
+                    if line[:1] in (b" ", b"\t"):
+                        if in_content_type:
+                            content_type += b" " + line.strip()
+                        break
+                    fields += 1
+                    # The parser reads the first Content-Type of a header block; so does this.
+                    in_content_type = line[:13].lower() == b"content-type:" and not content_type
                     if in_content_type:
-                        content_type += b" " + line.strip()
-                    continue
-                fields += 1
-                in_content_type = line[:13].lower() == b"content-type:"
-                if in_content_type:
-                    content_type = b" " + line[13:].strip()
-                if fields > MAX_HEADER_FIELDS:
-                    return MimeExcess("header fields in one header", fields, MAX_HEADER_FIELDS)
+                        content_type = b" " + line[13:].strip()
+                    if fields > MAX_HEADER_FIELDS:
+                        return MimeExcess("header fields in one header", fields, MAX_HEADER_FIELDS)
+                    break
+                fields, size, in_content_type = 0, 0, False
+                nested = _nesting(content_type)
+                content_type = b""
+                if nested is not None:
+                    frames.append(nested)
+                    if len(frames) > max_depth:
+                        return MimeExcess("levels of parts within parts", len(frames), max_depth)
+                in_headers = nested is _MESSAGE
+                if in_headers:  # the attached message is a part of its own
+                    parts += 1
+                    if parts > max_parts:
+                        return MimeExcess("MIME parts", parts, max_parts)
+                if not line:
+                    break
                 continue
-            in_headers, fields, size, in_content_type = False, 0, 0, False
-            nested = _nesting(content_type)
-            content_type = b""
-            if nested is not None:
-                frames.append(nested)
-                if len(frames) > max_depth:
-                    return MimeExcess("levels of parts within parts", len(frames), max_depth)
-            in_headers = nested is _MESSAGE
-            continue
-        if line.startswith(b"--") and frames:
-            if _delimiter(frames, line) is not False:  # not a delimiter, or a closing one
-                continue
-            parts += 1
-            if parts > max_parts:
-                return MimeExcess("MIME parts", parts, max_parts)
-            in_headers = True
+            if line.startswith(b"--") and frames and _delimiter(frames, line) is False:  # a new part
+                parts += 1
+                if parts > max_parts:
+                    return MimeExcess("MIME parts", parts, max_parts)
+                in_headers = True
+            break
     return None
 
 
