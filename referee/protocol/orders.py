@@ -109,7 +109,8 @@ def order_file_problems(raw: bytes) -> list[Problem]:
                 Problem(
                     f"invalid.{'too-deep' if exc.excess.kind == 'depth' else 'too-many-values'}",
                     "file",
-                    exc.excess.describe("your order file") + ": write the orders as the order form in your notice shows",
+                    exc.excess.describe("your order file")
+                    + ": write the orders as the order form in your notice shows",
                 )
             ]
         return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
