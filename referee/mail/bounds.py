@@ -32,6 +32,7 @@ _LINES = re.compile(rb"\r\n|\r|\n")
 _HEADER_LINE = re.compile(rb"From |[\x21-\x39\x3b-\x7e]*:|[\t ]")
 _UNREADABLE = object()  # a multipart whose boundary this scan cannot read: it never closes
 _MESSAGE = object()  # an attached message: its own header follows
+_STATUS = object()  # message/delivery-status: header blocks follow, each read as a message
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,13 @@ def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEP
     content_type = b""
     in_content_type = False
     parts = 1
-    for line in _LINES.split(raw):
+    after: bytes | None = None  # the boundary of the delimiter just read
+    for line in [*_LINES.split(raw), b""]:  # a last empty line ends a header cut short by the end
+        if after is not None:
+            # Like the parser, skip delimiters straight after a delimiter, even a closing one.
+            if line.rstrip(b" \t") in (after, after + b"--"):
+                continue
+            after = None
         while True:  # a line that ends a header without a blank line is read again, as body
             if in_headers:
                 if line and _HEADER_LINE.match(line):  # a field, or the continuation of one
@@ -77,14 +84,25 @@ def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEP
                         return MimeExcess("header fields in one header", fields, MAX_HEADER_FIELDS)
                     break
                 fields, size, in_content_type = 0, 0, False
+                if frames and frames[-1] is _STATUS:  # a block of a delivery status ends, or its body starts
+                    content_type = b""
+                    in_headers = not line
+                    if line:
+                        continue
+                    parts += 1
+                    if parts > max_parts:
+                        return MimeExcess("MIME parts", parts, max_parts)
+                    break
                 nested = _nesting(content_type)
                 content_type = b""
                 if nested is not None:
                     frames.append(nested)
                     if len(frames) > max_depth:
                         return MimeExcess("levels of parts within parts", len(frames), max_depth)
-                in_headers = nested is _MESSAGE
-                if in_headers:  # the attached message is a part of its own
+                # An attached message (or a delivery status's first block) begins with a header
+                # of its own, and is a part of its own.
+                in_headers = nested is _MESSAGE or nested is _STATUS
+                if in_headers:
                     parts += 1
                     if parts > max_parts:
                         return MimeExcess("MIME parts", parts, max_parts)
@@ -92,23 +110,35 @@ def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEP
                     break
                 continue
             if line.startswith(b"--") and frames and _delimiter(frames, line) is False:  # a new part
-                parts += 1
-                if parts > max_parts:
-                    return MimeExcess("MIME parts", parts, max_parts)
                 in_headers = True
+                after = frames[-1] if isinstance(frames[-1], bytes) else None
+            elif not line and frames and frames[-1] is _STATUS:  # the next block of a delivery status
+                in_headers = True
+            else:
+                break
+            parts += 1
+            if parts > max_parts:
+                return MimeExcess("MIME parts", parts, max_parts)
             break
     return None
 
 
 def _nesting(content_type: bytes) -> object | None:
-    """Return what a part with this Content-Type opens: a boundary, an attached message, or None."""
+    """Return what a part with this Content-Type opens: a boundary, an attached message, a
+    delivery status (header blocks, each a message), or None. As Python's parser does, the
+    main type decides: any message/* holds a message."""
     kind = content_type.strip().split(b";", 1)[0].strip().lower()
-    if kind.startswith(b"multipart/"):
+    if kind.count(b"/") != 1:
+        return None  # read as text/plain
+    if kind == b"message/delivery-status":
+        return _STATUS
+    maintype = kind.split(b"/")[0].strip()
+    if maintype == b"multipart":
         match = _BOUNDARY.search(content_type)
         if match is None or re.search(rb"(?i)boundary\*", content_type):
             return _UNREADABLE
         return b"--" + (match[1] or match[2]).rstrip(b" \t")
-    if kind in (b"message/rfc822", b"message/global"):
+    if maintype == b"message":
         return _MESSAGE
     return None
 

@@ -97,6 +97,8 @@ PIECES = st.sampled_from(
         b"Content-Type: multipart/mixed; boundary=a\r\n",
         b'Content-Type: multipart/alternative; boundary="b"\r\n',
         b"Content-Type: message/rfc822\r\n",
+        b"Content-Type: message/delivery-status\r\n",
+        b"Content-Type: message/partial; x\r\n",
         b"Content-Type: text/plain\r\n",
         b"Content-Type: multipart/mixed;\r\n boundary=c\r\n",
         b"\r\n",
