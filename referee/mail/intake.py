@@ -208,12 +208,14 @@ def set_aside(
     report: IntakeReport,
 ) -> None:
     """Give up on a mail whose handling never finished: alert the referee, then file it as rejected."""
-    raw = (home.spool / message.file).read_bytes()
-    header = first_header(raw)
     folder = config.imap.folders["rejected"] if config.imap is not None else "the rejected folder"
-    described = [
-        f"{name}: {_printable(_field(header, name)) or '(none)'}" for name in ("From", "Subject", "Message-ID")
-    ]
+    try:  # whatever the mail holds, setting it aside must not fail in turn
+        header = first_header((home.spool / message.file).read_bytes())
+        described = [
+            f"{name}: {_printable(_field(header, name)) or '(none)'}" for name in ("From", "Subject", "Message-ID")
+        ]
+    except Exception:
+        described = ["(its header could not be read)"]
     # Posted before the ledger commits: after a crash in between, the next pass posts the same
     # letter again (its Message-ID comes from the mail), which the outbox keeps once.
     alert_referee(
