@@ -171,6 +171,9 @@ def base_mail(world: MailWorld, shape: str, orders: bytes, number: int) -> bytes
         message.add_alternative("<p>My orders are attached.</p>", subtype="html")
         message.add_attachment(orders, maintype="text", subtype="plain", filename="orders.yaml")
         message.add_attachment(signature, maintype="application", subtype="octet-stream", filename="orders.yaml.sig")
+        for part in message.walk():  # the email package draws boundaries at random: not in a strategy
+            if part.is_multipart():
+                part.set_boundary(f"fuzz-{number}-{part.get_content_subtype()}")
     return bytes(message)
 
 
