@@ -32,7 +32,7 @@ from referee.game.states import wrap_state
 from referee.game.status import status, status_text
 from referee.kit.schema import check
 from referee.protocol.canonical import sha256_hex
-from referee.protocol.orders import OrderFile, order_file_problems, parse_order_file
+from referee.protocol.orders import MAX_ORDER_BYTES, OrderFile, order_file_problems, parse_order_file
 from referee.protocol.problems import Problem
 from referee.protocol.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, verify
 
@@ -176,13 +176,16 @@ def _examine(
     sha = sha256_hex(raw)
     receipt = Receipt(False, sha, None, None, None, None)
     problems = receipt.problems
-    shape = order_file_problems(raw)
-    if any(p.code == "invalid.size" for p in shape):
-        receipt.problems += shape
+    if len(raw) > MAX_ORDER_BYTES:
+        receipt.problems += order_file_problems(raw)  # says the size, reading nothing
         return receipt, None
+    # The signature is checked before the YAML is parsed: what no registered player signed is
+    # refused unread, so a stranger's file never reaches a parser.
     signer = become if become is not None else _signer(game, raw, signature, problems)
-    if signer is not None:
-        receipt.player = signer
+    if signer is None:
+        return receipt, None
+    receipt.player = signer
+    shape = order_file_problems(raw)
     problems += shape
     if shape:
         return receipt, None

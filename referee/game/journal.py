@@ -98,6 +98,14 @@ MIGRATIONS = (
     DROP TABLE orders;
     ALTER TABLE orders_migrated RENAME TO orders;
     """,
+    # Tables added in later versions (public beacon rounds, operator operations): SCHEMA makes
+    # them in a new journal; this step makes them in one that was already current before.
+    """
+    CREATE TABLE IF NOT EXISTS beacon_rounds (
+        commit_hex TEXT PRIMARY KEY, round INTEGER NOT NULL, orders_close TEXT NOT NULL,
+        signature TEXT, previous_signature TEXT);
+    """
+    + OPERATIONS_SCHEMA,
 )
 
 

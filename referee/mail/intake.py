@@ -4,7 +4,12 @@
 2. Store each raw message durably (HOME/spool/SHA256.eml: write, fsync, rename) and record it
    in the ledger, with its UID, before anything else happens to it.
 3. Handle each stored message: route its orders to their games (`referee.game.engine.submit`, which
-   handles one mail once, by its source) or answer its command; record the outcome.
+   handles one mail once, by its source) or answer its command; record the outcome. That the
+   handling starts is committed first: a message whose handling started and never finished
+   killed the process (a crash in a parser, memory, a hang ended by cron's timeout), so the next
+   pass sets it aside unhandled, moves it to the rejected folder and alerts the referee, and
+   every other mail goes on. A mail over the MIME limits (`referee.mail.bounds`) is refused
+   before the email parser reads it.
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
 A crash between any two steps repeats the later steps only: a message already stored is found
@@ -19,22 +24,26 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.message import Message
+from email.utils import parseaddr
 
 from referee.errors import RefereeError
 from referee.files import atomic_write
 from referee.game.engine import submit
 from referee.game.results import Receipt
+from referee.mail.bounds import first_header, mime_excess
 from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
 from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.message import Incoming, OrderPart, clean_message_id, read_message
-from referee.mail.replies import Answer, post_reply
+from referee.mail.message import Incoming, OrderPart, automatic_reason, clean_message_id, read_message
+from referee.mail.replies import Answer, alert_referee, post_reply
 from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender, reply_allowed
 from referee.mail.undeliverable import handle_bounce, mail_from
 from referee.protocol.canonical import sha256_hex
+from referee.protocol.display import printable
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
@@ -56,6 +65,7 @@ class IntakeReport:
     stored: int = 0
     duplicates: int = 0
     handled: int = 0
+    set_aside: int = 0
     moved: int = 0
     outcomes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -187,26 +197,103 @@ def _same_mail(home: Home, ledger: Ledger, message_id: str | None, raw: bytes) -
 
 
 def handle_stored(
-    home: Home, config: HomeConfig, ledger: Ledger, now: datetime, report: IntakeReport, directory: Directory | None
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    now: datetime,
+    report: IntakeReport,
+    directory: Directory | None,
+    while_handling: Callable[[StoredMessage], None] = lambda message: None,
 ) -> Directory | None:
-    """Handle every stored message not yet handled; return the directory if it was needed."""
+    """Handle every stored message not yet handled; return the directory if it was needed.
+
+    `while_handling` is a test's hook, called once a message's handling has started."""
     waiting = ledger.with_status("stored")
     if waiting and directory is None:
         directory = Directory.load(home)
     for message in waiting:
+        with ledger.transaction():
+            attempts = ledger.unfinished_attempts(message.sha256)
+            if not attempts:
+                ledger.start_handling(message.sha256, now)
+        if attempts:
+            set_aside(home, config, ledger, message, attempts, now, report)
+            continue
         try:
+            while_handling(message)
             answer = handle_message(home, config, directory or Directory(), ledger, message, now)
         except RefereeError as exc:  # a game that cannot take mail now: the message waits for the next pass
+            _finished(ledger, message, now)
             report.errors.append(f"{message.sha256[:12]}: {exc.message}")
             continue
         except Exception as exc:  # a bug met by one mail must not stop the others; it stays stored
+            _finished(ledger, message, now)
             report.errors.append(f"{message.sha256[:12]}: unexpected {type(exc).__name__}: {exc}")
             continue
+        except BaseException:  # Ctrl-C: the operator stopped the pass, the mail did not
+            _finished(ledger, message, now)
+            raise
         with ledger.transaction():
             ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
+            ledger.finish_handling(message.sha256, now)
         report.handled += 1
         report.outcomes.append(f"{message.sha256[:12]} {answer.destination}: {answer.summary}")
     return directory
+
+
+def _finished(ledger: Ledger, message: StoredMessage, now: datetime) -> None:
+    with ledger.transaction():
+        ledger.finish_handling(message.sha256, now)
+
+
+def set_aside(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    message: StoredMessage,
+    attempts: int,
+    now: datetime,
+    report: IntakeReport,
+) -> None:
+    """Give up on a mail whose handling never finished: alert the referee, then file it as rejected."""
+    folder = config.imap.folders["rejected"] if config.imap is not None else "the rejected folder"
+    try:  # whatever the mail holds, setting it aside must not fail in turn
+        header = first_header((home.spool / message.file).read_bytes())
+        described = [
+            f"{name}: {printable(_field(header, name))[:200] or '(none)'}" for name in ("From", "Subject", "Message-ID")
+        ]
+    except Exception:
+        described = ["(its header could not be read)"]
+    # Posted before the ledger commits: after a crash in between, the next pass posts the same
+    # letter again (its Message-ID comes from the mail), which the outbox keeps once.
+    alert_referee(
+        home,
+        config,
+        "A mail was set aside: handling it stopped `referee run`",
+        [
+            f"Handling this mail started {attempts} time(s) and never finished: the process died while "
+            "handling it (a crash, a kill, running out of memory, or a timeout). So that it cannot stop "
+            "every pass, the referee set it aside unhandled and handled the other mail.",
+            *described,
+            f"It is moved to {folder}; the referee's copy is {home.spool / message.file}. Nothing of it "
+            "reached a game unless its acknowledgement was sent. If it carried orders, ask the sender to "
+            "send them again in a plain mail, or enter them with `referee submit`; and please report the "
+            "mail to the referee's maintainers.",
+        ],
+        f"set-aside/{message.sha256}",
+    )
+    summary = f"set aside: its handling started {attempts} time(s) and never finished"
+    with ledger.transaction():
+        ledger.set_aside(message.sha256, {"summary": summary, "attempts": attempts}, now)
+    report.set_aside += 1
+    report.outcomes.append(f"{message.sha256[:12]} rejected: {summary}")
+
+
+def _field(header: Message, name: str) -> str:
+    try:
+        return str(header.get(name, "") or "")
+    except Exception:  # a field the email package cannot represent: as good as none
+        return ""
 
 
 def handle_message(
@@ -214,6 +301,15 @@ def handle_message(
 ) -> Answer:
     """Decide what one stored mail is and act on it; return where it belongs on the server."""
     raw = (home.spool / message.file).read_bytes()
+    excess = mime_excess(raw)
+    if excess is not None:  # refused before the email parser reads it
+        unread = _unread(raw, message, config.referee_email)
+        if unread.automatic:
+            return Answer("rejected", f"ignored: {unread.automatic}")
+        _answer_stranger(
+            home, config, ledger, directory, unread, now, "Your mail could not be read", [excess.describe()]
+        )
+        return Answer("rejected", f"over the MIME limits: {excess.what}")
     incoming = read_message(raw, config.referee_email)
     if incoming.automatic:
         bounce = handle_bounce(home, config, directory, ledger, raw, now)
@@ -339,6 +435,22 @@ def _refuse_command(
             return
     lines = [f"Refused: {exc.message}."]
     answer_sender(home, config, ledger, directory, incoming, now, subject, lines, key="refused-to-sender")
+
+
+def _unread(raw: bytes, message: StoredMessage, own_address: str) -> Incoming:
+    """Return what can be known of a mail without parsing its body: who sent it, and whether
+    it is machine traffic (never answered)."""
+    header = first_header(raw)
+    _, address = parseaddr(_field(header, "From"))
+    local, _, domain = address.rpartition("@")
+    sender = f"{local}@{domain.lower()}" if local and domain and not any(c.isspace() for c in address) else None
+    try:
+        automatic = automatic_reason(header, own_address)
+    except Exception:  # a header too broken to tell: never answer it
+        automatic = "a header that cannot be read"
+    return Incoming(
+        sha256=message.sha256, size=len(raw), message_id=message.message_id, sender=sender, automatic=automatic
+    )
 
 
 def _signed_bytes(part: OrderPart) -> bytes:

@@ -3,7 +3,9 @@ twice is handled once and a letter is sent once, across crashes and overlapping 
 
     mailbox   per folder: UIDVALIDITY and the highest UID stored
     messages  per incoming mail (by SHA-256 of its bytes): where it is spooled, its state
-              (stored -> handled), the outcome and the folder it belongs in
+              (stored -> handled, or stored -> set-aside), the outcome and the folder it belongs in
+    handling  per incoming mail: how often its handling started, and whether the last one
+              finished; a start that never finished means the process died on that mail
     copies    per message on the server (folder, UIDVALIDITY, UID): moved yet or not; the same
               mail delivered twice is one message with two copies
     sends     per outgoing letter (by Message-ID): attempts, when to retry, when sent
@@ -43,7 +45,12 @@ CREATE TABLE IF NOT EXISTS refused_sends (message_id TEXT PRIMARY KEY, error TEX
 CREATE TABLE IF NOT EXISTS command_nonces (game TEXT NOT NULL, player TEXT NOT NULL, nonce TEXT NOT NULL,
     file_sha256 TEXT NOT NULL, mail_sha256 TEXT NOT NULL, used_at TEXT NOT NULL, PRIMARY KEY (game, player, nonce));
 CREATE INDEX IF NOT EXISTS command_nonces_file ON command_nonces (file_sha256);
+CREATE TABLE IF NOT EXISTS handling (
+    sha256 TEXT PRIMARY KEY, attempts INTEGER NOT NULL, started_at TEXT NOT NULL, finished_at TEXT);
 """
+# A message whose handling killed the process is not handled again: it is set aside (status
+# 'set-aside') and moved to the rejected folder, and the referee is told.
+SET_ASIDE = "set-aside"
 MAX_BACKOFF = timedelta(hours=6)
 
 
@@ -137,7 +144,7 @@ class Ledger:
         """Return, by destination, the (UID, SHA-256) of handled messages' copies still in `folder`."""
         rows = self.db.execute(
             "SELECT c.uid, c.sha256, m.destination FROM copies c JOIN messages m ON m.sha256 = c.sha256"
-            " WHERE c.moved_at IS NULL AND m.status = 'handled' AND c.folder = ? AND c.uidvalidity = ?"
+            " WHERE c.moved_at IS NULL AND m.status IN ('handled', 'set-aside') AND c.folder = ? AND c.uidvalidity = ?"
             " ORDER BY c.uid",
             (folder, uidvalidity),
         )
@@ -161,6 +168,34 @@ class Ledger:
             "UPDATE messages SET status = 'handled', destination = ?, outcome = ?, handled_at = ? WHERE sha256 = ?",
             (destination, json.dumps(outcome, sort_keys=True), now.isoformat(), sha256),
         )
+
+    # -- handling, so that a mail that kills a pass is set aside by the next -----------------
+
+    def unfinished_attempts(self, sha256: str) -> int:
+        """Return how often handling this message started and never finished (0: never, or it did)."""
+        row = self.db.execute("SELECT attempts, finished_at FROM handling WHERE sha256 = ?", (sha256,)).fetchone()
+        return int(row["attempts"]) if row is not None and row["finished_at"] is None else 0
+
+    def start_handling(self, sha256: str, now: datetime) -> None:
+        """Record that handling the message starts now (committed before it starts)."""
+        self.db.execute(
+            "INSERT INTO handling (sha256, attempts, started_at) VALUES (?, 1, ?)"
+            " ON CONFLICT (sha256) DO UPDATE SET attempts = attempts + 1, started_at = excluded.started_at,"
+            " finished_at = NULL",
+            (sha256, now.isoformat()),
+        )
+
+    def finish_handling(self, sha256: str, now: datetime) -> None:
+        """Record that the handling started last ended, with an outcome or with an error caught."""
+        self.db.execute("UPDATE handling SET finished_at = ? WHERE sha256 = ?", (now.isoformat(), sha256))
+
+    def set_aside(self, sha256: str, outcome: dict[str, Any], now: datetime) -> None:
+        """Give up on a message whose handling never finished: it goes to the rejected folder."""
+        self.db.execute(
+            "UPDATE messages SET status = ?, destination = 'rejected', outcome = ?, handled_at = ? WHERE sha256 = ?",
+            (SET_ASIDE, json.dumps(outcome, sort_keys=True), now.isoformat(), sha256),
+        )
+        self.finish_handling(sha256, now)
 
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT status, COUNT(*) AS n FROM messages GROUP BY status")

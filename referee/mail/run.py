@@ -34,7 +34,7 @@ from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
-from referee.mail.ledger import Ledger
+from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.replies import alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
 from referee.mail.undeliverable import after_send
@@ -65,7 +65,9 @@ class PassReport:
         intake = self.intake
         lines = [
             f"mail      {intake.fetched} fetched, {intake.stored} new, {intake.duplicates} seen before, "
-            f"{intake.handled} handled, {intake.moved} moved",
+            f"{intake.handled} handled, "
+            + (f"{intake.set_aside} set aside, " if intake.set_aside else "")
+            + f"{intake.moved} moved",
             *(f"  {line}" for line in intake.outcomes),
             *(f"games     {line}" for line in self.games),
             f"sent      {self.send.sent} letter(s)" + (f", {self.send.waiting} waiting" if self.send.waiting else ""),
@@ -96,6 +98,7 @@ class Hooks:
 
     after_store: Callable[[], None] = lambda: None
     before_move: Callable[[], None] = lambda: None
+    while_handling: Callable[[StoredMessage], None] = lambda message: None
 
 
 def run_pass(
@@ -159,12 +162,12 @@ def _intake(
 ) -> Directory | None:
     directory: Directory | None = None
     if not (mail and config.imap is not None):
-        return handle_stored(home, config, ledger, now, report.intake, directory)
+        return handle_stored(home, config, ledger, now, report.intake, directory, hooks.while_handling)
     try:
         with Mailbox(config.imap) as mailbox:
             mailbox.ensure_folders([config.imap.folders["processed"], config.imap.folders["rejected"]])
             fetch_and_store(home, config, ledger, mailbox, now, report.intake, hooks.after_store)
-            directory = handle_stored(home, config, ledger, now, report.intake, directory)
+            directory = handle_stored(home, config, ledger, now, report.intake, directory, hooks.while_handling)
             hooks.before_move()
             move_handled(config, ledger, mailbox, now, report.intake, use_move)
     except RefereeError as exc:
@@ -177,7 +180,7 @@ def _intake(
         else:
             raise
     # Messages stored by an earlier pass whose handling failed are handled even when IMAP is down.
-    return handle_stored(home, config, ledger, now, report.intake, directory)
+    return handle_stored(home, config, ledger, now, report.intake, directory, hooks.while_handling)
 
 
 def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, path: Path, now: datetime) -> list[str]:

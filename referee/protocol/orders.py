@@ -15,9 +15,13 @@ from referee.protocol.canonical import sha256_hex
 from referee.protocol.display import shown
 from referee.protocol.errors import OrderRefusedError
 from referee.protocol.problems import Problem
-from referee.protocol.yamlsafe import StrictYAMLError, load_strict
+from referee.protocol.yamlbounds import Limits
+from referee.protocol.yamlsafe import StrictYAMLError, YAMLLimitError, load_strict
 
 MAX_ORDER_BYTES = 256 * 1024
+# The largest real order files (tests/golden, the games' samples) are about 1.2 KB, 6 levels and
+# 120 values deep: these limits leave a wide margin and keep any parser's work small.
+ORDER_LIMITS = Limits(chars=MAX_ORDER_BYTES, depth=64, values=10_000)
 REQUIRED_FIELDS = ("game", "turn", "phase", "player", "orders")
 OPTIONAL_FIELDS = ("seq", "entropy")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}\Z")  # \Z: `$` would let a final line break through
@@ -60,7 +64,7 @@ def parse_order_file(raw: bytes) -> OrderFile:
     problems = order_file_problems(raw)
     if problems:
         raise OrderRefusedError("the order file is malformed", problems)
-    data = load_strict(_decode(raw))
+    data = load_strict(_decode(raw), ORDER_LIMITS)
     return OrderFile(
         game=data["game"],
         turn=data["turn"],
@@ -99,7 +103,18 @@ def order_file_problems(raw: bytes) -> list[Problem]:
             )
         ]
     try:
-        data = load_strict(text)
+        data = load_strict(text, ORDER_LIMITS)
+    except YAMLLimitError as exc:
+        if exc.excess.kind in ("depth", "values"):
+            return [
+                Problem(
+                    f"invalid.{'too-deep' if exc.excess.kind == 'depth' else 'too-many-values'}",
+                    "file",
+                    exc.excess.describe("your order file")
+                    + ": write the orders as the order form in your notice shows",
+                )
+            ]
+        return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
     except StrictYAMLError as exc:
         return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
     if not isinstance(data, dict):
@@ -175,7 +190,7 @@ def with_entropy(raw: bytes) -> bytes:
     untouched; files with no such line get it appended. A file where a line cannot go (one
     written in flow style, such as JSON) is returned unchanged: entropy is optional.
     """
-    data = load_strict(_decode(raw))
+    data = load_strict(_decode(raw), ORDER_LIMITS)
     if isinstance(data, dict) and data.get("entropy"):
         return raw
     entropy = secrets.token_hex(ENTROPY_HEX_DIGITS // 2)
@@ -189,7 +204,7 @@ def with_entropy(raw: bytes) -> bytes:
     else:
         filled = raw + (b"" if raw.endswith(b"\n") or not raw else b"\n") + line
     try:
-        fits = isinstance(data, dict) and load_strict(_decode(filled)) == {**data, "entropy": entropy}
+        fits = isinstance(data, dict) and load_strict(_decode(filled), ORDER_LIMITS) == {**data, "entropy": entropy}
     except StrictYAMLError:  # the added line broke the file
         fits = False
     return filled if fits else raw

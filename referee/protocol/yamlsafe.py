@@ -1,5 +1,10 @@
 """Strict YAML reading for untrusted input: no anchors or aliases, no duplicate keys,
-no timestamps or binary, only plain JSON-like data (the libyaml C parser when present)."""
+no timestamps or binary, only plain JSON-like data (the libyaml C parser when present).
+
+libyaml composes nested collections by recursion in C, where Python's recursion limit does not
+reach: a few kilobytes of `[[[[...` crash the process. So before any parser sees the text,
+`referee.protocol.yamlbounds` measures it in one flat pass (size, nesting, values, anchors).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any
 import yaml
 
 from referee.protocol.display import shown
+from referee.protocol.yamlbounds import UNTRUSTED, Excess, Limits, measure
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -16,6 +22,14 @@ _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 class StrictYAMLError(ValueError):
     """The text is not acceptable YAML; the message says where and why."""
+
+
+class YAMLLimitError(StrictYAMLError):
+    """The text is over one of the limits checked before parsing; `excess` says which and by how much."""
+
+    def __init__(self, excess: Excess) -> None:
+        super().__init__(excess.describe("the YAML"))
+        self.excess = excess
 
 
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -55,8 +69,15 @@ for _tag in (
     _StrictLoader.add_constructor(_tag, _refuse_tag)
 
 
-def load_strict(text: str) -> Any:
-    """Return the single YAML document in `text` as plain data, or raise StrictYAMLError."""
+def load_strict(text: str, limits: Limits = UNTRUSTED) -> Any:
+    """Return the single YAML document in `text` as plain data, or raise StrictYAMLError.
+
+    The text is measured against `limits` first (YAMLLimitError), so no parser ever sees a
+    document nested deeper, larger or with more values than they allow, or any anchor or alias.
+    """
+    excess = measure(text, limits)
+    if excess is not None:
+        raise YAMLLimitError(excess)
     try:
         for event in yaml.parse(text, Loader=_BaseLoader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
@@ -76,19 +97,16 @@ def load_strict(text: str) -> Any:
         raise StrictYAMLError("the YAML is nested too deeply") from None
     except ValueError:  # int() refuses numbers of thousands of digits
         raise StrictYAMLError("the YAML holds a number with thousands of digits") from None
-    _check_plain(value, 0)
+    _check_plain(value, 0, limits.depth)
     return value
 
 
-def _check_plain(value: Any, depth: int) -> None:
-    if depth > 50:
-        raise StrictYAMLError("the YAML is nested more than 50 levels deep")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_plain(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_plain(item, depth + 1)
+def _check_plain(value: Any, enclosing: int, most: int) -> None:
+    if isinstance(value, (dict, list)):
+        if enclosing >= most:  # the measure over-counts, so this seldom fires; it is the exact check
+            raise StrictYAMLError(f"the YAML nests more than {most} levels deep")
+        for item in value.values() if isinstance(value, dict) else value:
+            _check_plain(item, enclosing + 1, most)
     elif isinstance(value, float) and not math.isfinite(value):
         raise StrictYAMLError("numbers must be finite (no .nan or .inf)")
 

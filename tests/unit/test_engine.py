@@ -200,7 +200,35 @@ def test_key_registered_to_another_player(game: TestGame) -> None:
 
 
 def test_unknown_player_without_signature(game: TestGame) -> None:
-    refused(game, game.order("dave", 1, ROLLS), None, "refused.player", "'dave'")
+    receipt = refused(game, game.order("dave", 1, ROLLS), None, "refused.signature", "no signature")
+    assert [p.code for p in receipt.problems] == ["refused.signature"]  # the file was not read
+
+
+@pytest.mark.parametrize("signer", [None, "stranger", "wrong-namespace"])
+def test_a_file_no_player_signed_is_refused_before_its_yaml_is_parsed(
+    game: TestGame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signer: str | None
+) -> None:
+    raw = b"[" * 50_000 + b"]" * 50_000  # crashed libyaml before the signature was checked (issue 14)
+    if signer == "stranger":
+        generate_keypair(tmp_path / "stranger")
+        signature: bytes | None = sign(raw, load_private_key(tmp_path / "stranger"), "pbem-orders")
+    elif signer == "wrong-namespace":
+        signature = game.signed("alice", raw, namespace="git")
+    else:
+        signature = None
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the YAML of an unsigned file was parsed")
+
+    monkeypatch.setattr("referee.protocol.orders.load_strict", never)
+    receipt = refused(game, raw, signature, "refused.key-unknown" if signer == "stranger" else "refused.signature")
+    assert len(receipt.problems) == 1 and receipt.turn is None
+
+
+def test_a_signed_file_nested_too_deep_is_refused_with_the_limit(game: TestGame) -> None:
+    raw = game.order("alice", 1, "note: " + "[" * 5000 + "]" * 5000 + "\n")
+    receipt = refused(game, raw, game.signed("alice", raw), "invalid.too-deep", "5,00", "at most 64")
+    assert receipt.player == "alice"
 
 
 def test_other_game(game: TestGame) -> None:
