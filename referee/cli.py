@@ -228,24 +228,59 @@ def preview(gamedir: Path, force: bool) -> None:
 @click.option(
     "--final", is_flag=True, help="Also require the revealed game secret to prove every hidden draw (game over)."
 )
-def verify(gamedir: Path, final: bool) -> None:
+@click.option(
+    "--letters",
+    type=click.Path(exists=True, path_type=Path),
+    metavar="MAILDIR_OR_MBOX",
+    help="Also hold the records to the letters you kept (a Maildir folder or an mbox file).",
+)
+@click.option("--player", metavar="NAME", help="Whose letters --letters holds (your player name).")
+@click.option(
+    "--identity",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="KEYFILE",
+    help="Your SSH private key, to open letters sealed to you (encrypt: true).",
+)
+def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
     GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
     player can check a game from the records mailed to them; reveals of hidden
-    draws go in reveals/. Exits 3 on any problem.
+    draws go in reveals/. With --letters, the mail you kept is evidence too: each
+    order the referee acknowledged must be in its phase's record, each notice's
+    commitment (hidden commit, beacon round) its record's, each report's record
+    the one published now, and each letter signed by the referee; a mismatch
+    names the letter (Message-ID, date, subject). Exits 3 on any problem.
 
     \b
     Example:
         referee verify blenheim
         referee verify --final blenheim    # after `referee reveal --final`
+        referee verify blenheim --letters ~/Mail/blenheim --player alice
+        referee verify blenheim --letters game.mbox --player alice --identity ~/.ssh/id_ed25519
     """
     from referee.errors import VerificationError
     from referee.protocol.verify import verify_game_dir
 
+    if (letters is None) != (player is None):
+        raise click.UsageError("--letters and --player go together: whose letters, kept where")
+    if identity is not None and letters is None:
+        raise click.UsageError("--identity opens sealed letters: give --letters and --player too")
     report = verify_game_dir(gamedir, final)
-    if not report.ok:
-        raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
+    problems = list(report.problems)
+    kept = None
+    if letters is not None and player is not None:
+        from referee.protocol.evidence import verify_letters
+
+        decrypt = None
+        if identity is not None:
+            from referee.letters.encryption import identity_decrypter
+
+            decrypt = identity_decrypter(identity)
+        kept = verify_letters(gamedir, letters, player, decrypt)
+        problems += kept.problems
+    if problems:
+        raise VerificationError(f"{len(problems)} problem(s) in {gamedir}", problems)
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
     click.echo(
         f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
@@ -262,6 +297,10 @@ def verify(gamedir: Path, final: bool) -> None:
         )
     if report.final:
         click.echo("final: the revealed game secret proves every hidden draw of the game")
+    if kept is not None:
+        click.echo(f"letters: {kept.summary()}; each agrees with the published records")
+        for note in kept.notes:
+            click.echo(f"  note: {note}")
 
 
 @cli.command()
