@@ -457,7 +457,9 @@ def _reveal_problems(letter: KeptLetter, game_dir: Path) -> list[str]:
             continue
         kept = game_dir / "reveals" / name
         if not kept.is_file():
-            problems.append(f"{letter.where()}: its {name} is not in {game_dir / 'reveals'} (put it there with its .sig)")
+            problems.append(
+                f"{letter.where()}: its {name} is not in {game_dir / 'reveals'} (put it there with its .sig)"
+            )
         elif kept.read_bytes() != data:
             problems.append(f"{letter.where()}: its {name} is not the reveals/{name} published now")
     return problems
