@@ -110,7 +110,7 @@ def read_mailbox(path: Path) -> list[EmailMessage]:
             raw = [item.read_bytes() for item in sorted(path.iterdir()) if item.is_file()]
     elif path.is_file():
         box = mailbox.mbox(str(path), create=False)
-        raw = [box.get_bytes(key) for key in box.keys()]
+        raw = [box.get_bytes(key) for key in box.iterkeys()]
     else:
         raise ValueError(f"{path}: no such Maildir folder or mbox file")
     messages = []

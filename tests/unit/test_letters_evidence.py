@@ -22,6 +22,7 @@ from email import policy
 from pathlib import Path
 
 import pytest
+from played import copy_game
 
 from referee.game.engine import adjudicate, init_game
 from referee.protocol.canonical import pretty_json
@@ -30,7 +31,6 @@ from referee.protocol.evidence import check_letters, kept_letter, read_mailbox
 from referee.protocol.signatures import generate_keypair, load_private_key, load_public_key_file, sign
 
 from conftest import TABLES, TestGame
-from played import copy_game
 
 PLAYERS = ("alice", "bob")
 DECKS = """\
