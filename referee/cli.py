@@ -307,11 +307,18 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
 @GAMEDIR
 @click.option("--draw", "patterns", multiple=True, metavar="LABEL", help="A hidden draw's label (* and ? match).")
 @click.option("--final", is_flag=True, help="Reveal the game secret, proving every hidden draw (the game is over).")
-def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
+@click.option(
+    "--force", is_flag=True, help="Reveal a draw that still hides something (cards in hands, a sealed note) anyway."
+)
+def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, force: bool) -> None:
     """Publish hidden draws' keys (a finished deck) or, after the game, its hidden secret.
 
     Writes GAMEDIR/reveals/NNNN.json, signed, and sends it to every player, who can
     then check each revealed draw against its commitments with `referee verify`.
+    While the game goes on, a draw still in play (a deck with cards in hands or in
+    its draw pile, a hidden note not yet revealed) is refused, naming what it would
+    open to whom; with --force it is revealed and the letter tells every player
+    exactly what it opens.
 
     \b
     Example:
@@ -322,7 +329,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool) -> None:
 
     if not patterns and not final:
         raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
-    target = run_reveal(gamedir, patterns, final)
+    target = run_reveal(gamedir, patterns, final, force)
     click.echo(f"revealed: {target} (sent to every player)")
 
 
