@@ -19,6 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from email import policy
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -250,3 +251,33 @@ def test_a_mailbox_without_the_player_s_letters_is_not_a_pass(played: Played, tm
 def test_letters_and_player_go_together(played: Played) -> None:
     result = run_verify(str(played.honest.dir), "--player", "alice")
     assert result.returncode == 2 and "--letters and --player go together" in result.stderr
+
+
+def test_a_letter_kept_inline_without_its_text_attachment_is_checked_from_its_body(
+    played: Played, tmp_path: Path
+) -> None:
+    """Some mail clients keep the text a letter shows and drop the attached copy: the body is
+    the signed text, and the signature still checks."""
+    inline = []
+    for data in letters_to(played.honest.dir, "alice"):
+        message = email.message_from_bytes(data, policy=policy.default)
+        assert isinstance(message, EmailMessage)
+        kept = EmailMessage(policy=policy.default)
+        for header in ("From", "To", "Subject", "Date", "Message-ID"):
+            kept[header] = str(message[header])
+        body = message.get_body(("plain",))
+        assert isinstance(body, EmailMessage)
+        kept.set_content(body.get_content())
+        for part in message.iter_attachments():
+            name = part.get_filename() or ""
+            if not name.endswith(".txt"):
+                kept.add_attachment(
+                    part.get_payload(decode=True), maintype="application", subtype="octet-stream", filename=name
+                )
+        inline.append(bytes(kept))
+    mail = into_mbox(tmp_path / "inline.mbox", inline)
+    letters = [kept_letter(m) for m in read_mailbox(mail)]
+    assert {letter.text_name for letter in letters} == {"the mail's text"}
+    report = check_letters(played.honest.dir, letters, "alice", load_public_key_file(played.honest.dir / "referee.pub"))
+    assert report.ok, report.problems
+    assert report.acks == 3 and report.notices == 3 and report.reports == 3
