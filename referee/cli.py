@@ -237,24 +237,59 @@ def preview(gamedir: Path, force: bool) -> None:
 @click.option(
     "--final", is_flag=True, help="Also require the revealed game secret to prove every hidden draw (game over)."
 )
-def verify(gamedir: Path, final: bool) -> None:
+@click.option(
+    "--letters",
+    type=click.Path(exists=True, path_type=Path),
+    metavar="MAILDIR_OR_MBOX",
+    help="Also hold the records to the letters you kept (a Maildir folder or an mbox file).",
+)
+@click.option("--player", metavar="NAME", help="Whose letters --letters holds (your player name).")
+@click.option(
+    "--identity",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="KEYFILE",
+    help="Your SSH private key, to open letters sealed to you (encrypt: true).",
+)
+def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
     GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
     player can check a game from the records mailed to them; reveals of hidden
-    draws go in reveals/. Exits 3 on any problem.
+    draws go in reveals/. With --letters, the mail you kept is evidence too: each
+    order the referee acknowledged must be in its phase's record, each notice's
+    commitment (hidden commit, beacon round) its record's, each report's record
+    the one published now, and each letter signed by the referee; a mismatch
+    names the letter (Message-ID, date, subject). Exits 3 on any problem.
 
     \b
     Example:
         referee verify blenheim
         referee verify --final blenheim    # after `referee reveal --final`
+        referee verify blenheim --letters ~/Mail/blenheim --player alice
+        referee verify blenheim --letters game.mbox --player alice --identity ~/.ssh/id_ed25519
     """
     from referee.errors import VerificationError
     from referee.protocol.verify import verify_game_dir
 
+    if (letters is None) != (player is None):
+        raise click.UsageError("--letters and --player go together: whose letters, kept where")
+    if identity is not None and letters is None:
+        raise click.UsageError("--identity opens sealed letters: give --letters and --player too")
     report = verify_game_dir(gamedir, final)
-    if not report.ok:
-        raise VerificationError(f"{len(report.problems)} problem(s) in {gamedir}", report.problems)
+    problems = list(report.problems)
+    kept = None
+    if letters is not None and player is not None:
+        from referee.protocol.evidence import verify_letters
+
+        decrypt = None
+        if identity is not None:
+            from referee.letters.encryption import identity_decrypter
+
+            decrypt = identity_decrypter(identity)
+        kept = verify_letters(gamedir, letters, player, decrypt)
+        problems += kept.problems
+    if problems:
+        raise VerificationError(f"{len(problems)} problem(s) in {gamedir}", problems)
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
     _say(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}")
     if report.openings or report.hidden_proven:
@@ -269,18 +304,29 @@ def verify(gamedir: Path, final: bool) -> None:
         )
     if report.final:
         _say("final: the revealed game secret proves every hidden draw of the game")
+    if kept is not None:
+        _say(f"letters: {kept.summary()}; each agrees with the published records")
+        for note in kept.notes:
+            _say(f"  note: {note}")
 
 
 @cli.command()
 @GAMEDIR
 @click.option("--draw", "patterns", multiple=True, metavar="LABEL", help="A hidden draw's label (* and ? match).")
 @click.option("--final", is_flag=True, help="Reveal the game secret, proving every hidden draw (the game is over).")
+@click.option(
+    "--force", is_flag=True, help="Reveal a draw that still hides something (cards in hands, a sealed note) anyway."
+)
 @OPERATION
-def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, operation: str | None) -> None:
+def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, force: bool, operation: str | None) -> None:
     """Publish hidden draws' keys (a finished deck) or, after the game, its hidden secret.
 
     Writes GAMEDIR/reveals/NNNN.json, signed, and sends it to every player, who can
     then check each revealed draw against its commitments with `referee verify`.
+    While the game goes on, a draw still in play (a deck with cards in hands or in
+    its draw pile, a hidden note not yet revealed) is refused, naming what it would
+    open to whom; with --force it is revealed and the letter tells every player
+    exactly what it opens.
 
     \b
     Example:
@@ -291,7 +337,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, operation: str
 
     if not patterns and not final:
         raise RefereeError("say what to reveal", hints=("--draw LABEL (wildcards allowed), or --final",))
-    target = run_reveal(gamedir, patterns, final, operation)
+    target = run_reveal(gamedir, patterns, final, operation, force)
     _say(f"revealed: {target} (sent to every player)")
 
 

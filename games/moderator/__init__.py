@@ -17,6 +17,7 @@ GAME = GameModule(
     view=rules.view,
     check=rules.check,
     secrets=rules.secrets,
+    in_play=rules.in_play,
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
 )

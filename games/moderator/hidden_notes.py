@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.kit import Dice, Event, Problem
+from referee.kit import Dice, Event, InPlay, Problem
 
 NOTE_ID = r"[a-z0-9][a-z0-9_.-]{0,47}"
 MAX_NOTE = 4000
@@ -191,3 +191,16 @@ def note_secrets(notes: Sequence[Mapping[str, Any]], pointer: str) -> list[tuple
             for leaf in ("id", "text", "opening/value", "opening/salt"):
                 found.append((f"{pointer}/{index}/{leaf}", readers))
     return found
+
+
+def notes_in_play(notes: Sequence[Mapping[str, Any]]) -> list[InPlay]:
+    """Return each note not yet revealed: revealing its draw would open it to everyone else."""
+    return [
+        InPlay(
+            note["opening"]["label"],
+            f"{note['by']}'s hidden note {note['opening']['label']} (sealed in round {note['round']}) "
+            f"to everyone but {', '.join([note['by'], *note['to']])}",
+        )
+        for note in notes
+        if note["revealed"] is None
+    ]

@@ -22,6 +22,7 @@ from games.moderator.hidden_notes import (
     note_problems,
     note_secrets,
     note_view,
+    notes_in_play,
     reveal_notes,
     seal_note,
 )
@@ -29,6 +30,7 @@ from referee.kit import (
     Dice,
     Event,
     GameDataError,
+    InPlay,
     PhaseSpec,
     Problem,
     Secret,
@@ -366,6 +368,13 @@ def secrets(state: Mapping[str, Any]) -> list[Secret]:
     revealed (their writer and readers)."""
     found = decks.secrets(_cards(state), "/cards") if "cards" in state else []
     return found + note_secrets(state.get("hidden_notes", []), "/hidden_notes")
+
+
+def in_play(state: Mapping[str, Any]) -> list[InPlay]:
+    """Return the hidden draws that still hide something: shuffles with cards in draw piles, in
+    hands or face down, and hidden notes not yet revealed."""
+    found = decks.in_play(_cards(state)) if "cards" in state else []
+    return found + notes_in_play(state.get("hidden_notes", []))
 
 
 def check(state: Mapping[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ letters are rendered, signed, kept and posted by `referee.letters`.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -262,8 +263,9 @@ def post_dispute_resolution(
     return to_every_player(game.letterhead, "disputes", name, subject, "dispute", lambda player: details)
 
 
-def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -> list[Path]:
-    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N)."""
+def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str], opens: Sequence[str] = ()) -> list[Path]:
+    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N);
+    `opens` says what a forced reveal opens that the game still hid, told to every player."""
     data = reveal_file.read_bytes()
     signature = reveal_file.with_name(reveal_file.name + ".sig").read_bytes()
     name = f"reveal-{reveal_file.stem}"
@@ -274,7 +276,7 @@ def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -
         name,
         subject,
         "reveal",
-        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name},
+        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name, "opens": list(opens)},
         [
             Attachment(reveal_file.name, data, "application/json", kept=False, public=True),
             Attachment(reveal_file.name + ".sig", signature, "application/octet-stream", kept=False, public=True),

@@ -17,14 +17,21 @@ from referee.game import operations
 from referee.game.announce import post_reveal
 from referee.game.opened import Game
 from referee.game.operations import Intent
+from referee.kit.contract import InPlay
 from referee.protocol.canonical import pretty_json
 from referee.protocol.hidden import game_commitment
 from referee.protocol.reveals import REVEAL_TYPE, expected_draw_key, hidden_draws
 
 
-def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False, operation: str | None = None) -> Path:
+def reveal(
+    path: Path, patterns: Sequence[str] = (), final: bool = False, operation: str | None = None, force: bool = False
+) -> Path:
     """Publish a reveal: the draws whose labels match `patterns` (fnmatch), or with `final` the
     game secret and every draw. Return the signed reveal file; every player is sent a copy.
+
+    While the game goes on, a draw that still hides something from some player (cards in hands
+    or a draw pile, a sealed note: the game module's `in_play`) is refused; with `force` it is
+    revealed, and the letter tells every player exactly what it opens.
 
     An operation (referee.game.operations) keyed by the draws it reveals: run again after a
     crash, it finishes the same reveal file; run again after it finished, it raises AlreadyDone."""
@@ -49,8 +56,18 @@ def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False, operat
                 f"no hidden draw matches {', '.join(patterns) or 'nothing'}",
                 hints=(f"hidden draws: {known}", "give --draw LABEL (wildcards * and ? allowed) or --final"),
             )
+        opens = [] if final else still_in_play(game, [d.label for d in chosen])
+        if opens and not force:
+            raise StateError(
+                "this would open what the game still hides: " + "; ".join(opens),
+                hints=(
+                    "reveal a deck once it is finished, or everything with --final once the game is over",
+                    "to reveal it anyway (every player is told what it opens): add --force",
+                ),
+            )
         chosen_keys = sorted([d.record_sha256, d.label] for d in chosen)
         rerun = [str(path), *(["--final"] if final else [a for p in patterns for a in ("--draw", p)])]
+        rerun += ["--force"] if opens else []
         intent = Intent.of("reveal", {"final": final, "draws": chosen_keys}, rerun, operation)
         resumed = operations.begin(game.dir, intent)
         folder = game.dir.path / "reveals"
@@ -80,12 +97,34 @@ def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False, operat
         data = pretty_json(body)
         atomic_write(target, data)
         atomic_write(target.with_name(target.name + ".sig"), game.sign(data).encode())
-        post_reveal(game, target, final, [d.label for d in chosen])
+        logged: dict[str, Any] = {"file": target.name, "final": final, "draws": len(chosen)}
+        post_reveal(game, target, final, [d.label for d in chosen], opens)
         with game.dir.transaction():
-            game.dir.log("hidden.revealed", {"file": target.name, "final": final, "draws": len(chosen)})
+            game.dir.log("hidden.revealed", {**logged, "forced": opens} if opens else logged)
             summary = f"revealed: {target} ({len(chosen)} draw(s), sent to every player)\n"
             operations.finish(game.dir, intent, summary)
     return target
+
+
+def still_in_play(game: Game, labels: Sequence[str]) -> list[str]:
+    """Return what revealing the draws `labels` now would open that some player does not know,
+    one line per draw ("LABEL: where, to whom"); nothing once the game is over.
+
+    The game module says what is in play (`in_play`); one that does not is judged by its
+    `secrets`: any hidden leaf left in the state counts against every draw."""
+    if game.dir.open_phase() is None:
+        return []  # the game is over: nothing is played any more, the final reveal opens it all
+    state = game.envelope(game.dir.current_state_hash())["state"]
+    if game.module.in_play is not None:
+        in_play = game.module.in_play(state)
+    else:
+        hidden = len(game.module.secrets(state))
+        what = f"{hidden} hidden value(s) of the game's state (its module does not say which draws hold them)"
+        in_play = [InPlay("*", what)] if hidden else []
+    found = []
+    for label in labels:
+        found += [f"{label}: {item.what}" for item in in_play if fnmatch.fnmatchcase(label, item.label)]
+    return found
 
 
 def _inputs(entries: list[dict[str, Any]]) -> dict[tuple[str, str], Any]:

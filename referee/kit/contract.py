@@ -10,10 +10,16 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     view(state, player or None) -> dict                        (None: the public view)
     check(state) -> list[str]                                  (broken invariants, for tests)
     secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
+    in_play(state) -> list[InPlay]                             (hidden draws still hiding something)
 
 `view` is the only way a letter learns the state. `secrets` names each hidden leaf of the
 state (a JSON pointer) with the roles entitled to see it; the contract tests put a marker in
 each and fail if one reaches anyone else's view, notice or report.
+
+`in_play` names the hidden draws whose values some player still may not know (a deck with
+cards in hands or in its draw pile, a sealed note not yet opened), so that `referee reveal
+--draw` can refuse to open them mid-game. A module that leaves it out (None) is asked
+`secrets` instead: any hidden leaf left in its state makes every hidden draw count as in play.
 
 `setup` gets no dice on purpose: the first commitment is published only when the first
 phase opens, so any random set-up belongs in a game's first adjudicated phase, where every
@@ -37,6 +43,17 @@ Label = str
 # may see it (none: only the referee, until a rule reveals it).
 Secret = tuple[str, tuple[Role, ...]]
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """A hidden draw that still hides something from some player: revealing its key now would
+    open `what` to every player. `what` is told to every player if the referee reveals it
+    anyway, so it names places and counts, never a hidden value."""
+
+    label: Label  # the hidden draw's label (`deck/events/shuffle-1`); * and ? match several
+    what: str  # e.g. "the draw pile of events (5 cards) to every player"
+
 
 ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}
 
@@ -140,6 +157,7 @@ class GameModule:
     options: Mapping[str, str] = field(default_factory=dict)
     description: str = ""
     secrets: Callable[[Any], list[Secret]] = field(default=lambda state: [])
+    in_play: Callable[[Any], list[InPlay]] | None = None
     # A package (e.g. "games.polemos_obb") whose templates/ folder has events.txt.j2 and
     # events.html.j2: the game's own rendering of a report's "What happened" section.
     templates: str | None = None

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.errors import GameDataError
-from referee.kit.contract import Dice, Event
+from referee.kit.contract import Dice, Event, InPlay
 from referee.kit.deck_moves import (
     MAX_CARDS,
     PLACES,
@@ -453,6 +453,36 @@ def secrets(state: Mapping[str, Any], pointer: str) -> list[tuple[str, tuple[str
             if not entry["face_up"]:
                 found += _entry_secrets(f"{base}/discard/{index}", entry, (entry["by"],))
     return found
+
+
+def in_play(state: Mapping[str, Any]) -> list[InPlay]:
+    """Return each shuffle whose cards some player still may not know (in a draw pile, in a hand,
+    discarded face down), with where they are: revealing its key would open them to everyone."""
+    places: dict[str, list[str]] = {}
+    for deck in deck_ids(state):
+        pile = state["decks"][deck]
+        groups: list[tuple[list[Mapping[str, Any]], str]] = [
+            (pile["draw"], f"the draw pile of {deck} ({{n}}) to every player")
+        ]
+        groups += [
+            (hand, f"{holder}'s hand of {deck} ({{n}}) to everyone but {holder}")
+            for holder, hand in sorted(pile["hands"].items())
+        ]
+        discarders = sorted({entry["by"] for entry in pile["discard"] if not entry["face_up"]})
+        groups += [
+            (
+                [e for e in pile["discard"] if not e["face_up"] and e["by"] == by],
+                f"{by}'s face-down discards of {deck} ({{n}}) to everyone but {by}",
+            )
+            for by in discarders
+        ]
+        for entries, text in groups:
+            counts: Counter[str] = Counter(
+                entry["opening"]["label"] for entry in entries if entry.get("opening") is not None
+            )
+            for label, count in sorted(counts.items()):
+                places.setdefault(label, []).append(text.format(n=f"{count} card{'' if count == 1 else 's'}"))
+    return [InPlay(label, "; ".join(where)) for label, where in sorted(places.items())]
 
 
 def _entry_secrets(at: str, entry: Mapping[str, Any], roles: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]]:

@@ -8,8 +8,9 @@ letter carries for one player travels as FILE.age, and files every player gets s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError
@@ -93,3 +94,27 @@ def _cover_context(
         "referee_name": referee_name,
         "referee_email": referee_email,
     }
+
+
+def identity_decrypter(identity: Path) -> Callable[[bytes], bytes]:
+    """Return a function that opens files sealed to the player's SSH key at `identity` (as
+    `age -d -i` does), raising ValueError when it cannot: for a player checking their letters."""
+    import pyrage  # deferred for start-up speed: only sealed letters need it
+
+    try:
+        key = pyrage.ssh.Identity.from_buffer(Path(identity).expanduser().read_bytes())
+    except OSError as error:
+        raise ConfigError(f"cannot read the identity {identity}: {error.strerror or error}") from error
+    except pyrage.IdentityError as error:
+        raise ConfigError(
+            f"{identity} is not an SSH private key age can use ({error})",
+            hints=("give the private key your letters are sealed to, e.g. --identity ~/.ssh/id_ed25519",),
+        ) from error
+
+    def decrypt(data: bytes) -> bytes:
+        try:
+            return bytes(pyrage.decrypt(data, [key]))
+        except pyrage.DecryptError as error:
+            raise ValueError(f"age could not open it ({error}): is it sealed to this key?") from error
+
+    return decrypt

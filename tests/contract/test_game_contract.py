@@ -100,4 +100,19 @@ def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
                 canonical_json(event.as_dict())
             for role in (*players, None):
                 canonical_json(game.view(state, role))
+            assert_in_play_names_no_secret(game, state)
         assert game.check(state) == []
+
+
+def assert_in_play_names_no_secret(game: Any, state: Any) -> None:
+    """`in_play` is told to every player by a forced reveal: places and counts, no hidden value."""
+    if game.in_play is None:
+        return
+    told = " ".join(item.what for item in game.in_play(state))
+    for pointer, _ in game.secrets(state):
+        value: Any = state
+        for part in pointer.lstrip("/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        if isinstance(value, str) and len(value) >= 6:
+            assert value not in told, f"{game.id}: in_play tells {pointer} to every player"

@@ -93,7 +93,7 @@ CASES = {
     "rollback": Case("over", ("rollback", "{game}", "2/round", "--reason", "a rules question")),
     "rollback-stay": Case("over", ("rollback", "{game}", "2/round", "--reason", "a pause", "--stay")),
     "roll-forward": Case("stayed", ("roll-forward", "{game}")),
-    "reveal-draw": Case("open", ("reveal", "{game}", "--draw", "deck/*")),
+    "reveal-draw": Case("open", ("reveal", "{game}", "--draw", "deck/*", "--force")),
     "reveal-final": Case("over", ("reveal", "{game}", "--final")),
 }
 
