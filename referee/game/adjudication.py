@@ -28,7 +28,7 @@ from referee.game.overrides import (
     state_edits_of,
 )
 from referee.game.results import Adjudication, Opening, Outcome
-from referee.game.states import state_hash, wrap_state
+from referee.game.states import public_state, state_hash, state_scheme, wrap_state
 from referee.kit.contract import Event, PhaseSpec
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.dice import commitment, phase_key, transcript
@@ -191,7 +191,8 @@ def phase_outcome(
     opening = prepare_opening(game, next_envelope, read_only)
     by_id = {row.id: row for row in overrides}
     changes = [
-        public_entry(by_id[i], state_hash(a), state_hash(b)) for a, b, i in state_edits_of(game, phase.state_before)
+        public_entry(by_id[i], public_state(game, a), public_state(game, b))
+        for a, b, i in state_edits_of(game, phase.state_before)
     ]
     changes += [public_entry(row) for row in [*corrected.values(), *dice.applied]]
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
@@ -209,8 +210,8 @@ def phase_outcome(
         server_seed=seed,
         orders=hashes,
         rolls=dice.rolls,
-        state_before=phase.state_before,
-        state_after=state_hash(next_envelope),
+        state_before=public_state(game, envelope),
+        state_after=public_state(game, next_envelope),
         next_commit=opening.commit,
         overrides=changes,
         hidden_commit=hidden_commit,
@@ -220,6 +221,7 @@ def phase_outcome(
         by_referee=entered,
         beacon_proof=proof,
         next_beacon_round=promised.round if promised else None,
+        state_scheme=state_scheme(game),
     )
     files = {player: row.body["file"] for player, row in corrected.items()}
     return Outcome(

@@ -14,7 +14,7 @@ from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
-from referee.game.overrides import public_entry, view_changes
+from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import PhaseSpec
 from referee.kit.schema import describe
@@ -147,11 +147,12 @@ def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
 def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
     """Return the referee's changes in this phase as `player`'s report lists them."""
     changes = []
+    # The record names states by commitments (protocol section 15): the edits' own envelopes.
+    edits = {override: (a, b) for a, b, override in state_edits_of(game, outcome.phase.state_before)}
     for entry in outcome.record.get("overrides", []):
         details: list[str] = []
         if entry["kind"] == "state":
-            before = game.dir.load_state(entry["state_from"])["state"]
-            after = game.dir.load_state(entry["state_to"])["state"]
+            before, after = (envelope["state"] for envelope in edits[entry["id"]])
             lines = view_changes(game.module.view(before, player), game.module.view(after, player))
             details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
         elif entry["kind"] == "order" and entry["player"] == player:

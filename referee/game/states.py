@@ -1,7 +1,9 @@
-"""The core's envelope around a game module's state, and the hash that names it.
+"""The core's envelope around a game module's state, the hash that names it in the referee's
+own folder, and the commitment that names it in public.
 
 Every stored state (GAMEDIR/states/HASH.json) is an envelope: the game, the phase it opens and
-the hash of the state before it, so that the snapshots form a hash chain of their own.
+the hash of the state before it, so that the snapshots form a hash chain of their own. The
+plain hash stays private; records name a state by its hiding commitment (protocol section 15).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 from referee.game.opened import Game
 from referee.kit.contract import PhaseSpec
 from referee.protocol.canonical import canonical_json, sha256_hex
+from referee.protocol.states import STATE_SCHEME, state_commitment, state_key
 
 
 def wrap_state(game: Game, state: Any, spec: PhaseSpec | None, previous: str | None) -> dict[str, Any]:
@@ -33,3 +36,15 @@ def wrap_state(game: Game, state: Any, spec: PhaseSpec | None, previous: str | N
 def state_hash(envelope: dict[str, Any]) -> str:
     """Return the hash that names a state envelope (its file in states/)."""
     return sha256_hex(canonical_json(envelope))
+
+
+def public_state(game: Game, envelope: dict[str, Any]) -> str:
+    """Return what a record names a state by: its commitment under the game secret, or, for a
+    game without one (older games), its plain hash as records of versions 1 to 3 did."""
+    secret = game.dir.hidden_secret()
+    return state_commitment(state_key(secret), envelope) if secret else state_hash(envelope)
+
+
+def state_scheme(game: Game) -> str | None:
+    """Return the record's `state_scheme` (section 15), or None when states go by plain hash."""
+    return STATE_SCHEME if game.dir.hidden_secret() else None

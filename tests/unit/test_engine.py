@@ -21,9 +21,10 @@ from referee.game.engine import adjudicate, submit
 from referee.game.journal import GameDir
 from referee.game.results import Receipt
 from referee.game.status import status
-from referee.protocol.canonical import sha256_hex
+from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.records import record_transcript
 from referee.protocol.signatures import generate_keypair, load_private_key, sign
+from referee.protocol.states import state_commitment, state_key
 from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
@@ -534,13 +535,27 @@ def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:
 def test_state_snapshots_form_a_hash_chain(game: TestGame) -> None:
     play_round(game, 1)
     play_round(game, 2)
-    records = sorted((game.dir / "records").glob("*.json"))
-    second = json.loads(records[1].read_bytes())
-    after = json.loads((game.dir / "states" / f"{second['state_after']}.json").read_bytes())
-    assert after["previous"] == second["state_before"]
-    (game.dir / "states" / f"{second['state_before']}.json").unlink()
+    phases = GameDir(game.dir).phases()
+    after = json.loads((game.dir / "states" / f"{phases[1].state_after}.json").read_bytes())
+    assert after["previous"] == phases[1].state_before
+    (game.dir / "states" / f"{phases[1].state_before}.json").unlink()
     problems = verify_game_dir(game.dir).problems
-    assert any("chain is broken" in p and second["state_before"] in p for p in problems)
+    assert any("chain is broken" in p and phases[1].state_before in p for p in problems)
+
+
+def test_records_name_states_by_commitments_not_by_their_hash(game: TestGame) -> None:
+    """Protocol section 15: a record's state names cannot be matched by hashing a guessed state."""
+    play_round(game, 1)
+    game_dir = GameDir(game.dir)
+    secret = game_dir.hidden_secret()
+    assert secret is not None
+    row = game_dir.phases()[0]
+    record = json.loads((game.dir / "records" / row.record).read_bytes())  # type: ignore[operator]
+    assert record["protocol"] == "pbem-referee/4" and record["state_scheme"] == "pbem-referee-state/1"
+    for field, digest in (("state_before", row.state_before), ("state_after", row.state_after)):
+        envelope = game_dir.load_state(digest)
+        assert record[field] != digest and record[field] != sha256_hex(canonical_json(envelope))
+        assert record[field] == state_commitment(state_key(secret), envelope)
 
 
 def test_one_process_at_a_time(game: TestGame) -> None:
