@@ -147,9 +147,11 @@ def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
 def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
     """Return the referee's changes in this phase as `player`'s report lists them."""
     changes = []
+    entries = outcome.record.get("overrides", [])
     # The record names states by commitments (protocol section 15): the edits' own envelopes.
-    edits = {override: (a, b) for a, b, override in state_edits_of(game, outcome.phase.state_before)}
-    for entry in outcome.record.get("overrides", []):
+    edited = any(entry["kind"] == "state" for entry in entries)
+    edits = {i: (a, b) for a, b, i in state_edits_of(game, outcome.phase.state_before)} if edited else {}
+    for entry in entries:
         details: list[str] = []
         if entry["kind"] == "state":
             before, after = (envelope["state"] for envelope in edits[entry["id"]])
