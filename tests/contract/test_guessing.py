@@ -28,9 +28,9 @@ from play import BOTS, OrderMaker, example_or_default, players_of
 from test_leaks import GAME_IDS, Leaf, _game, _order_file, get, hidden_leaves, put
 
 from referee.cli import cli
-from referee.kit import GameModule
 from referee.game.journal import GameDir
 from referee.game.opened import Game
+from referee.kit import GameModule
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 
