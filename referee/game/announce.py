@@ -7,6 +7,7 @@ letters are rendered, signed, kept and posted by `referee.letters`.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -263,10 +264,18 @@ def post_dispute_resolution(
     return to_every_player(game.letterhead, "disputes", name, subject, "dispute", lambda player: details)
 
 
-def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -> list[Path]:
-    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N)."""
+def post_reveal(
+    game: Game, reveal_file: Path, final: bool, labels: list[str], extra: Sequence[Path] = ()
+) -> list[Path]:
+    """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N),
+    with the signed `extra` files beside it (the final reveal's replay.json)."""
     data = reveal_file.read_bytes()
     signature = reveal_file.with_name(reveal_file.name + ".sig").read_bytes()
+    attached = [
+        Attachment(name, path.with_name(name).read_bytes(), kind, kept=False, public=True)
+        for path in extra
+        for name, kind in ((path.name, "application/json"), (path.name + ".sig", "application/octet-stream"))
+    ]
     name = f"reveal-{reveal_file.stem}"
     subject = f"[{game.config.game}] hidden draws revealed" + (" (the game secret)" if final else "")
     return to_every_player(
@@ -275,9 +284,15 @@ def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str]) -
         name,
         subject,
         "reveal",
-        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name},
+        lambda player: {
+            "final": final,
+            "labels": labels,
+            "reveal_file": reveal_file.name,
+            "replay_file": extra[0].name if extra else None,
+        },
         [
             Attachment(reveal_file.name, data, "application/json", kept=False, public=True),
             Attachment(reveal_file.name + ".sig", signature, "application/octet-stream", kept=False, public=True),
+            *attached,
         ],
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.game.opened import Game
-from referee.kit.contract import PhaseSpec
+from referee.kit.contract import GameModule, PhaseSpec
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.states import STATE_SCHEME, state_commitment, state_key
 
@@ -19,10 +19,18 @@ from referee.protocol.states import STATE_SCHEME, state_commitment, state_key
 def wrap_state(game: Game, state: Any, spec: PhaseSpec | None, previous: str | None) -> dict[str, Any]:
     """Wrap a module's state with what the core keeps: the phase it opens and the hash of the
     state before it, so that the snapshots form a hash chain of their own."""
+    return envelope_of(game.config.game, game.module, state, spec, previous)
+
+
+def envelope_of(
+    game_name: str, module: GameModule, state: Any, spec: PhaseSpec | None, previous: str | None
+) -> dict[str, Any]:
+    """Return the envelope `wrap_state` makes, from the game's name and module alone (the public
+    audit has no game directory)."""
     envelope = {
-        "game": game.config.game,
-        "module": game.module.id,
-        "module_version": game.module.version,
+        "game": game_name,
+        "module": module.id,
+        "module_version": module.version,
         "turn": spec.turn if spec else None,
         "phase": spec.name if spec else None,
         "over": spec is None,
