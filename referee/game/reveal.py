@@ -20,8 +20,8 @@ from referee.game.opened import Game
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.hidden import game_commitment
 from referee.protocol.replay import REPLAY_FILE, REPLAY_TYPE
-from referee.protocol.states import state_key
 from referee.protocol.reveals import REVEAL_TYPE, expected_draw_key, hidden_draws
+from referee.protocol.states import state_key
 
 
 def reveal(path: Path, patterns: Sequence[str] = (), final: bool = False) -> Path:
