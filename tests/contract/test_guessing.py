@@ -52,11 +52,12 @@ def write_game(game: GameModule, root: Path, scenario: str, options: dict[str, A
     return root / "game.yaml"
 
 
-def play(game_id: str, root: Path) -> Path:
-    """Play a real game of `game_id` for a few phases; return its folder."""
+def play(game_id: str, root: Path, phases: int = PHASES, options: dict[str, Any] | None = None) -> Path:
+    """Play a real game of `game_id` for up to `phases` phases; return its folder. The game's
+    first test bot gives the orders, in its scenario with its options (or with `options`)."""
     game = _game(game_id)
     bot = BOTS.get(game_id, [None])[0]
-    scenario, options = (bot.scenario, bot.options) if bot else (game.scenarios[0], {"rounds": 3})
+    scenario, options = (bot.scenario, options or bot.options) if bot else (game.scenarios[0], {"rounds": 3})
     order_maker: OrderMaker = bot.orders if bot else example_or_default
     rng = random.Random(7)
     config = write_game(game, root / "setup", scenario, options)
@@ -64,7 +65,7 @@ def play(game_id: str, root: Path) -> Path:
     runner = CliRunner()
     result = runner.invoke(cli, ["init", str(game_dir), "--config", str(config)])
     assert result.exit_code == 0, result.output
-    for _ in range(PHASES):
+    for _ in range(phases):
         journal = GameDir(game_dir)
         phase = journal.open_phase()
         if phase is None:
