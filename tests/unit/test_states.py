@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.protocol.canonical import canonical_json, load_json
+from referee.protocol.canonical import canonical_json, load_json, pretty_json
 from referee.protocol.states import state_commitment, state_key
+from referee.protocol.verify import verify_record
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "states"
 
@@ -39,3 +40,34 @@ def test_the_vectors_differ_in_one_hidden_leaf_only() -> None:
     one, other = load_json(body_a), load_json(body_b)
     other["state"]["red"]["reserve"] = one["state"]["red"]["reserve"]
     assert one == other and a["state_commitment"] != b["state_commitment"]
+
+
+def _record(**fields: object) -> bytes:
+    record = {
+        "protocol": "pbem-referee/4",
+        "game": "g",
+        "turn": 1,
+        "phase": "round",
+        "commit": hashlib.sha256(bytes(32)).hexdigest(),
+        "server_seed": bytes(32).hex(),
+        "beacon": None,
+        "orders": [],
+        "rolls": [],
+        "state_before": "a" * 64,
+        "state_after": "b" * 64,
+        "next_commit": None,
+        "state_scheme": "pbem-referee-state/1",
+    }
+    record.update(fields)
+    return pretty_json(record)
+
+
+def test_verify_knows_the_state_scheme_of_version_4_only() -> None:
+    assert verify_record(_record(), None, None, "r.json")[1] == ["r.json: no signature (r.json.sig is missing)"]
+    problems = verify_record(_record(state_scheme="pbem-referee-state/9"), None, None, "r.json")[1]
+    assert (
+        "r.json: state_scheme 'pbem-referee-state/9' is unknown (this verifier knows 'pbem-referee-state/1')"
+        in problems
+    )
+    problems = verify_record(_record(protocol="pbem-referee/3"), None, None, "r.json")[1]
+    assert any("unknown field 'state_scheme'" in p for p in problems)
