@@ -406,7 +406,7 @@ def audit(gamedir: Path, public: bool) -> None:
     state commitment, draw and record must be what the game module's replay gives.
 
     \b
-    Examples:
+    Example:
         referee audit blenheim
         referee audit --public ~/games/blenheim
     """
