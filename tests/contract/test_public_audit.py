@@ -4,9 +4,12 @@ with no journal, no states and no orders folder, and a re-signed record is caugh
 
 from __future__ import annotations
 
+import email
 import json
+import re
 import shutil
 import sys
+from email import policy
 from pathlib import Path
 
 import pytest
@@ -19,19 +22,47 @@ from referee.game.journal import GameDir
 from referee.game.public_audit import public_audit
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.signatures import NAMESPACE_REFEREE, PrivateKey, load_private_key, sign
-from referee.protocol.verify import verify_game_dir
+from referee.protocol.verify import RECORD_NAME, verify_game_dir
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-def player_folder(game_dir: Path, folder: Path) -> Path:
-    """Copy what the players were mailed, and nothing else, into `folder`: the records (and
-    those a rollback superseded), the reveals, the final reveal's replay.json, the referee's key."""
-    folder.mkdir()
-    shutil.copytree(game_dir / "records", folder / "records")
-    shutil.copytree(game_dir / "reveals", folder / "reveals")
-    for name in ("replay.json", "replay.json.sig", "referee.pub"):
-        shutil.copy(game_dir / name, folder / name)
+# A letter's file in the outbox: GAME.FOLDER[-gGENERATION].KIND.PLAYER.TOKEN_at_DOMAIN.eml
+LETTER = re.compile(r"^[^.]+\.(?P<folder>[^.]+?)(?:-g(?P<generation>[0-9]+))?\.(?P<kind>[^.]+)\.(?P<player>[^.]+)\.")
+
+
+def player_folder(game_dir: Path, folder: Path, player: str) -> Path:
+    """Build, in `folder`, what `player` keeps from the letters they were mailed (the outbox's
+    messages to them) and nothing else: each record as the latest report attached it, one a
+    rollback withdrew under records/superseded/N/ (N the generation of the report that replaced
+    it), each reveal, the final reveal's replay.json; and the referee's public key, which the
+    game's first letters name."""
+    generations: dict[str, set[int]] = {}
+    attached: list[tuple[int, str, bytes]] = []
+    for path in sorted((game_dir / "outbox" / "new").glob("*.eml")):
+        match = LETTER.match(path.name)
+        if match is None or match["player"] != player:
+            continue
+        generation = int(match["generation"] or 0)
+        message = email.message_from_bytes(path.read_bytes(), policy=policy.default)
+        for part in message.walk():
+            name = part.get_filename()
+            if name and not name.startswith(f"{player}."):
+                attached.append((generation, name, part.get_payload(decode=True)))
+                if RECORD_NAME.match(name):
+                    generations.setdefault(name, set()).add(generation)
+    for generation, name, data in attached:
+        stem = name.removesuffix(".sig")
+        if RECORD_NAME.match(stem):
+            later = sorted(g for g in generations[stem] if g > generation)
+            where = Path("records", *(("superseded", str(later[0])) if later else ()))
+        elif stem.startswith("replay"):
+            where = Path()
+        else:
+            where = Path("reveals")
+        (folder / where).mkdir(parents=True, exist_ok=True)
+        (folder / where / name).write_bytes(data)
+    shutil.copy(game_dir / "referee.pub", folder / "referee.pub")
     return folder
 
 
@@ -49,7 +80,7 @@ def moderator_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_moderator_game_is_confirmed_from_what_the_players_received(moderator_game: Path, tmp_path: Path) -> None:
-    folder = player_folder(moderator_game, tmp_path / "alice")
+    folder = player_folder(moderator_game, tmp_path / "alice", "alice")
     report = public_audit(folder)
     assert report.ok, report.problems
     assert report.records == 3 and report.states >= 6 and report.hidden >= 1
@@ -61,7 +92,7 @@ def test_a_re_signed_record_is_caught_with_its_field(moderator_game: Path, tmp_p
     """A cheating referee changes the state a phase led to and re-signs the chain and the
     reveals: `verify --final` cannot see it (the commitments still link), the public replay
     names the record and field."""
-    folder = player_folder(moderator_game, tmp_path / "bob")
+    folder = player_folder(moderator_game, tmp_path / "bob", "bob")
     key = load_private_key(moderator_game / "referee.key")
     forged = "f" * 64
     new_hashes = {}
@@ -96,7 +127,7 @@ def _state_after(game_dir: Path) -> str:
 
 
 def test_a_changed_order_file_is_caught(moderator_game: Path, tmp_path: Path) -> None:
-    folder = player_folder(moderator_game, tmp_path / "carol")
+    folder = player_folder(moderator_game, tmp_path / "carol", "carol")
     replay = json.loads((folder / "replay.json").read_bytes())
     digest = next(iter(replay["orders"]))
     replay["orders"][digest] += "# changed\n"
@@ -108,7 +139,7 @@ def test_a_changed_order_file_is_caught(moderator_game: Path, tmp_path: Path) ->
 
 
 def test_without_the_final_reveal_there_is_nothing_to_replay(moderator_game: Path, tmp_path: Path) -> None:
-    folder = player_folder(moderator_game, tmp_path / "dave")
+    folder = player_folder(moderator_game, tmp_path / "dave", "alice")
     (folder / "replay.json").unlink()
     problems = public_audit(folder).problems
     assert any(p.startswith("replay.json: missing") for p in problems)
@@ -120,6 +151,6 @@ def test_a_polemos_game_is_confirmed_from_what_the_players_received(tmp_path: Pa
     assert GameDir(game_dir).open_phase() is None, "the game did not end"
     result = CliRunner().invoke(cli, ["reveal", str(game_dir), "--final"])
     assert result.exit_code == 0, result.output
-    report = public_audit(player_folder(game_dir, tmp_path / "dutch"))
+    report = public_audit(player_folder(game_dir, tmp_path / "dutch", "dutch"))
     assert report.ok, report.problems
     assert report.records >= 5 and report.rolls > 0
