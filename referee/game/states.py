@@ -46,13 +46,19 @@ def state_hash(envelope: dict[str, Any]) -> str:
     return sha256_hex(canonical_json(envelope))
 
 
+STATE_SCHEME_META = "state_scheme"  # the journal's meta key: set when a game's first phase opens
+
+
 def public_state(game: Game, envelope: dict[str, Any]) -> str:
     """Return what a record names a state by: its commitment under the game secret, or, for a
-    game without one (older games), its plain hash as records of versions 1 to 3 did."""
+    game begun before (protocol section 15), its plain hash as records of versions 1 to 3 did."""
     secret = game.dir.hidden_secret()
-    return state_commitment(state_key(secret), envelope) if secret else state_hash(envelope)
+    if secret is None or state_scheme(game) is None:
+        return state_hash(envelope)
+    return state_commitment(state_key(secret), envelope)
 
 
 def state_scheme(game: Game) -> str | None:
     """Return the record's `state_scheme` (section 15), or None when states go by plain hash."""
-    return STATE_SCHEME if game.dir.hidden_secret() else None
+    scheme = game.dir.get_meta(STATE_SCHEME_META)
+    return STATE_SCHEME if scheme == STATE_SCHEME and game.dir.hidden_secret() else None

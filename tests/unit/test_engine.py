@@ -631,3 +631,17 @@ def test_the_bytes_of_an_order_the_referee_enters_do_not_change_the_dice(game: T
         records.append(json.loads(adjudicate(copy).record.read_bytes()))
     assert len({json.dumps(r["orders"]) for r in records}) == 3  # the files differ, and the records say so
     assert all(r["rolls"] == records[0]["rolls"] for r in records)  # but not one roll does
+
+
+def test_a_game_begun_before_state_commitments_keeps_plain_hashes(game: TestGame) -> None:
+    """A game whose first phase opened before section 15 (no `state_scheme` in its journal)
+    keeps naming states by their SHA-256, so its chain of records does not break midway."""
+    journal = GameDir(game.dir)
+    journal.db.execute("DELETE FROM meta WHERE key = 'state_scheme'")
+    journal.close()
+    play_round(game, 1)
+    row = GameDir(game.dir).phases()[0]
+    record = json.loads((game.dir / "records" / row.record).read_bytes())  # type: ignore[operator]
+    assert "state_scheme" not in record and record["protocol"] != "pbem-referee/4"
+    assert (record["state_before"], record["state_after"]) == (row.state_before, row.state_after)
+    assert verify_game_dir(game.dir).ok
