@@ -455,18 +455,37 @@ def roll_forward(gamedir: Path, operation: str | None) -> None:
 
 @cli.command()
 @GAMEDIR
-def audit(gamedir: Path) -> None:
+@click.option(
+    "--public",
+    is_flag=True,
+    help="GAMEDIR is a player's folder (records/, reveals/, replay.json, referee.pub): replay it without a journal.",
+)
+def audit(gamedir: Path, public: bool) -> None:
     """Replay the whole game and confirm every state, record and report; exit 3 on a divergence.
 
     Starts from the configuration's set-up and replays each phase from the orders on
     record, the seeds and the overrides; the first divergence is named precisely
     (phase, file, field or roll, both values). Changes nothing.
 
+    With --public, a player replays a finished game from what the letters attached: the
+    records, the reveals and replay.json of the final reveal (protocol section 16). Every
+    state commitment, draw and record must be what the game module's replay gives.
+
     \b
     Example:
         referee audit blenheim
+        referee audit --public ~/games/blenheim
     """
     from referee.errors import VerificationError
+
+    if public:
+        from referee.game.public_audit import public_audit
+
+        checked = public_audit(gamedir)
+        if not checked.ok:
+            raise VerificationError(f"the public audit of {gamedir} found a divergence", checked.problems[:20])
+        click.echo(f"ok: {checked.summary()}")
+        return
     from referee.game.audit import audit as run_audit
     from referee.game.audit import phases_to_replay
 

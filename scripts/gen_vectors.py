@@ -12,6 +12,7 @@ as published, and nothing is written if the implementation disagrees with them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
@@ -28,10 +29,13 @@ from referee.protocol.cards import (  # noqa: E402
     move_salt,
 )
 from referee.protocol.hidden import HiddenDraws, hidden_key  # noqa: E402
+from referee.protocol.states import STATE_SCHEME, state_commitment, state_key  # noqa: E402
 
 OUT = ROOT / "tests" / "vectors" / "protocol"
 # Section 12 (decks bound to their definitions) has its own folder and numbering.
 DECKS_OUT = ROOT / "tests" / "vectors" / "decks"
+# Section 15 (hiding state commitments) too.
+STATES_OUT = ROOT / "tests" / "vectors" / "states"
 GAME_SECRET = bytes(range(32, 64))
 PUBLISHED_HIDDEN_KEY = "5add747b34df96a668c2b4fc7fe897ed16587b0cc98d9b42d8308105a46fe28e"
 DECK = {"rain": 3, "ambush": 2, "fog": 1, "courier": 1}  # as a game's configuration lists it
@@ -382,12 +386,48 @@ def deck_vectors() -> dict[str, str]:
     return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
 
 
+def _state_envelope(reserve: str) -> dict[str, object]:
+    """Return a small state envelope whose one hidden leaf (red's sealed reserve) is `reserve`."""
+    state = {"turn": 2, "red": {"reserve": reserve, "visible": ["guard", "line"]}, "blue": {"visible": ["line"]}}
+    return {
+        "game": GAME,
+        "module": "cest-la-guerre",
+        "module_version": "1",
+        "turn": TURN,
+        "phase": PHASE,
+        "over": False,
+        "previous": "c" * 64,
+        "state": state,
+    }
+
+
+def state_vectors() -> dict[str, str]:
+    """Return the vectors of section 15: the state key and a state's commitment, for two states
+    that differ in one hidden leaf only (their plain SHA-256 would tell a guesser which)."""
+    key = state_key(GAME_SECRET)
+    texts = []
+    for slug, reserve in (("state-commitment", "cavalry"), ("state-commitment-other-leaf", "artillery")):
+        envelope = _state_envelope(reserve)
+        body = canonical_json(envelope)
+        headers = [
+            ("expect", "success"),
+            ("comment", f"protocol section 15: {STATE_SCHEME}; the body is the canonical JSON of the state envelope"),
+            ("game_secret", GAME_SECRET.hex()),
+            ("state_key", key.hex()),
+            ("sha256", hashlib.sha256(body).hexdigest()),
+            ("state_commitment", state_commitment(key, envelope)),
+        ]
+        texts.append((slug, vector(headers, body.decode("utf-8") + "\n")))
+    return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write (or with --check, compare) the vector files; return the process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is stale")
     args = parser.parse_args(argv)
-    return max(_write(OUT, all_vectors(), args.check), _write(DECKS_OUT, deck_vectors(), args.check))
+    written = [_write(OUT, all_vectors(), args.check), _write(DECKS_OUT, deck_vectors(), args.check)]
+    return max(*written, _write(STATES_OUT, state_vectors(), args.check))
 
 
 def _write(out: Path, vectors: dict[str, str], check: bool) -> int:

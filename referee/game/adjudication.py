@@ -28,7 +28,7 @@ from referee.game.overrides import (
     state_edits_of,
 )
 from referee.game.results import Adjudication, Opening, Outcome
-from referee.game.states import state_hash, wrap_state
+from referee.game.states import STATE_SCHEME_META, public_state, state_hash, state_scheme, wrap_state
 from referee.kit.contract import Event, PhaseSpec
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.dice import commitment, phase_key, transcript
@@ -36,6 +36,7 @@ from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
 from referee.protocol.orders import parse_order_file
 from referee.protocol.problems import Problem
 from referee.protocol.records import beacon_randomness, phase_record, public_openings
+from referee.protocol.states import STATE_SCHEME
 
 
 def prepare_opening(game: Game, raw: dict[str, Any], read_only: bool = False) -> Opening:
@@ -85,6 +86,10 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     """
     game_dir = game.dir
     game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
+    if not game_dir.phases() and game_dir.get_meta(STATE_SCHEME_META) is None:
+        # A new game names its states by commitments (protocol section 15) from its first record;
+        # a game begun before keeps plain hashes, or its chain of records would break midway.
+        game_dir.set_meta(STATE_SCHEME_META, STATE_SCHEME)
     for envelope in opening.chain:
         state = game_dir.save_state(envelope)
     spec = opening.spec
@@ -191,7 +196,8 @@ def phase_outcome(
     opening = prepare_opening(game, next_envelope, read_only)
     by_id = {row.id: row for row in overrides}
     changes = [
-        public_entry(by_id[i], state_hash(a), state_hash(b)) for a, b, i in state_edits_of(game, phase.state_before)
+        public_entry(by_id[i], public_state(game, a), public_state(game, b))
+        for a, b, i in state_edits_of(game, phase.state_before)
     ]
     changes += [public_entry(row) for row in [*corrected.values(), *dice.applied]]
     changes += [public_entry(row) for row in overrides if row.kind == "withdraw"]
@@ -209,8 +215,8 @@ def phase_outcome(
         server_seed=seed,
         orders=hashes,
         rolls=dice.rolls,
-        state_before=phase.state_before,
-        state_after=state_hash(next_envelope),
+        state_before=public_state(game, envelope),
+        state_after=public_state(game, next_envelope),
         next_commit=opening.commit,
         overrides=changes,
         hidden_commit=hidden_commit,
@@ -220,6 +226,7 @@ def phase_outcome(
         by_referee=entered,
         beacon_proof=proof,
         next_beacon_round=promised.round if promised else None,
+        state_scheme=state_scheme(game),
     )
     files = {player: row.body["file"] for player, row in corrected.items()}
     return Outcome(

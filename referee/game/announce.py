@@ -15,7 +15,7 @@ from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
-from referee.game.overrides import public_entry, view_changes
+from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import PhaseSpec
 from referee.kit.schema import describe
@@ -150,11 +150,14 @@ def _replaced_record(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
 def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
     """Return the referee's changes in this phase as `player`'s report lists them."""
     changes = []
-    for entry in outcome.record.get("overrides", []):
+    entries = outcome.record.get("overrides", [])
+    # The record names states by commitments (protocol section 15): the edits' own envelopes.
+    edited = any(entry["kind"] == "state" for entry in entries)
+    edits = {i: (a, b) for a, b, i in state_edits_of(game, outcome.phase.state_before)} if edited else {}
+    for entry in entries:
         details: list[str] = []
         if entry["kind"] == "state":
-            before = game.dir.load_state(entry["state_from"])["state"]
-            after = game.dir.load_state(entry["state_to"])["state"]
+            before, after = (envelope["state"] for envelope in edits[entry["id"]])
             lines = view_changes(game.module.view(before, player), game.module.view(after, player))
             details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
         elif entry["kind"] == "order" and entry["player"] == player:
@@ -263,11 +266,24 @@ def post_dispute_resolution(
     return to_every_player(game.letterhead, "disputes", name, subject, "dispute", lambda player: details)
 
 
-def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str], opens: Sequence[str] = ()) -> list[Path]:
+def post_reveal(
+    game: Game,
+    reveal_file: Path,
+    final: bool,
+    labels: list[str],
+    opens: Sequence[str] = (),
+    extra: Sequence[Path] = (),
+) -> list[Path]:
     """Send every player a reveal of hidden draws (kept as GAMEDIR/mail/reveals/PLAYER.reveal-N);
-    `opens` says what a forced reveal opens that the game still hid, told to every player."""
+    `opens` says what a forced reveal opens that the game still hid, told to every player, and
+    the signed `extra` files go beside it (the final reveal's replay.json)."""
     data = reveal_file.read_bytes()
     signature = reveal_file.with_name(reveal_file.name + ".sig").read_bytes()
+    attached = [
+        Attachment(name, path.with_name(name).read_bytes(), kind, kept=False, public=True)
+        for path in extra
+        for name, kind in ((path.name, "application/json"), (path.name + ".sig", "application/octet-stream"))
+    ]
     name = f"reveal-{reveal_file.stem}"
     subject = f"[{game.config.game}] hidden draws revealed" + (" (the game secret)" if final else "")
     return to_every_player(
@@ -276,9 +292,16 @@ def post_reveal(game: Game, reveal_file: Path, final: bool, labels: list[str], o
         name,
         subject,
         "reveal",
-        lambda player: {"final": final, "labels": labels, "reveal_file": reveal_file.name, "opens": list(opens)},
+        lambda player: {
+            "final": final,
+            "labels": labels,
+            "reveal_file": reveal_file.name,
+            "opens": list(opens),
+            "replay_file": extra[0].name if extra else None,
+        },
         [
             Attachment(reveal_file.name, data, "application/json", kept=False, public=True),
             Attachment(reveal_file.name + ".sig", signature, "application/octet-stream", kept=False, public=True),
+            *attached,
         ],
     )

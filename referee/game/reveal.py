@@ -1,5 +1,7 @@
 """`referee reveal`: publish the keys of hidden draws (a finished deck) or, once the game is over,
-the game secret, as a signed file in GAMEDIR/reveals/ mailed to every player.
+the game secret, as a signed file in GAMEDIR/reveals/ mailed to every player. The final reveal
+also publishes what a replay of the whole game needs (GAMEDIR/replay.json, protocol section
+16): the initial configuration, every order file, the state key, the referee's state edits.
 
 How a player proves draws from a reveal is the protocol's: `referee.protocol.reveals`.
 """
@@ -18,9 +20,11 @@ from referee.game.announce import post_reveal
 from referee.game.opened import Game
 from referee.game.operations import Intent
 from referee.kit.contract import InPlay
-from referee.protocol.canonical import pretty_json
+from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.hidden import game_commitment
+from referee.protocol.replay import REPLAY_FILE, REPLAY_TYPE
 from referee.protocol.reveals import REVEAL_TYPE, expected_draw_key, hidden_draws
+from referee.protocol.states import state_key
 
 
 def reveal(
@@ -50,7 +54,7 @@ def reveal(
             )
         draws = hidden_draws(game.dir.records)
         chosen = draws if final else [d for d in draws if any(fnmatch.fnmatchcase(d.label, p) for p in patterns)]
-        if not chosen:
+        if not chosen and not final:  # the final reveal also publishes the replay, draws or none
             known = ", ".join(sorted({d.label for d in draws})[:20]) or "none"
             raise StateError(
                 f"no hidden draw matches {', '.join(patterns) or 'nothing'}",
@@ -98,11 +102,45 @@ def reveal(
         atomic_write(target, data)
         atomic_write(target.with_name(target.name + ".sig"), game.sign(data).encode())
         logged: dict[str, Any] = {"file": target.name, "final": final, "draws": len(chosen)}
-        post_reveal(game, target, final, [d.label for d in chosen], opens)
+        extra = [_write_replay(game, secret)] if final else []  # the same bytes when run again
+        post_reveal(game, target, final, [d.label for d in chosen], opens, extra)
         with game.dir.transaction():
             game.dir.log("hidden.revealed", {**logged, "forced": opens} if opens else logged)
             summary = f"revealed: {target} ({len(chosen)} draw(s), sent to every player)\n"
             operations.finish(game.dir, intent, summary)
+    return target
+
+
+def _write_replay(game: Game, secret: bytes) -> Path:
+    """Write and sign GAMEDIR/replay.json (protocol section 16); return its path."""
+    orders = {}
+    for path in sorted(game.dir.orders.rglob("*")) if game.dir.orders.is_dir() else []:
+        if path.is_file() and not path.name.startswith("."):
+            raw = path.read_bytes()
+            orders[sha256_hex(raw)] = raw.decode("utf-8", errors="surrogateescape")
+    edits = {
+        str(row.id): {"path": row.body["path"], "value": row.body["value"]}
+        for row in game.dir.overrides()
+        if row.kind == "state"
+    }
+    config = game.config
+    body = {
+        "type": REPLAY_TYPE,
+        "game": config.game,
+        "module": game.module.id,
+        "module_version": game.module.version,
+        "scenario": config.scenario,
+        "players": [player.name for player in config.players],
+        "options": config.module_options(),
+        "hidden_commit": game_commitment(secret),
+        "state_key": state_key(secret).hex(),
+        "orders": orders,
+        "state_edits": edits,
+    }
+    target = game.dir.path / REPLAY_FILE
+    data = pretty_json(body)
+    atomic_write(target, data)
+    atomic_write(target.with_name(target.name + ".sig"), game.sign(data).encode())
     return target
 
 

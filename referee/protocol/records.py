@@ -21,8 +21,8 @@ PROTOCOL_WITH_OVERRIDES = "pbem-referee/2"
 PROTOCOL_WITH_HIDDEN = "pbem-referee/3"
 # Version 4: a record whose hidden shuffles say what they shuffled and whose cards name the
 # positions they take (section 12), that lists an order the referee entered for a player
-# (section 13), or whose transcript mixes in a public beacon round (section 14); it may hold
-# what a version 2 or 3 record holds too.
+# (section 13), whose transcript mixes in a public beacon round (section 14), or whose states
+# are named by hiding commitments (section 15); it may hold what a version 2 or 3 record holds too.
 PROTOCOL_V4 = "pbem-referee/4"
 ENTERED_BY_REFEREE = "referee"
 
@@ -57,13 +57,15 @@ def phase_record(
     by_referee: Collection[str] = (),
     beacon_proof: dict[str, Any] | None = None,
     next_beacon_round: int | None = None,
+    state_scheme: str | None = None,
 ) -> dict[str, Any]:
     """Return the record of an adjudicated phase; its `protocol` is the lowest version that can
     say what it holds (`orders` maps each player to their order file's SHA-256).
 
     `by_referee` names the players whose orders the referee entered, which stay out of the
     transcript (section 13); `beacon_proof` (section 14) is the chain and the round mixed into
-    this phase, and `next_beacon_round` the round the next phase's notice promised."""
+    this phase, and `next_beacon_round` the round the next phase's notice promised.
+    `state_scheme` (section 15) says the states are named by hiding commitments, not SHA-256."""
     secrets_part: dict[str, Any] = {}
     if hidden or opened or card_moves:
         secrets_part = {"hidden_commit": hidden_commit, "hidden": hidden or [], "opened": opened or []}
@@ -73,7 +75,8 @@ def phase_record(
     beacon_part: dict[str, Any] = {}
     if beacon_proof is not None:
         beacon_part = {"beacon_proof": beacon_proof, "next_beacon_round": next_beacon_round}
-    if bound or by_referee or beacon_part:
+    scheme_part = {"state_scheme": state_scheme} if state_scheme else {}
+    if bound or by_referee or beacon_part or scheme_part:
         version = PROTOCOL_V4
     else:
         version = PROTOCOL_WITH_HIDDEN if secrets_part else PROTOCOL_WITH_OVERRIDES if overrides else PROTOCOL
@@ -93,6 +96,7 @@ def phase_record(
         "state_before": state_before,
         "state_after": state_after,
         "next_commit": next_commit,
+        **scheme_part,
         **({"overrides": sorted(overrides, key=lambda entry: entry["id"])} if overrides else {}),
         **secrets_part,
         **beacon_part,

@@ -29,6 +29,7 @@ from referee.protocol.records import (
 )
 from referee.protocol.reveals import verify_reveals
 from referee.protocol.signatures import PublicKey, check_signature, load_public_key_file
+from referee.protocol.states import STATE_SCHEME
 from referee.protocol.yamlsafe import load_strict
 
 RECORD_NAME = re.compile(r"^(?P<seq>[0-9]{4})-t(?P<turn>[0-9]+)-(?P<phase>.+)\.json$")
@@ -135,6 +136,7 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
     if version == PROTOCOL_V4:
         fields["card_moves"] = ((list,), "a list")
         fields.update(_BEACON_FIELDS)
+        fields["state_scheme"] = ((str,), "a text")
     for key in sorted(set(record) - set(fields)):
         shown = version if version in KNOWN_PROTOCOLS else PROTOCOL
         problems.append(f"{name}: unknown field {key!r} (a {shown} record has a fixed set of fields)")
@@ -161,6 +163,9 @@ def _check_fields(record: dict[str, Any], name: str) -> list[str]:
         value = record.get(key)
         if isinstance(value, str) and not _HEX64.match(value):
             problems.append(f"{name}: {key} {value[:70]!r} is not 64 lower-case hex digits")
+    scheme = record.get("state_scheme", STATE_SCHEME)
+    if version == PROTOCOL_V4 and scheme != STATE_SCHEME:
+        problems.append(f"{name}: state_scheme {str(scheme)[:40]!r} is unknown (this verifier knows {STATE_SCHEME!r})")
     beacon_value = record.get("beacon")
     if isinstance(beacon_value, str) and not _HEX.match(beacon_value):
         problems.append(f"{name}: beacon {beacon_value[:70]!r} is not lower-case hex")
@@ -708,8 +713,8 @@ def _missing_states(record_paths: Sequence[Path], states_dir: Path) -> list[str]
             record = load_json(path.read_bytes())
         except (OSError, UnicodeDecodeError, ValueError):
             continue  # the record's own check has said why
-        if not isinstance(record, dict):
-            continue
+        if not isinstance(record, dict) or "state_scheme" in record:
+            continue  # states named by commitments (section 15): the audit confirms them, not a file name
         for key in ("state_before", "state_after"):
             digest = record.get(key)
             named = isinstance(digest, str) and STATE_NAME.match(f"{digest}.json")

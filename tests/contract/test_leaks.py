@@ -15,7 +15,9 @@ null, a 9-digit 731xxxxxx for a number, a bool flipped). Then:
   role sees, the public record and its report (announce.report_context) may hold a marker only
   if the rules revealed it: it is in the role's view after, or an event it sees names it in
   data["reveals"]. And when the role's view after is as in the real game, so must be its
-  events and the record's draws, but for what is revealed so.
+  events and the record's draws, but for what is revealed so. The record is the core's, with
+  its real hashes and commitments (`phase_record`, `public_state`): nothing in it is replaced.
+  That a commitment cannot be matched by guessing is tests/contract/test_guessing.py's part.
 
 A world must still play the same game: where a marker makes the rules raise (a card's type is
 a key into the troop data) or changes the example orders (a disordered card would not move),
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -45,15 +48,18 @@ from play import Reached, canonical, dice_for, phase_orders, players_of, reach
 
 import games
 from referee.cli import cli
-from referee.game.announce import notice_context, report_context
+from referee.game.announce import notice_context, order_template, report_context
 from referee.game.engine import init_game
 from referee.game.journal import OpenPhase
 from referee.game.opened import Game
 from referee.game.results import Outcome
+from referee.game.states import public_state, state_hash, state_scheme, wrap_state
 from referee.kit import Event, GameModule, PhaseSpec, Secret
 from referee.letters.render import render
-from referee.protocol.canonical import canonical_json, pretty_json
-from referee.protocol.records import PROTOCOL, PROTOCOL_WITH_HIDDEN, public_openings
+from referee.protocol.canonical import canonical_json, pretty_json, sha256_hex
+from referee.protocol.dice import commitment
+from referee.protocol.hidden import game_commitment
+from referee.protocol.records import phase_record, public_openings
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.yamlsafe import dump
 
@@ -296,26 +302,38 @@ def open_phase(spec: PhaseSpec) -> OpenPhase:
     )
 
 
-def record_of(spec: PhaseSpec, orders: dict[str, Any], dice: Any, events: list[Event]) -> dict[str, Any]:
-    """Return the public record of a phase, as adjudication.phase_outcome writes it (the seed,
-    hashes and commitments faked)."""
-    opened = public_openings(events)
-    hidden = {"hidden_commit": "0" * 64, "hidden": dice.hidden.entries, "opened": opened}
-    return {
-        "protocol": PROTOCOL_WITH_HIDDEN if dice.hidden.entries or opened else PROTOCOL,
-        "game": "leak-test",
-        "turn": spec.turn,
-        "phase": spec.name,
-        "commit": "c" * 64,
-        "server_seed": "5" * 64,
-        "beacon": None,
-        "orders": [{"player": p, "sha256": "0" * 64} for p in sorted(orders)],
-        "rolls": dice.rolls,
-        "state_before": "b" * 64,
-        "state_after": "a" * 64,
-        "next_commit": "n" * 64,
-        **(hidden if dice.hidden.entries or opened else {}),
-    }
+def record_of(
+    core: Game, spec: PhaseSpec, state: Any, new: Any, orders: dict[str, Any], dice: Any, events: list[Event]
+) -> dict[str, Any]:
+    """Return the public record of a phase as adjudication.phase_outcome writes it, with real
+    values: the states named by the core's commitments (protocol section 15), the orders by the
+    hashes of the files a player would send (the notice's form with these orders), the seed's."""
+    before = wrap_state(core, state, spec, None)
+    after = wrap_state(core, new, core.module.phase(new), state_hash(before))
+    seed = hashlib.sha256(SEED + f"/{spec.turn}/{spec.name}".encode()).digest()
+    files = {}
+    for player in orders:
+        head = order_template(core, open_phase(spec), spec, player).partition("\norders:")[0]
+        files[player] = sha256_hex((head + "\n" + dump({"orders": orders[player]})).encode())
+    secret = core.dir.hidden_secret()
+    assert secret is not None
+    return phase_record(
+        game=core.config.game,
+        turn=spec.turn,
+        phase=spec.name,
+        commit=commitment(seed),
+        server_seed=seed,
+        orders=files,
+        rolls=dice.rolls,
+        state_before=public_state(core, before),
+        state_after=public_state(core, after),
+        next_commit=commitment(hashlib.sha256(seed).digest()) if core.module.phase(new) else None,
+        hidden_commit=game_commitment(secret),
+        hidden=dice.hidden.entries,
+        opened=public_openings(events),
+        card_moves=dice.hidden.moves,
+        state_scheme=state_scheme(core),
+    )
 
 
 # -- what a role gets ------------------------------------------------------------------------------
@@ -405,7 +423,7 @@ class Checker:
         new_state, events = self.module.resolve(state, orders, dice)
         new = canonical(new_state)
         following = self.module.phase(new)
-        record = record_of(spec, orders, dice, events)
+        record = record_of(self.core, spec, state, new, orders, dice, events)
         envelope = {"state": new, "over": following is None, "turn": following and following.turn}
         envelope["phase"] = following and following.name
         return orders, Outcome(

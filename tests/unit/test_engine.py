@@ -21,9 +21,10 @@ from referee.game.engine import adjudicate, submit
 from referee.game.journal import GameDir
 from referee.game.results import Receipt
 from referee.game.status import status
-from referee.protocol.canonical import sha256_hex
+from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.records import record_transcript
 from referee.protocol.signatures import generate_keypair, load_private_key, sign
+from referee.protocol.states import state_commitment, state_key
 from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
@@ -562,13 +563,27 @@ def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:
 def test_state_snapshots_form_a_hash_chain(game: TestGame) -> None:
     play_round(game, 1)
     play_round(game, 2)
-    records = sorted((game.dir / "records").glob("*.json"))
-    second = json.loads(records[1].read_bytes())
-    after = json.loads((game.dir / "states" / f"{second['state_after']}.json").read_bytes())
-    assert after["previous"] == second["state_before"]
-    (game.dir / "states" / f"{second['state_before']}.json").unlink()
+    phases = GameDir(game.dir).phases()
+    after = json.loads((game.dir / "states" / f"{phases[1].state_after}.json").read_bytes())
+    assert after["previous"] == phases[1].state_before
+    (game.dir / "states" / f"{phases[1].state_before}.json").unlink()
     problems = verify_game_dir(game.dir).problems
-    assert any("chain is broken" in p and second["state_before"] in p for p in problems)
+    assert any("chain is broken" in p and phases[1].state_before in p for p in problems)
+
+
+def test_records_name_states_by_commitments_not_by_their_hash(game: TestGame) -> None:
+    """Protocol section 15: a record's state names cannot be matched by hashing a guessed state."""
+    play_round(game, 1)
+    game_dir = GameDir(game.dir)
+    secret = game_dir.hidden_secret()
+    assert secret is not None
+    row = game_dir.phases()[0]
+    record = json.loads((game.dir / "records" / row.record).read_bytes())  # type: ignore[operator]
+    assert record["protocol"] == "pbem-referee/4" and record["state_scheme"] == "pbem-referee-state/1"
+    for field, digest in (("state_before", row.state_before), ("state_after", row.state_after)):
+        envelope = game_dir.load_state(digest)
+        assert record[field] != digest and record[field] != sha256_hex(canonical_json(envelope))
+        assert record[field] == state_commitment(state_key(secret), envelope)
 
 
 def test_one_process_at_a_time(game: TestGame) -> None:
@@ -644,3 +659,17 @@ def test_the_bytes_of_an_order_the_referee_enters_do_not_change_the_dice(game: T
         records.append(json.loads(adjudicate(copy).record.read_bytes()))
     assert len({json.dumps(r["orders"]) for r in records}) == 3  # the files differ, and the records say so
     assert all(r["rolls"] == records[0]["rolls"] for r in records)  # but not one roll does
+
+
+def test_a_game_begun_before_state_commitments_keeps_plain_hashes(game: TestGame) -> None:
+    """A game whose first phase opened before section 15 (no `state_scheme` in its journal)
+    keeps naming states by their SHA-256, so its chain of records does not break midway."""
+    journal = GameDir(game.dir)
+    journal.db.execute("DELETE FROM meta WHERE key = 'state_scheme'")
+    journal.close()
+    play_round(game, 1)
+    row = GameDir(game.dir).phases()[0]
+    record = json.loads((game.dir / "records" / row.record).read_bytes())  # type: ignore[operator]
+    assert "state_scheme" not in record and record["protocol"] != "pbem-referee/4"
+    assert (record["state_before"], record["state_after"]) == (row.state_before, row.state_after)
+    assert verify_game_dir(game.dir).ok

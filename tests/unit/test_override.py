@@ -21,6 +21,7 @@ from referee.game.status import status
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.dice import derive, phase_key, transcript
 from referee.protocol.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
+from referee.protocol.states import state_commitment, state_key
 from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
@@ -32,6 +33,14 @@ VOLLEY = "rolls:\n  - {label: volley, dice: 2d6, purpose: the volley}\n"
 
 def record(game: TestGame, name: str) -> dict[str, Any]:
     return json.loads((game.dir / "records" / name).read_bytes())
+
+
+def committed(game: TestGame, digest: str) -> str:
+    """Return the record's name of the stored state `digest`: its commitment (protocol section 15)."""
+    game_dir = GameDir(game.dir)
+    secret = game_dir.hidden_secret()
+    assert secret is not None
+    return state_commitment(state_key(secret), game_dir.load_state(digest))
 
 
 def rolls_of(data: dict[str, Any]) -> dict[str, list[int]]:
@@ -70,7 +79,7 @@ def test_a_reroll_is_seen_in_every_report_and_in_the_public_record(game: TestGam
     assert result.rollback is not None and result.forward is not None
     assert [a.phase.ident for a in result.forward.adjudications] == ["2/round", "3/round"]
     again = record(game, "0002-t2-round.json")
-    assert again["protocol"] == "pbem-referee/2"
+    assert again["protocol"] == "pbem-referee/4"  # its states go by commitments (section 15)
     assert again["overrides"] == [
         {
             "id": 1,
@@ -207,13 +216,13 @@ def test_a_state_edit_of_the_open_phase_is_told_at_once_and_recorded(game: TestG
     assert game.submit("bob", 4, VOLLEY).accepted and game.submit("carol", 4, VOLLEY).accepted
     adjudicate(game.dir)
     data = record(game, "0004-t4-round.json")
-    assert data["state_before"] == edited
+    assert data["state_before"] == committed(game, edited)
     entry = data["overrides"][0]
     assert (entry["kind"], entry["path"], entry["state_from"], entry["state_to"]) == (
         "state",
         "/tables",
-        before,
-        edited,
+        committed(game, before),
+        committed(game, edited),
     )
     assert "value" not in entry  # it may be hidden information: each player sees their own view's change
     text = report(game, "carol", "0004-t4-round")
