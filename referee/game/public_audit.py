@@ -29,7 +29,7 @@ from referee.kit.contract import GameModule, PhaseSpec
 from referee.kit.schema import check
 from referee.protocol.canonical import load_json
 from referee.protocol.dice import phase_key
-from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
+from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key, typed_values
 from referee.protocol.orders import parse_order_file
 from referee.protocol.records import ENTERED_BY_REFEREE, phase_record, public_openings, record_transcript
 from referee.protocol.replay import order_bytes, read_replay, revealed_secret
@@ -149,7 +149,7 @@ class _Replay:
         orders = self._orders(name, record, envelope["state"], spec)
         script = record_transcript(record)
         seed = bytes.fromhex(record["server_seed"])
-        hidden = HiddenDraws(hidden_key(self.secret, script), record["turn"], record["phase"])
+        hidden = HiddenDraws(hidden_key(self.secret, script), record["turn"], record["phase"], typed_values(record))
         rows = [
             OverrideRow(entry["id"], record["turn"], record["phase"], entry["kind"], entry, "")
             for entry in record.get("overrides", [])

@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.kit.contract import Event
 from referee.protocol.canonical import canonical_json
-from referee.protocol.hidden import VALUE_PREFIX, value_text
+from referee.protocol.hidden import committed_text
 from referee.protocol.yamlsafe import dump
 
 
@@ -62,7 +62,8 @@ def proofs(events: list[Event]) -> list[dict[str, Any]]:
     found = []
     for event in events:
         for opening in event.data.get("openings", ()):
-            text = f"{VALUE_PREFIX} {opening['label']} {opening['index']} {value_text(opening['value'])}"
+            # The opening says the exact text committed; an opening made before it said so is version 1's.
+            text = opening.get("text") or committed_text(opening["label"], opening["index"], opening["value"])
             found.append({**opening, "text": text, "check": proof_check(opening["salt"], text)})
     return found
 

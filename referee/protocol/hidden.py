@@ -27,6 +27,9 @@ from referee.protocol.dice import DiceError, Stream, check_label, derive
 
 HIDDEN_HEADER = b"pbem-referee-hidden/1\n"
 VALUE_PREFIX = "pbem-hidden/1"
+# Games whose records carry `state_scheme` (section 15) commit every value as its canonical JSON
+# under this prefix, so that the text "5" and the number 5 commit differently.
+TYPED_VALUE_PREFIX = "pbem-hidden/2"
 _WHITESPACE = re.compile(r"\s")
 
 
@@ -60,13 +63,22 @@ def salt(key_of_draw: bytes, index: int) -> bytes:
 
 
 def value_text(value: Any) -> str:
-    """Return the text a value is committed as: a text as it is, anything else as canonical JSON."""
+    """Return the text a value is committed as under `pbem-hidden/1`: a text as it is, anything
+    else as canonical JSON."""
     return value if isinstance(value, str) else canonical_json(value).decode("utf-8")
 
 
-def value_commitment(salt_bytes: bytes, label: str, index: int, value: Any) -> str:
+def committed_text(label: str, index: int, value: Any, typed: bool = False) -> str:
+    """Return the line (without its LF) that value `index` of the draw `label` is committed as:
+    `pbem-hidden/2` with the value's canonical JSON when `typed`, else `pbem-hidden/1`."""
+    if typed:
+        return f"{TYPED_VALUE_PREFIX} {label} {index} {canonical_json(value).decode('utf-8')}"
+    return f"{VALUE_PREFIX} {label} {index} {value_text(value)}"
+
+
+def value_commitment(salt_bytes: bytes, label: str, index: int, value: Any, typed: bool = False) -> str:
     """Return the commitment to value `index` of the draw `label`."""
-    line = f"{VALUE_PREFIX} {label} {index} {value_text(value)}\n"
+    line = committed_text(label, index, value, typed) + "\n"
     return hashlib.sha256(salt_bytes + line.encode("utf-8")).hexdigest()
 
 
@@ -92,6 +104,7 @@ class Hidden:
     values: tuple[Any, ...]
     salts: tuple[str, ...]
     commitments: tuple[str, ...]
+    typed: bool = False
 
     def opening(self, index: int) -> dict[str, Any]:
         """Return what proves value `index`: put it in an event's data under "openings"."""
@@ -103,6 +116,7 @@ class Hidden:
             "value": self.values[index],
             "salt": self.salts[index],
             "commitment": self.commitments[index],
+            "text": committed_text(self.label, index, self.values[index], self.typed),
         }
 
     def openings(self) -> list[dict[str, Any]]:
@@ -124,22 +138,30 @@ def derive_values(key_of_draw: bytes, label: str, spec: str, count: int, inputs:
     return derive(key_of_draw, label, spec, count)
 
 
-def commit_values(key_of_draw: bytes, label: str, values: Sequence[Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def commit_values(
+    key_of_draw: bytes, label: str, values: Sequence[Any], typed: bool = False
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return the salts (hex) and commitments of a draw's values."""
     salts = [salt(key_of_draw, i) for i in range(len(values))]
     return (
         tuple(s.hex() for s in salts),
-        tuple(value_commitment(s, label, i, v) for i, (s, v) in enumerate(zip(salts, values, strict=True))),
+        tuple(value_commitment(s, label, i, v, typed) for i, (s, v) in enumerate(zip(salts, values, strict=True))),
     )
 
 
-def check_opening(opening: dict[str, Any], commitment: str) -> bool:
+def check_opening(opening: dict[str, Any], commitment: str, typed: bool = False) -> bool:
     """Return whether an opening (value and salt) matches a commitment."""
     try:
         salt_bytes = bytes.fromhex(opening["salt"])
     except (KeyError, TypeError, ValueError):
         return False
-    return value_commitment(salt_bytes, opening["label"], opening["index"], opening["value"]) == commitment
+    return value_commitment(salt_bytes, opening["label"], opening["index"], opening["value"], typed) == commitment
+
+
+def typed_values(record: Mapping[str, Any]) -> bool:
+    """Whether a record's hidden values are committed with their type (`pbem-hidden/2`): those of
+    a game whose records name states by commitments (section 15)."""
+    return "state_scheme" in record
 
 
 class HiddenDraws:
@@ -150,10 +172,11 @@ class HiddenDraws:
     `moves` the record's `card_moves` (section 12), in the order the cards moved.
     """
 
-    def __init__(self, key: bytes | None, turn: int, phase: str) -> None:
+    def __init__(self, key: bytes | None, turn: int, phase: str, typed: bool = False) -> None:
         self._key = key
         self._turn = turn
         self._phase = phase
+        self._typed = typed  # values committed with their type (section 15)
         self.entries: list[dict[str, Any]] = []
         self.inputs: dict[str, list[Any]] = {}
         self.moves: list[dict[str, Any]] = []
@@ -167,9 +190,9 @@ class HiddenDraws:
         return draw_key(self._key, label)
 
     def _record(self, label: str, spec: str, values: list[Any], key_of_draw: bytes) -> Hidden:
-        salts, commitments = commit_values(key_of_draw, label, values)
+        salts, commitments = commit_values(key_of_draw, label, values, self._typed)
         self.entries.append({"label": label, "spec": spec, "commitments": list(commitments)})
-        return Hidden(self._turn, self._phase, label, spec, tuple(values), salts, commitments)
+        return Hidden(self._turn, self._phase, label, spec, tuple(values), salts, commitments, self._typed)
 
     def roll(self, spec: Any, label: str) -> Hidden:
         key_of_draw = self._key_of(label)

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from referee.protocol.canonical import load_json, sha256_hex
-from referee.protocol.hidden import commit_values, derive_values, draw_key, game_commitment, hidden_key
+from referee.protocol.hidden import (
+    commit_values,
+    derive_values,
+    draw_key,
+    game_commitment,
+    hidden_key,
+    typed_values,
+)
 from referee.protocol.piles import Final
 from referee.protocol.records import holds_hidden, record_transcript
 from referee.protocol.signatures import check_signature
@@ -155,7 +162,7 @@ def _prove(draw: HiddenDraw, key_of_draw: bytes, inputs: Any) -> str | None:
         return f"the reveal does not give the inputs of {draw.spec}"
     try:
         values = derive_values(key_of_draw, draw.label, draw.spec, len(draw.commitments), inputs)
-        _, commitments = commit_values(key_of_draw, draw.label, values)
+        _, commitments = commit_values(key_of_draw, draw.label, values, typed_values(draw.body))
     except ValueError as error:
         return str(error)
     wrong = [i for i, (a, b) in enumerate(zip(commitments, draw.commitments, strict=False)) if a != b]

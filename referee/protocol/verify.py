@@ -511,7 +511,7 @@ def _opening_shape(entry: Any, where: str) -> list[str]:
 def check_public_openings(entries: list[tuple[str, int | None, dict[str, Any] | None]]) -> tuple[int, list[str]]:
     """Return how many public openings (`opened` entries to "all") were checked against the
     commitment they open, in the record of the phase named, and the problems found."""
-    committed: dict[tuple[Any, Any, Any], list[Any]] = {}
+    committed: dict[tuple[Any, Any, Any], tuple[list[Any], bool]] = {}
     hidden_commits: set[Any] = set()
     checked, problems = 0, []
     for name, _, record in entries:
@@ -521,20 +521,21 @@ def check_public_openings(entries: list[tuple[str, int | None, dict[str, Any] | 
         for entry in record.get("hidden") or []:
             if isinstance(entry, dict):
                 committed[(record.get("turn"), record.get("phase"), entry.get("label"))] = (
-                    entry.get("commitments") or []
+                    entry.get("commitments") or [],
+                    hidden.typed_values(record),
                 )
         for index, opening in enumerate(record.get("opened") or []):
             if not isinstance(opening, dict) or opening.get("to") != "all" or _opening_shape(opening, ""):
                 continue
             where = f"{name}: opened[{index}] ({opening['label']} #{opening['index']})"
-            commitments = committed.get((opening["turn"], opening["phase"], opening["label"]))
+            commitments, typed = committed.get((opening["turn"], opening["phase"], opening["label"]), (None, False))
             if commitments is None or not 0 <= opening["index"] < len(commitments):
                 problems.append(
                     f"{where}: no such hidden draw in the records of turn {opening['turn']} '{opening['phase']}'"
                 )
                 continue
             checked += 1
-            if not hidden.check_opening(opening, commitments[opening["index"]]):
+            if not hidden.check_opening(opening, commitments[opening["index"]], typed):
                 problems.append(
                     f"{where}: value {json.dumps(opening['value'])[:60]} and salt do not match the commitment"
                 )

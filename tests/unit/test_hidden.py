@@ -351,3 +351,25 @@ def test_the_check_line_works_for_any_text(text: str) -> None:
     shown = subprocess.run(["sh", "-c", proof_check(salt, text)], capture_output=True, text=True).stdout
     assert shown.splitlines()[-1] == expected
     assert "\n" not in proof_check(salt, text) and "\x1b" not in proof_check(salt, text)
+
+
+def test_a_game_begun_on_version_4_commits_values_with_their_type() -> None:
+    """Section 8: under pbem-hidden/2 the text "5" and the number 5 commit differently, and the
+    documented vector holds."""
+    salt = bytes.fromhex("111a31908df439be9c846586767dc05eaec1e4e495c7445722c3574c572403ef")
+    assert value_commitment(salt, "x", 0, "5") == value_commitment(salt, "x", 0, 5)  # version 1's ambiguity
+    assert value_commitment(salt, "x", 0, "5", typed=True) != value_commitment(salt, "x", 0, 5, typed=True)
+    line = b'pbem-hidden/2 deck/events/shuffle-1 0 "c2"\n'
+    expected = "96768dd67b2ab4037a56d95534ecc537e9a93a44e57e9185ba4619e2238cc885"
+    assert hashlib.sha256(salt + line).hexdigest() == expected
+    assert value_commitment(salt, "deck/events/shuffle-1", 0, "c2", typed=True) == expected
+    opening = {"label": "x", "index": 0, "value": "5", "salt": salt.hex()}
+    assert check_opening(opening, value_commitment(salt, "x", 0, "5", typed=True), typed=True)
+    assert not check_opening({**opening, "value": 5}, value_commitment(salt, "x", 0, "5", typed=True), typed=True)
+
+
+def test_the_records_of_a_new_game_commit_typed_values(played: Path) -> None:
+    first = record(played, 1)
+    assert first["protocol"] == "pbem-referee/4" and "state_scheme" in first
+    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
+    assert "pbem-hidden/2 strength/alice 0 " in alice

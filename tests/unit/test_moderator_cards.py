@@ -267,8 +267,9 @@ def test_records_hold_commitments_not_hidden_cards(played: Played) -> None:
 
 
 def check_card(salt: str, label: str, index: int, value: str, commitment: str) -> bool:
-    """What README.md tells a player to run: nothing but hashlib."""
-    line = f"pbem-hidden/1 {label} {index} {value}\n"
+    """What README.md tells a player to run: nothing but hashlib (a game begun on version 4
+    commits each value as its JSON, section 8)."""
+    line = f"pbem-hidden/2 {label} {index} {json.dumps(value, ensure_ascii=False)}\n"
     return hashlib.sha256(bytes.fromhex(salt) + line.encode("utf-8")).hexdigest() == commitment
 
 
