@@ -453,16 +453,24 @@ def _unread(raw: bytes, message: StoredMessage, own_address: str) -> Incoming:
     )
 
 
+def signed_form(part: OrderPart, namespace: str = NAMESPACE_ORDERS) -> bytes | None:
+    """Return the form of an order file that its signature covers, or None when none is."""
+    if not part.signature:
+        return None
+    for candidate in part.candidates:
+        try:
+            verify(candidate, part.signature, namespace)
+            return candidate
+        except RefereeError:
+            continue
+    return None
+
+
 def _signed_bytes(part: OrderPart) -> bytes:
     """Return the candidate bytes the signature covers (the first one if none does: refused later)."""
-    if part.signature and len(part.candidates) > 1:
-        for candidate in part.candidates:
-            try:
-                verify(candidate, part.signature, NAMESPACE_ORDERS)
-                return candidate
-            except RefereeError:
-                continue
-    return part.candidates[0]
+    if len(part.candidates) == 1:
+        return part.candidates[0]  # submit checks the signature itself
+    return signed_form(part) or part.candidates[0]
 
 
 def _route_orders(

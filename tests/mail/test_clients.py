@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from referee.game.status import status
+from referee.mail.intake import signed_form as intake_signed_form
 from referee.mail.message import read_message
-from referee.protocol.errors import RefereeError
-from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign, verify
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 
 from conftest import GAME_ID
 from mail_clients import CLIENTS, REFEREE, mutt
@@ -32,13 +32,7 @@ def signed_form(raw_mail: bytes) -> bytes | None:
     """Return the form of the (only) order file that its signature covers, or None."""
     (part,) = read_message(raw_mail, REFEREE).orders
     assert part.signature is not None, part
-    for candidate in part.candidates:
-        try:
-            verify(candidate, part.signature, NAMESPACE_ORDERS)
-            return candidate
-        except RefereeError:
-            continue
-    return None
+    return intake_signed_form(part)
 
 
 @pytest.fixture(scope="module")
