@@ -11,6 +11,7 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     check(state) -> list[str]                                  (broken invariants, for tests)
     secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
     in_play(state) -> list[InPlay]                             (hidden draws still hiding something)
+    supplies: needs, wanted(state), supply(state, need, data)  (what the referee supplies: referee.kit.needs)
 
 `view` is the only way a letter learns the state. `secrets` names each hidden leaf of the
 state (a JSON pointer) with the roles entitled to see it; the contract tests put a marker in
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal, Protocol, TypeVar
 
+from referee.kit.needs import Supplies
 from referee.protocol.hidden import Hidden
 from referee.protocol.problems import Problem
 from referee.protocol.yamlsafe import load_strict
@@ -161,6 +163,8 @@ class GameModule:
     # A package (e.g. "games.polemos_obb") whose templates/ folder has events.txt.j2 and
     # events.html.j2: the game's own rendering of a report's "What happened" section.
     templates: str | None = None
+    # What the rulebook leaves out and the game's referee supplies (referee.kit.needs).
+    supplies: Supplies | None = None
 
 
 def load_data(package: str, name: str) -> Any:

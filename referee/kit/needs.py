@@ -1,0 +1,82 @@
+"""What a game's rulebook leaves out, declared by the game module: the data its referee supplies.
+
+Every seed rulebook lacks something (a table on a missing page, a factor the scenario never
+prints). A module never invents it: it declares each such part as a `Need`, says for a given
+state when it is needed (`Wanted`), and takes the referee's data through a pure `supply`
+function. The core does the rest (`referee supply`, `referee missing`, holding a phase that
+waits on its referee, the record and the letters).
+
+A module that reaches a step without the data it needs raises `NotSupplied` naming the need;
+the core then holds the phase and asks the referee, instead of failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from referee.kit.tables import MissingTableError
+from referee.protocol.problems import Problem
+
+# When a need matters, for one state of one game:
+#   now      the open phase cannot be adjudicated without it
+#   later    a later step of this game will need it (or may, e.g. when a division is spent)
+#   never    nothing in this scenario reads it
+#   default  the game uses its own reconstruction or the extraction's default until it is supplied
+#   supplied the referee has supplied it
+When = Literal["now", "later", "never", "default", "supplied"]
+WHENS: tuple[When, ...] = ("now", "later", "never", "default", "supplied")
+
+
+@dataclass(frozen=True)
+class Need:
+    """One part of the rules the game's referee supplies from their own copy of the book."""
+
+    id: str  # the name the referee supplies it under: "army_morale", "tables/bombardment"
+    title: str  # what it is, for a sentence: "the critical morale factor of each army"
+    book: str  # where the rulebook prints it: "Army morale, p. 30"
+    needed_by: str  # the step that reads it: "a division becoming spent"
+    shape: Mapping[str, Any]  # a referee.kit.schema schema the supplied data must fit
+    template: str  # a commented YAML skeleton to fill in (never the book's values)
+    example: str = ""  # a filled-in example file, marked as an example, for the docs
+    kind: Literal["table", "option", "data"] = "data"
+    results: tuple[str, ...] = ()  # for a table: the results the game can apply
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """When one need matters for a given state, and why (shown to the referee and the players)."""
+
+    need: str  # a Need.id
+    when: When
+    why: str = ""  # "the Franco-Bavarian army has a spent division this phase"
+
+
+@dataclass(frozen=True)
+class Supplies:
+    """A module's part of the mechanism (GameModule.supplies; None: the game needs nothing).
+
+    needs:  every part the module may ask for, declared once.
+    wanted(state) -> list[Wanted]: when each matters for this state; needs left out are "never".
+    supply(state, need_id, data) -> (new_state, problems): pure, must not mutate `state`.
+        `data` already fits the need's `shape`; the module checks the rest (results it can
+        apply, ids that exist in this game) and returns problems instead of a state when it
+        refuses. Each problem's path points into the supplied file.
+    """
+
+    needs: tuple[Need, ...]
+    wanted: Callable[[Any], list[Wanted]]
+    supply: Callable[[Any, str, Any], tuple[Any, list[Problem]]]
+    by_id: Mapping[str, Need] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {need.id: need for need in self.needs})
+
+
+class NotSupplied(MissingTableError):
+    """A step needs data the game's referee has not supplied yet: the phase waits for it."""
+
+    def __init__(self, need: str, message: str, hints: tuple[str, ...] | list[str] = ()) -> None:
+        super().__init__(message, hints=hints)
+        self.need = need
