@@ -30,6 +30,7 @@ from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
+from referee.game.supplies import WaitingOnReferee, held
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
@@ -200,6 +201,12 @@ def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, p
             elif isinstance(action, AlertReferee):
                 done.append(_alert(home, config, game, game_dir, phase, action))
             elif isinstance(action, Adjudicate):
+                if (hold := held(game_dir, phase)) is not None:  # nothing changed since: no second try, no alert
+                    done.append(
+                        f"{game}: turn {phase.turn} {phase.phase} held: waits on the referee for "
+                        f"{', '.join(hold['needs'])} (`referee missing {path}`)"
+                    )
+                    continue
                 done += _adjudicate(home, config, game, path, phase, action, schedule, now)
         return done
     finally:
@@ -275,6 +282,10 @@ def _adjudicate(
         result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
     except BeaconPendingError as exc:  # not a failure: the next pass after the round tries again
         return [f"{game}: waits: {exc.message}"]
+    except WaitingOnReferee as waiting:  # not a failure of the pass: held until the referee supplies the data
+        if waiting.first:
+            _alert_waiting(home, config, game, phase, waiting)
+        return [f"{game}: turn {phase.turn} {phase.phase} held: {waiting.message}"]
     except RefereeError as exc:
         alert_referee(
             home,
@@ -295,6 +306,21 @@ def _adjudicate(
             declare_absence(game_dir, player, None, "missed", f"missed:{phase.stem}")
             lines.append(f"{game}: {player} marked absent after missed phases")
     return lines
+
+
+def _alert_waiting(home: Home, config: HomeConfig, game: str, phase: OpenPhase, waiting: WaitingOnReferee) -> None:
+    """Tell the referee, once per hold, what the game waits for and the exact commands that supply it."""
+    lines = [
+        f"Turn {phase.turn} '{phase.phase}' of {game} cannot be adjudicated: {waiting.why}.",
+        "It is held until you supply from your own copy of the rules:",
+        *(f"- {need.id}: {need.title} ({need.book}), needed by {need.needed_by}" for need in waiting.needs),
+        "Every player was told the game waits on you (and for what). To supply it:",
+        *waiting.hints,
+        "The next `referee run` then adjudicates the phase as usual.",
+    ]
+    subject = f"[{game}] turn {phase.turn} '{phase.phase}' waits on you: data to supply"
+    key = f"{game}/{phase.stem}/waiting-{'-'.join(n.id for n in waiting.needs)}".replace("/", "-")
+    alert_referee(home, config, subject, lines, key)
 
 
 def watch(
