@@ -36,7 +36,7 @@ from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.replies import alert_referee, post_reply
+from referee.mail.replies import Section, alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
 from referee.mail.undeliverable import after_send
 from referee.protocol.display import printable
@@ -310,17 +310,18 @@ def _adjudicate(
 
 def _alert_waiting(home: Home, config: HomeConfig, game: str, phase: OpenPhase, waiting: WaitingOnReferee) -> None:
     """Tell the referee, once per hold, what the game waits for and the exact commands that supply it."""
+    needs = "".join(f"  {need.id}: {need.title} ({need.book}), needed by {need.needed_by}\n" for need in waiting.needs)
     lines = [
-        f"Turn {phase.turn} '{phase.phase}' of {game} cannot be adjudicated: {waiting.why}.",
-        "It is held until you supply from your own copy of the rules:",
-        *(f"- {need.id}: {need.title} ({need.book}), needed by {need.needed_by}" for need in waiting.needs),
-        "Every player was told the game waits on you (and for what). To supply it:",
-        *waiting.hints,
-        "The next `referee run` then adjudicates the phase as usual.",
+        f"Turn {phase.turn} '{phase.phase}' of {game} cannot be adjudicated until you supply, from your own "
+        f"copy of the rules, what its rulebook leaves out ({waiting.why.rstrip('.')}).",
+        "Every player was told the game waits on you, and for what. Once you have supplied it, the next "
+        "`referee run` adjudicates the phase as usual; `referee missing` lists what later phases need.",
     ]
+    commands = "".join(f"  {hint}\n" for hint in waiting.hints)
+    sections = [Section("What it waits for", needs), Section("How to supply it", commands)]
     subject = f"[{game}] turn {phase.turn} '{phase.phase}' waits on you: data to supply"
-    key = f"{game}/{phase.stem}/waiting-{'-'.join(n.id for n in waiting.needs)}".replace("/", "-")
-    alert_referee(home, config, subject, lines, key)
+    key = f"{game}/{phase.stem}/waiting-{'-'.join(n.id for n in waiting.needs)}"
+    alert_referee(home, config, subject, lines, key, sections)
 
 
 def watch(

@@ -22,6 +22,8 @@ from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
 from referee.game.override import make_override, make_supply
+from referee.game.public_audit import public_audit
+from referee.game.reveal import reveal
 from referee.game.rollback import rollback
 from referee.game.supplies import SupplyRefusedError, WaitingOnReferee, missing, status_needs, template_text
 from referee.protocol.canonical import canonical_json, sha256_hex
@@ -167,6 +169,9 @@ def test_a_step_the_module_could_not_foresee_holds_the_phase_too(game: TestGame)
     assert result.next_phase is None
     assert verify_game_dir(game.dir).ok
     assert audit(game.dir).ok
+    reveal(game.dir, final=True)  # the public replay takes each supply's data from the records
+    replayed = public_audit(game.dir)
+    assert replayed.ok and replayed.records == 3, replayed.problems
 
 
 @pytest.mark.parametrize(
