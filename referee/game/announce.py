@@ -174,7 +174,7 @@ def change_text(game: Game, entry: dict[str, Any]) -> str:
     supplies = game.module.supplies
     if entry["kind"] == "supply" and supplies is not None and entry["need"] in supplies.by_id:
         need = supplies.by_id[entry["need"]]
-        return f"The referee supplied {need.title} ({need.book})"
+        return f"the referee supplied {need.title} ({need.book})"
     return describe_change(entry)
 
 

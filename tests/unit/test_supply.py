@@ -147,7 +147,7 @@ def test_a_supply_is_signed_applied_and_shown_in_the_record_and_every_report(gam
     assert entry["state_to"] == record["state_before"]
     for player in supplygame.PLAYERS:
         report = (game.dir / "mail" / "0002-t2-round" / f"{player}.report.txt").read_text()
-        assert "The referee supplied the morale factor of each side (Morale, p. 12)" in report
+        assert "the referee supplied the morale factor of each side (Morale, p. 12)" in report
         assert "Morale, p. 12 of my copy" in report
         assert "alice moves 3 and scores 6." in report  # 3 times alice's factor
     assert verify_game_dir(game.dir).ok
