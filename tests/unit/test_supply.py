@@ -26,8 +26,8 @@ from referee.game.public_audit import public_audit
 from referee.game.reveal import reveal
 from referee.game.rollback import rollback
 from referee.game.supplies import SupplyRefusedError, WaitingOnReferee, missing, status_needs, template_text
-from referee.protocol.canonical import canonical_json, sha256_hex
-from referee.protocol.signatures import generate_keypair
+from referee.protocol.canonical import canonical_json, pretty_json, sha256_hex
+from referee.protocol.signatures import NAMESPACE_REFEREE, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
 
 from conftest import TestGame
@@ -238,3 +238,26 @@ def test_missing_and_the_template(game: TestGame) -> None:
     assert "supplies: morale\ndata:\n  # Morale, p. 12" in text
     with pytest.raises(RefereeError, match="declares no need 'moral'"):
         template_text(supplygame.GAME, "moral")
+
+
+def test_verify_holds_a_supply_entry_to_its_data(game: TestGame) -> None:
+    """A record whose supplied data is not the data signed is caught, even re-signed (protocol
+    section 11: `sha256` is the SHA-256 of the canonical JSON of `data`, as the example says)."""
+    example = {"factors": {"alice": 2, "bob": 3}}
+    assert canonical_json(example) == b'{"factors":{"alice":2,"bob":3}}'
+    documented = "3769990871f78f53aaaf00738716bf977ea2ae3db79c21b266fc6ea0adf45d8e"
+    assert sha256_hex(canonical_json(example)) == documented
+    assert documented in (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    make_supply(game.dir, MORALE, "from the book", "morale.yaml")
+    adjudicate(game.dir)
+    path = game.dir / "records" / "0002-t2-round.json"
+    record = json.loads(path.read_bytes())
+    record["overrides"][0]["data"]["factors"]["bob"] = 9
+    forged = pretty_json(record)
+    path.write_bytes(forged)
+    key = load_private_key(game.dir / "referee.key")
+    path.with_name(path.name + ".sig").write_text(sign(forged, key, NAMESPACE_REFEREE))
+
+    problems = verify_game_dir(game.dir).problems
+
+    assert any("overrides[0]: the supplied data's SHA-256 is not 3769990871f78f53" in p for p in problems), problems
