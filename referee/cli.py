@@ -1,6 +1,7 @@
 """The `referee` command line: thin commands over the library; `main` is the one place that exits.
 
-Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems.
+Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems; 4 the phase
+waits on its referee for data to supply (`referee missing`).
 """
 
 from __future__ import annotations
