@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import supplygame
 
-from mailworld import ALERTS, REFEREE, MailWorld
 from referee.game.engine import init_game
 from referee.game.journal import GameDir
+
+from mailworld import ALERTS, REFEREE, MailWorld
 
 SUPPLYGAME = Path(supplygame.__file__)
 

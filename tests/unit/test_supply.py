@@ -22,6 +22,7 @@ from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
 from referee.game.override import make_override, make_supply
+from referee.game.preview import preview
 from referee.game.public_audit import public_audit
 from referee.game.reveal import reveal
 from referee.game.rollback import rollback
@@ -122,7 +123,7 @@ def test_a_phase_waiting_on_its_referee_is_held_and_its_players_told_once(game: 
     letters = waiting_letters(game)
     assert [p.name for p in letters] == ["alice.waiting.txt", "bob.waiting.txt"]
     text = letters[0].read_text()
-    assert "the morale factor of each side (Morale, p. 12), needed by every move from round 2" in text
+    assert "  - the morale factor of each side (Morale, p. 12),\n    needed by every move from round 2" in text
     assert "factors" not in text  # the need's title and page, never data
     assert status_needs(game.dir)["held"]["needs"] == ["morale"]
     assert not list((game.dir / "records").glob("0002-*"))
@@ -261,3 +262,16 @@ def test_verify_holds_a_supply_entry_to_its_data(game: TestGame) -> None:
     problems = verify_game_dir(game.dir).problems
 
     assert any("overrides[0]: the supplied data's SHA-256 is not 3769990871f78f53" in p for p in problems), problems
+
+
+def test_preview_says_what_the_phase_waits_for_then_shows_the_supply(game: TestGame) -> None:
+    with pytest.raises(WaitingOnReferee) as waiting:
+        preview(game.dir)
+    assert any(f"referee supply --template morale {game.dir} >" in hint for hint in waiting.value.hints)
+    assert waiting_letters(game) == []  # a preview sends nothing, not even from its scratch copy
+
+    make_supply(game.dir, MORALE, "Morale, p. 12", "morale.yaml")
+    shown = preview(game.dir)
+
+    report = dict(shown.reports)["alice.report.txt"]
+    assert "#1 supply: the referee supplied the morale factor of each side (Morale, p. 12)" in report
