@@ -50,7 +50,7 @@ WEATHER = Need(
         "fields": {"rows": {"type": "list", "items": {"type": "int", "min": 0, "max": 3}, "min": 6, "max": 6}},
         "required": ["rows"],
     },
-    template="# Weather, p. 14: the bonus for each roll of 1d6, 1 to 6 (0..3 each).\nrows: [ , , , , , ]\n",
+    template="# Weather, p. 14: the bonus for each roll of 1d6.\nrows:   # six numbers 0..3, for a roll of 1 ... 6\n",
     example="# An example, not the book's values.\nrows: [0, 0, 1, 1, 2, 3]\n",
     kind="table",
 )
