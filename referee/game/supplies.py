@@ -19,6 +19,7 @@ one letter saying what the game waits for, and `referee run` alerts the referee 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,8 +106,16 @@ def template_text(module: GameModule, need_id: str) -> str:
     ]
     if need.results:
         head.append(f"# Results the game can apply: {', '.join(need.results)}")
-    body = "".join(f"  {line}\n" if line.strip() else "\n" for line in need.template.splitlines())
-    return "\n".join(head) + f"\nsupplies: {need.id}\ndata:\n" + body
+    return "\n".join(head) + "\n" + supply_file_text(need.id, need.template)
+
+
+def supply_file_text(need_id: str, text: str) -> str:
+    """Return a need's template or example as a whole supply file: `text` is the data part (as
+    `Need` holds it), or already a whole file naming the need."""
+    if re.search(rf"^supplies:\s*{re.escape(need_id)}\s*(#.*)?$", text, re.MULTILINE):
+        return text
+    body = "".join(f"  {line}\n" if line.strip() else "\n" for line in text.splitlines())
+    return f"supplies: {need_id}\ndata:\n" + body
 
 
 def module_of(game_path: Path | None, module_id: str | None) -> GameModule:

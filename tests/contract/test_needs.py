@@ -11,7 +11,7 @@ import yaml
 from play import players_of
 
 import games
-from referee.game.supplies import read_supply_file, template_text
+from referee.game.supplies import read_supply_file, supply_file_text, template_text
 from referee.kit import WHENS, GameModule
 from referee.kit.schema import check_schema
 
@@ -33,8 +33,7 @@ def test_every_need_is_declared_so_that_a_referee_can_supply_it(module: GameModu
         skeleton = yaml.safe_load(template_text(module, need.id))
         assert skeleton["supplies"] == need.id, f"{module.id}/{need.id}: the template names another need"
         if need.example:
-            data = "".join(f"  {line}\n" for line in need.example.splitlines())
-            raw = f"supplies: {need.id}\ndata:\n{data}".encode()
+            raw = supply_file_text(need.id, need.example).encode()
             read_supply_file(module, "any-game", raw, f"{need.id} example")  # raises naming every problem
 
 
