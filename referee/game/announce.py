@@ -7,6 +7,7 @@ letters are rendered, signed, kept and posted by `referee.letters`.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -272,10 +273,12 @@ def post_waiting(game: Game, phase: OpenPhase, needs: Sequence[Need], why: str) 
     """Tell every player, once, that the open phase waits on its referee and for what (the
     rulebook's parts by title and page: never the data, which the referee has yet to give)."""
     wanted = [{"title": need.title, "book": need.book, "needed_by": need.needed_by} for need in needs]
+    # Named by the needs: a phase held again later for another need gets a letter of its own.
+    name = "waiting-" + "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", need.id) for need in needs)
     return to_every_player(
         game.letterhead,
         phase.folder,
-        "waiting",
+        name,
         f"[{game.config.game}] turn {phase.turn} {phase.phase}: waiting on the referee",
         "waiting",
         lambda player: {"turn": phase.turn, "phase": phase.phase, "needs": wanted, "why": why},

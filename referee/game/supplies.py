@@ -38,6 +38,7 @@ from referee.protocol.yamlsafe import StrictYAMLError, load_strict
 
 FILE_KEYS = ("supplies", "data", "game")
 HELD_EVENT = "phase.held"
+ALERTED_EVENT = "phase.held.alerted"
 
 
 class SupplyRefusedError(RefereeError):
@@ -231,6 +232,9 @@ def missing(path: Path) -> Missing:
     state = game.envelope(phase.state_before if phase else game.dir.current_state_hash())["state"]
     said = {w.need: w for w in wanted(game.module, state)}
     result = Missing(game.config.game, game.module.id, phase.ident if phase else None)
+    result.held = held(game.dir, phase) if phase else None
+    for need_id in result.held["needs"] if result.held else []:  # found missing by a step, not foreseen
+        said[need_id] = Wanted(need_id, "now", result.held["why"])
     for need in declared(game.module).values():
         when = said[need.id] if phase else Wanted(need.id, "never", "the game is over")
         template, supply = supply_commands(path, need)
@@ -247,7 +251,6 @@ def missing(path: Path) -> Missing:
                 "supply": supply.split(": ", 1)[1],
             }
         )
-    result.held = held(game.dir, phase) if phase else None
     return result
 
 
@@ -290,13 +293,26 @@ def status_needs(path: Path) -> dict[str, Any]:
 
 def held(game_dir: GameDir, phase: OpenPhase) -> dict[str, Any] | None:
     """Return the hold of the open phase, if it waits on its referee: the latest hold of this
-    phase from the very state it starts from (a supply changes that state, ending the hold)."""
-    for entry in reversed(game_dir.log_entries((HELD_EVENT,))):
+    phase from the very state it starts from (a supply changes that state, ending the hold),
+    with `alerted`: whether `referee run` has mailed the referee about it."""
+    found = None
+    for entry in game_dir.log_entries((HELD_EVENT, ALERTED_EVENT)):
         data = entry["data"]
         here = (entry["turn"], entry["phase"], data["generation"]) == (phase.turn, phase.phase, phase.generation)
-        if here and data["state"] == phase.state_before:
-            return {"needs": data["needs"], "why": data["why"], "since": entry["at"]}
-    return None
+        if not here or data["state"] != phase.state_before:
+            continue
+        if entry["kind"] == HELD_EVENT:
+            found = {"needs": data["needs"], "why": data["why"], "since": entry["at"], "alerted": False}
+        elif found is not None:
+            found["alerted"] = True
+    return found
+
+
+def mark_alerted(game_dir: GameDir, phase: OpenPhase) -> None:
+    """Note in the journal that the referee was mailed about the open phase's hold."""
+    with game_dir.lock(), game_dir.transaction():
+        data = {"state": phase.state_before, "generation": phase.generation}
+        game_dir.log(ALERTED_EVENT, data, phase.turn, phase.phase)
 
 
 def waiting_error(game: Game, phase: OpenPhase, need_ids: list[str], why: str) -> WaitingOnReferee:

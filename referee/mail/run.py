@@ -30,7 +30,7 @@ from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
-from referee.game.supplies import WaitingOnReferee, held
+from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
@@ -201,10 +201,12 @@ def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, p
             elif isinstance(action, AlertReferee):
                 done.append(_alert(home, config, game, game_dir, phase, action))
             elif isinstance(action, Adjudicate):
-                if (hold := held(game_dir, phase)) is not None:  # nothing changed since: no second try, no alert
+                hold = held(game_dir, phase)
+                if hold is not None and hold["alerted"]:  # nothing changed since: no second try, no alert
+                    needs = ", ".join(hold["needs"])
                     done.append(
-                        f"{game}: turn {phase.turn} {phase.phase} held: waits on the referee for "
-                        f"{', '.join(hold['needs'])} (`referee missing {path}`)"
+                        f"{game}: turn {phase.turn} {phase.phase} held: waits on the referee for {needs} "
+                        f"(`referee missing {path}`)"
                     )
                     continue
                 done += _adjudicate(home, config, game, path, phase, action, schedule, now)
@@ -283,8 +285,14 @@ def _adjudicate(
     except BeaconPendingError as exc:  # not a failure: the next pass after the round tries again
         return [f"{game}: waits: {exc.message}"]
     except WaitingOnReferee as waiting:  # not a failure of the pass: held until the referee supplies the data
-        if waiting.first:
-            _alert_waiting(home, config, game, phase, waiting)
+        game_dir = GameDir(path)
+        try:  # alerted once per hold: the journal notes it after the alert is in the outbox
+            hold = held(game_dir, waiting.phase)
+            if hold is not None and not hold["alerted"]:
+                _alert_waiting(home, config, game, phase, waiting)
+                mark_alerted(game_dir, waiting.phase)
+        finally:
+            game_dir.close()
         return [f"{game}: turn {phase.turn} {phase.phase} held: {waiting.message}"]
     except RefereeError as exc:
         alert_referee(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import supplygame
 
-from referee.game.engine import init_game
+from referee.game.engine import init_game, submit
 from referee.game.journal import GameDir
 
 from mailworld import ALERTS, REFEREE, MailWorld
@@ -107,3 +107,25 @@ def test_a_held_game_alerts_once_is_supplied_from_the_command_line_and_goes_on(
     assert "the referee supplied the morale factor of each side (Morale, p. 12)" in text
     assert "reason: Morale, p. 12 of my copy" in text
     assert len([x for x in mail_world.smtp.letters_to(ALERTS) if "waits on you" in x["Subject"]]) == 1
+
+
+def test_a_hold_made_at_the_terminal_is_mailed_to_the_referee_once_by_the_next_runs(mail_world: MailWorld) -> None:
+    """Also what a run killed between the hold and its alert leaves: the alert goes next time."""
+    game_dir = add_supply_game(mail_world)
+    mail_world.run()
+    send_round(mail_world, 1)
+    mail_world.run()
+    for player in supplygame.PLAYERS:  # by hand, so that no run sees the phase before the referee does
+        raw = mail_world.order(player, 2, "move: 3", game="sup")
+        assert submit(game_dir, raw, mail_world.signature(player, raw)).accepted
+    held_by_hand = referee("adjudicate", str(game_dir))
+    assert held_by_hand.returncode == 4 and "waits on its referee" in held_by_hand.stderr
+    assert not [x for x in mail_world.smtp.letters_to(ALERTS) if "waits on you" in x["Subject"]]
+
+    for _ in range(3):
+        mail_world.run()
+
+    alerts = [x for x in mail_world.smtp.letters_to(ALERTS) if "waits on you" in x["Subject"]]
+    assert len(alerts) == 1
+    for player in supplygame.PLAYERS:
+        assert len([s for s in subjects(mail_world, f"{player}@example.org") if "waiting" in s]) == 1

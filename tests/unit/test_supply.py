@@ -94,7 +94,7 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
 
 
 def waiting_letters(game: TestGame) -> list[Path]:
-    return sorted((game.dir / "mail").glob("*/*.waiting.txt"))
+    return sorted((game.dir / "mail").glob("*/*.waiting-*.txt"))
 
 
 def snapshot(game: TestGame) -> tuple[Any, ...]:
@@ -121,7 +121,7 @@ def test_a_phase_waiting_on_its_referee_is_held_and_its_players_told_once(game: 
     assert any(f"referee supply --template morale {game.dir}" in hint for hint in first.value.hints)
     assert first.value.exit_code == 4
     letters = waiting_letters(game)
-    assert [p.name for p in letters] == ["alice.waiting.txt", "bob.waiting.txt"]
+    assert [p.name for p in letters] == ["alice.waiting-morale.txt", "bob.waiting-morale.txt"]
     text = letters[0].read_text()
     assert "  - the morale factor of each side (Morale, p. 12),\n    needed by every move from round 2" in text
     assert "factors" not in text  # the need's title and page, never data
@@ -164,6 +164,7 @@ def test_a_step_the_module_could_not_foresee_holds_the_phase_too(game: TestGame)
         adjudicate(game.dir)
 
     assert "the weather table (Weather, p. 14)" in held.value.message
+    assert status_needs(game.dir)["missing_now"] == ["weather"]  # the module said later; the step found it
     assert [p.parent.name for p in waiting_letters(game)] == ["0003-t3-round"] * 2
     make_supply(game.dir, WEATHER, "Weather, p. 14", "weather.yaml")
     result = adjudicate(game.dir)
