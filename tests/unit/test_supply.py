@@ -9,6 +9,8 @@ table is found missing only by `resolve` in round 3 (NotSupplied).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -276,3 +278,24 @@ def test_preview_says_what_the_phase_waits_for_then_shows_the_supply(game: TestG
 
     report = dict(shown.reports)["alice.report.txt"]
     assert "#1 supply: the referee supplied the morale factor of each side (Morale, p. 12)" in report
+
+
+def test_the_command_line_lists_what_is_missing_as_text_and_json(game: TestGame, tmp_path: Path) -> None:
+    def referee(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, supplygame.__file__, *args]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    status = json.loads(referee("status", str(game.dir), "--json").stdout)
+    assert status["missing_now"] == ["morale"] and status["missing_later"] == ["weather"]
+    assert "supply    now: morale" in referee("status", str(game.dir)).stdout
+    needs = json.loads(referee("missing", str(game.dir), "--json").stdout)["needs"]
+    assert [(n["need"], n["when"], n["book"]) for n in needs] == [
+        ("morale", "now", "Morale, p. 12"),
+        ("weather", "later", "Weather, p. 14"),
+    ]
+    listed = referee("supply", "--list", "--game", "supply-test").stdout
+    assert "  weather (table): the weather table (Weather, p. 14), needed by round 3" in listed
+    written = referee("supply", "--template", "weather", "--game", "supply-test", "-o", str(tmp_path / "w.yaml"))
+    assert written.returncode == 0 and (tmp_path / "w.yaml").read_text().count("supplies: weather\n") == 1
+    wrong = referee("supply", str(game.dir), str(tmp_path / "w.yaml"))
+    assert wrong.returncode == 2 and "--reason" in wrong.stderr
