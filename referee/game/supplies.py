@@ -318,7 +318,14 @@ def mark_alerted(game_dir: GameDir, phase: OpenPhase) -> None:
 def waiting_error(game: Game, phase: OpenPhase, need_ids: list[str], why: str) -> WaitingOnReferee:
     """Return the error saying the open phase waits on its referee for `need_ids`."""
     needs = declared(game.module)
-    return WaitingOnReferee(game.dir.path, phase, [needs[n] for n in need_ids if n in needs], why)
+    unknown = [n for n in need_ids if n not in needs]
+    if unknown:  # the referee could not supply it: say whose mistake it is
+        raise StateError(
+            f"game module {game.module.id} needs '{', '.join(unknown)}', which it does not declare ({why}): "
+            "this is a bug in the game module",
+            hints=("the module's supplies must declare every need its steps ask for (referee.kit.needs)",),
+        )
+    return WaitingOnReferee(game.dir.path, phase, [needs[n] for n in need_ids], why)
 
 
 def hold(game: Game, phase: OpenPhase, waiting: WaitingOnReferee) -> WaitingOnReferee:
