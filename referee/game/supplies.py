@@ -18,6 +18,7 @@ one letter saying what the game waits for, and `referee run` alerts the referee 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -204,7 +205,7 @@ def read_supply_file(module: GameModule, game: str, raw: bytes, name: str) -> tu
 def module_problems(module: GameModule, state: Any, need: Need, data: Any) -> list[Problem]:
     """Return the module's own problems with `data` for `need` in `state` (empty: it takes it)."""
     assert module.supplies is not None
-    _, problems = module.supplies.supply(state, need.id, data)
+    _, problems = module.supplies.supply(copy.deepcopy(state), need.id, copy.deepcopy(data))
     return list(problems)
 
 
