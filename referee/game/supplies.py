@@ -233,9 +233,9 @@ def missing(path: Path) -> Missing:
     state = game.envelope(phase.state_before if phase else game.dir.current_state_hash())["state"]
     said = {w.need: w for w in wanted(game.module, state)}
     result = Missing(game.config.game, game.module.id, phase.ident if phase else None)
-    result.held = held(game.dir, phase) if phase else None
-    for need_id in result.held["needs"] if result.held else []:  # found missing by a step, not foreseen
-        said[need_id] = Wanted(need_id, "now", result.held["why"])
+    result.held = hold = held(game.dir, phase) if phase else None
+    if hold is not None:  # a need found missing by a step, not foreseen, is wanted now
+        said.update({need_id: Wanted(need_id, "now", hold["why"]) for need_id in hold["needs"]})
     for need in declared(game.module).values():
         when = said[need.id] if phase else Wanted(need.id, "never", "the game is over")
         template, supply = supply_commands(path, need)
