@@ -1,6 +1,7 @@
 """The `referee` command line: thin commands over the library; `main` is the one place that exits.
 
-Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems.
+Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems; 4 the phase
+waits on its referee for data to supply (`referee missing`).
 """
 
 from __future__ import annotations
@@ -210,6 +211,10 @@ def status(gamedir: Path, as_json: bool) -> None:
     from referee.game.status import status_text
 
     info = read_status(gamedir)
+    if not info["over"]:
+        from referee.game.supplies import status_needs
+
+        info.update(status_needs(gamedir))
     _say(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
 
 
@@ -403,6 +408,82 @@ def override(
         order, order_file, values = _read_file(Path(values[0])), values[0], ()
     result = make_override(gamedir, kind, target, values, reason, phase, order, operation, order_file)
     _say(override_text(result), nl=False)
+
+
+@cli.command()
+@click.argument("gamedir", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--reason", help="Why: every player reads it, in the phase's report.")
+@click.option("--template", "need", metavar="NEED", help="Write the commented file to fill in for NEED.")
+@click.option(
+    "--game", "module_id", metavar="MODULE", help="The game module, for --template or --list without GAMEDIR."
+)
+@click.option("--list", "list_needs", is_flag=True, help="List what can be supplied (the module's needs).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the template here.")
+@OPERATION
+def supply(
+    gamedir: Path | None,
+    file: Path | None,
+    reason: str | None,
+    need: str | None,
+    module_id: str | None,
+    list_needs: bool,
+    output: Path | None,
+    operation: str | None,
+) -> None:
+    """Supply data the rulebook leaves out (a table, a factor), at any point of a game.
+
+    FILE names the need and gives its data (`supplies: NEED` and `data:`); it is
+    checked against the need's shape and by the game, every problem listed, and
+    nothing changes unless all is right. Then it is signed, kept in the journal,
+    applied to the open phase (also one held waiting on you) and shown in its record
+    and in every player's report. `referee override GAMEDIR withdraw N` withdraws it.
+
+    \b
+    Example:
+        referee supply --template morale blenheim > morale.yaml
+        referee supply blenheim morale.yaml --reason "Army morale, p. 30 of my copy"
+        referee supply --list --game polemos-obb
+    """
+    from referee.game import supplies
+
+    if need is not None or list_needs:
+        if file is not None:
+            raise click.UsageError("--template and --list take GAMEDIR or --game MODULE, not a FILE")
+        module = supplies.module_of(gamedir, module_id)
+        if list_needs:
+            text = supplies.needs_text(module)
+        else:
+            text = supplies.template_text(module, need)  # type: ignore[arg-type]
+        if output is not None:
+            output.write_text(text, encoding="utf-8")
+            _say(f"wrote {output}")
+        else:
+            _say(text, nl=False)
+        return
+    if gamedir is None or file is None or not reason:
+        raise click.UsageError("supply takes GAMEDIR FILE --reason TEXT (or --template NEED, or --list)")
+    from referee.game.override import make_supply, override_text
+
+    result = make_supply(gamedir, _read_file(file), reason, str(file), operation)
+    _say(override_text(result), nl=False)
+
+
+@cli.command()
+@GAMEDIR
+@click.option("--json", "as_json", is_flag=True, help="Print the needs as JSON.")
+def missing(gamedir: Path, as_json: bool) -> None:
+    """List what the game's referee may supply: each need, when and why, its page, the commands.
+
+    \b
+    Example:
+        referee missing blenheim --json
+    """
+    from referee.game.supplies import missing as read_missing
+    from referee.game.supplies import missing_text
+
+    info = read_missing(gamedir)
+    _say(json.dumps(info.as_dict(), indent=2) if as_json else missing_text(info), nl=as_json)
 
 
 def _read_file(path: Path) -> bytes:

@@ -29,7 +29,9 @@ from referee.game.overrides import (
 )
 from referee.game.results import Adjudication, Opening, Outcome
 from referee.game.states import STATE_SCHEME_META, public_state, state_hash, state_scheme, wrap_state
+from referee.game.supplies import waiting_error, wanted_now
 from referee.kit.contract import Event, PhaseSpec
+from referee.kit.needs import NotSupplied
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.dice import commitment, phase_key, transcript
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
@@ -176,6 +178,8 @@ def phase_outcome(
     assert spec is not None
     unfit_ok = force if default_unfit is None else default_unfit
     orders, defaulted, notes, corrected = _orders_to_execute(game, phase, spec, envelope["state"], force, unfit_ok)
+    if now := wanted_now(game.module, envelope["state"]):
+        raise waiting_error(game, phase, [w.need for w in now], "; ".join(w.why for w in now if w.why) or "needed now")
     seed = game.dir.seed_of(phase.turn, phase.phase)
     if seed is None or commitment(seed) != phase.commit:
         raise StateError(f"the journal holds no seed for turn {phase.ident} that matches its commitment")
@@ -191,7 +195,10 @@ def phase_outcome(
     hidden = HiddenDraws(hidden_key(secret, script) if secret else None, phase.turn, phase.phase, typed)
     overrides = game.dir.overrides(phase.turn, phase.phase)
     dice = OverridingDice(key, in_force(overrides), hidden)
-    state, events = game.module.resolve(envelope["state"], orders, dice)
+    try:
+        state, events = game.module.resolve(envelope["state"], orders, dice)
+    except NotSupplied as missing:  # a step the module could not foresee: the phase waits, nothing is written
+        raise waiting_error(game, phase, [missing.need], missing.message) from None
     events = [*notes, *events, *_unused(in_force(overrides), dice)]
     next_envelope = wrap_state(game, state, game.module.phase(state), phase.state_before)
     opening = prepare_opening(game, next_envelope, read_only)

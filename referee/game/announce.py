@@ -7,6 +7,7 @@ letters are rendered, signed, kept and posted by `referee.letters`.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from referee.game.overrides import describe as describe_change
 from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import PhaseSpec
+from referee.kit.needs import Need
 from referee.kit.schema import describe
 from referee.letters.content import annotated_rolls, proofs, view_yaml
 from referee.letters.outbox import Attachment
@@ -156,14 +158,25 @@ def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
     edits = {i: (a, b) for a, b, i in state_edits_of(game, outcome.phase.state_before)} if edited else {}
     for entry in entries:
         details: list[str] = []
-        if entry["kind"] == "state":
+        if entry["kind"] == "supply":
+            details = [f"the data is in the record's overrides (SHA-256 {entry['sha256'][:16]}...)"]
+        elif entry["kind"] == "state":
             before, after = (envelope["state"] for envelope in edits[entry["id"]])
             lines = view_changes(game.module.view(before, player), game.module.view(after, player))
             details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
         elif entry["kind"] == "order" and entry["player"] == player:
             details = [f"the corrected file is attached as {player}.corrected-orders.yaml"]
-        changes.append({**entry, "text": describe_change(entry), "details": details})
+        changes.append({**entry, "text": change_text(game, entry), "details": details})
     return changes
+
+
+def change_text(game: Game, entry: dict[str, Any]) -> str:
+    """Return one sentence saying what an override entry did, a supply by the rules' own words."""
+    supplies = game.module.supplies
+    if entry["kind"] == "supply" and supplies is not None and entry["need"] in supplies.by_id:
+        need = supplies.by_id[entry["need"]]
+        return f"the referee supplied {need.title} ({need.book})"
+    return describe_change(entry)
 
 
 def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, Any], list[Attachment]]:
@@ -243,7 +256,7 @@ def post_change(
     `name` (e.g. `override-3`) names the letters, kept under GAMEDIR/mail/changes/.
     """
     changes = [
-        {**public_entry(row), "text": describe_change(public_entry(row)), "turn": row.turn, "phase": row.phase}
+        {**public_entry(row), "text": change_text(game, public_entry(row)), "turn": row.turn, "phase": row.phase}
         for row in overrides
     ]
     return to_every_player(
@@ -253,6 +266,22 @@ def post_change(
         f"[{game.config.game}] the referee changed the game ({name})",
         "change",
         lambda player: {"rollback": rollback, "changes": changes, "unfit": unfit.get(player, [])},
+    )
+
+
+def post_waiting(game: Game, phase: OpenPhase, needs: Sequence[Need], why: str) -> list[Path]:
+    """Tell every player, once, that the open phase waits on its referee and for what (the
+    rulebook's parts by title and page: never the data, which the referee has yet to give)."""
+    wanted = [{"title": need.title, "book": need.book, "needed_by": need.needed_by} for need in needs]
+    # Named by the needs: a phase held again later for another need gets a letter of its own.
+    name = "waiting-" + "-".join(re.sub(r"[^A-Za-z0-9_]+", "_", need.id) for need in needs)
+    return to_every_player(
+        game.letterhead,
+        phase.folder,
+        name,
+        f"[{game.config.game}] turn {phase.turn} {phase.phase}: waiting on the referee",
+        "waiting",
+        lambda player: {"turn": phase.turn, "phase": phase.phase, "needs": wanted, "why": why},
     )
 
 

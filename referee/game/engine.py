@@ -30,6 +30,7 @@ from referee.game.registry import find_game
 from referee.game.results import Adjudication, Receipt
 from referee.game.states import wrap_state
 from referee.game.status import status, status_text
+from referee.game.supplies import WaitingOnReferee, hold
 from referee.kit.schema import check
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.orders import MAX_ORDER_BYTES, OrderFile, order_file_problems, parse_order_file
@@ -404,7 +405,10 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
                 f"the open phase is {phase.ident}, not {expect}: nothing was done",
                 hints=("the game has moved on since you looked; check `referee status`",),
             )
-        return adjudicate_phase(game, phase, force)
+        try:
+            return adjudicate_phase(game, phase, force)
+        except WaitingOnReferee as waiting:  # held, players told once; the error says what to supply
+            raise hold(game, phase, waiting) from None
 
 
 # -- helpers ------------------------------------------------------------------------------

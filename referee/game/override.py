@@ -7,7 +7,7 @@ What overrides are and how adjudication applies them is `referee.game.overrides`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from referee.game.operations import Intent
 from referee.game.overrides import (
     BODY_TYPE,
     KINDS,
+    STATE_KINDS,
     check_same_phase,
     describe,
     edit_state,
@@ -29,6 +30,7 @@ from referee.game.overrides import (
     order_problems,
     public_entry,
     state_edit_envelope,
+    supplied_state,
     values_problem,
 )
 from referee.game.results import Rollback, RollForward
@@ -42,6 +44,7 @@ from referee.game.rollback import (
     rollback_from_plan,
     rollback_plan,
 )
+from referee.game.supplies import SupplyRefusedError, module_problems, read_supply_file
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.orders import parse_order_file
 from referee.protocol.problems import Problem
@@ -87,29 +90,79 @@ def make_override(
     it started (the same number, body and letters); run again after it finished, it raises
     AlreadyDone. `order_file` names the corrected file in the command line that finishes it.
     """
-    if kind not in KINDS:
-        raise RefereeError(f"there is no override '{kind}'", hints=(f"overrides: {', '.join(KINDS)}",))
-    reason = " ".join(reason.split())
-    if not reason:
-        raise RefereeError("an override needs a reason", hints=("say why, with --reason: every player reads it",))
+    if kind not in KINDS or kind == "supply":
+        hint = "overrides: " + ", ".join(k for k in KINDS if k != "supply")
+        hints = (hint, "data the rulebook leaves out is supplied with `referee supply GAMEDIR FILE`")
+        raise RefereeError(f"there is no override '{kind}'", hints=hints if kind == "supply" else hints[:1])
+    reason = _reason(reason)
     arguments: dict[str, Any] = {"kind": kind, "target": target, "values": list(values), "phase": phase}
     if order_bytes is not None:
         arguments["order_sha256"] = sha256_hex(order_bytes)
     shown = [order_file or "ORDERFILE"] if kind == "order" else list(values)
     rerun = [str(path), kind, target, *shown, "--reason", reason, *(["--phase", phase] if phase else [])]
     intent = Intent.of("override", {**arguments, "reason": reason}, rerun, operation)
+    return _carry_out(
+        path, intent, reason, lambda game: _prepare(game, kind, target, values, phase, order_bytes), order_bytes
+    )
+
+
+def make_supply(path: Path, raw: bytes, reason: str, file_name: str, operation: str | None = None) -> OverrideResult:
+    """Supply data the rulebook leaves out (a supply file, `referee.game.supplies`) to the open
+    phase: checked against the need's shape and by the game module, then signed and recorded
+    as an override of kind `supply`. Every problem is raised at once, and then nothing changes.
+
+    An operation like `make_override`: run again after a crash, it finishes the supply it started.
+    """
+    reason = _reason(reason)
+    intent = Intent.of(
+        "supply", {"sha256": sha256_hex(raw), "reason": reason}, [str(path), file_name, "--reason", reason], operation
+    )
+    return _carry_out(path, intent, reason, lambda game: _prepare_supply(game, raw, file_name), None)
+
+
+def _reason(reason: str) -> str:
+    reason = " ".join(reason.split())
+    if not reason:
+        raise RefereeError("an override needs a reason", hints=("say why, with --reason: every player reads it",))
+    return reason
+
+
+def _carry_out(
+    path: Path,
+    intent: Intent,
+    reason: str,
+    prepare: Callable[[Game], tuple[dict[str, Any], _Target]],
+    order_bytes: bytes | None,
+) -> OverrideResult:
     game = Game.open(path)
     with game.dir.lock(guard=False):
         resumed = operations.begin(game.dir, intent)
         if resumed is not None:
             decided = _Decided.from_plan(resumed.plan)
         else:
-            body, where = _prepare(game, kind, target, values, phase, order_bytes)
+            body, where = prepare(game)
             decided = _decide(game, body, where, reason, order_bytes)
             operations.start(game.dir, intent, decided.plan())
         result = _apply(game, decided, order_bytes)
         operations.finish(game.dir, intent, override_text(result))
         return result
+
+
+def _prepare_supply(game: Game, raw: bytes, file_name: str) -> tuple[dict[str, Any], _Target]:
+    """Return a supply's body for the open phase, refusing (SupplyRefusedError) a file with any problem."""
+    if game.dir.open_phase() is None:
+        raise StateError("the game is over: there is no phase left to supply data to")
+    need, data = read_supply_file(game.module, game.config.game, raw, file_name)
+    where = _phase_target(game, None)
+    state = game.dir.load_state(where.state_before)["state"]
+    problems = module_problems(game.module, state, need, data)
+    if problems:
+        raise SupplyRefusedError(f"{file_name} was refused by game module {game.module.id}: nothing changed", problems)
+    edited = supplied_state(game.module, state, need.id, data)
+    spec = game.module.phase(state)
+    assert spec is not None
+    check_same_phase(game, spec, edited, None)
+    return {"kind": "supply", "need": need.id, "sha256": sha256_hex(canonical_json(data)), "data": data}, where
 
 
 def _prepare(
@@ -364,12 +417,12 @@ def _unfit_after_edit(game: Game, row: OverrideRow, where: _Target) -> dict[str,
     """Return, per player, why their standing orders no longer fit the state a state edit makes
     of a phase that takes orders (a replayed phase does not: the roll forward says what to do)."""
     phase = game.dir.open_phase()
-    if row.kind != "state" or where.closed is not None or phase is None:
+    if row.kind not in STATE_KINDS or where.closed is not None or phase is None:
         return {}
     if game.dir.revealed(phase.turn, phase.phase, phase.commit) is not None:
         return {}
     envelope = game.dir.load_state(where.state_before)
-    edited = state_edit_envelope(envelope, row)["state"]
+    edited = state_edit_envelope(envelope, row, game.module)["state"]
     spec = game.module.phase(edited)
     if spec is None:
         return {}
@@ -397,6 +450,6 @@ def override_text(result: OverrideResult) -> str:
     text = "\n".join(lines) + "\n"
     if result.forward is not None:
         return text + roll_forward_text(result.forward)
-    if row.kind in ("state", "withdraw"):
+    if row.kind in ("state", "supply", "withdraw"):
         return text + "the open phase now starts from the state as changed; its record and reports will show it\n"
     return text + "it applies when the phase is adjudicated; its record and reports will show it\n"

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from referee.errors import RefereeError, StateError
 from referee.game.journal import OverrideRow
 from referee.game.opened import Game
-from referee.kit.contract import PhaseSpec
+from referee.kit.contract import GameModule, PhaseSpec
 from referee.kit.schema import check
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.dice import DiceSpec, parse_spec
@@ -30,7 +30,9 @@ from referee.protocol.draws import Dice
 from referee.protocol.hidden import HiddenDraws
 from referee.protocol.problems import Problem
 
-KINDS = ("reroll", "result", "order", "state", "withdraw")
+KINDS = ("reroll", "result", "order", "state", "supply", "withdraw")
+# Overrides that make a new state for the phase to start from (a link in the chain of states).
+STATE_KINDS = ("state", "supply")
 BODY_TYPE = "pbem-referee-override/1"  # in every signed body, so it can pass for nothing else the referee signs
 REROLL = re.compile(r"^(?P<label>.+)/reroll-(?P<n>[1-9][0-9]*)$")
 T = TypeVar("T")
@@ -58,6 +60,10 @@ def public_entry(row: OverrideRow, state_from: str | None = None, state_to: str 
         entry.update(player=body["player"], sha256=body["sha256"], replaces=body["replaces"])
     elif row.kind == "state":
         entry.update(path=body["path"], state_from=state_from, state_to=state_to)
+    elif row.kind == "supply":
+        # Rules data from the referee's copy of the book, not a secret: the record carries it.
+        entry.update(need=body["need"], sha256=body["sha256"], data=body["data"])
+        entry.update(state_from=state_from, state_to=state_to)
     else:
         entry.update(withdraws=body["withdraws"])
     return entry
@@ -77,6 +83,8 @@ def describe(entry: dict[str, Any]) -> str:
         )
     if kind == "state":
         return f"the value at {entry['path']} in the game's state was changed"
+    if kind == "supply":
+        return f"the referee supplied '{entry['need']}' (data SHA-256 {entry['sha256'][:16]}...)"
     return f"override #{entry['withdraws']} was withdrawn"
 
 
@@ -209,10 +217,28 @@ def edit_state(state: Any, path: str, value: Any) -> tuple[Any, Any]:
     raise AssertionError("unreachable")
 
 
-def state_edit_envelope(envelope: dict[str, Any], row: OverrideRow) -> dict[str, Any]:
-    """Return the envelope that a state edit makes of `envelope`: it names the edit and, as
-    `previous`, the state it was made from, so the chain of states stays whole."""
-    state, _ = edit_state(envelope["state"], row.body["path"], row.body["value"])
+def supplied_state(module: GameModule, state: Any, need: str, data: Any) -> Any:
+    """Return the state the game module makes of `state` with the referee's `data` for `need`;
+    raise RefereeError naming every problem when the module refuses it."""
+    supplies = module.supplies
+    if supplies is None or need not in supplies.by_id:
+        raise RefereeError(f"game module {module.id} declares no need '{need}'")
+    new, problems = supplies.supply(copy.deepcopy(state), need, copy.deepcopy(data))
+    if problems:
+        listed = "; ".join(f"{p.path}: {p.message}" for p in problems)
+        raise RefereeError(f"game module {module.id} refuses the data for '{need}': {listed}")
+    return new
+
+
+def state_edit_envelope(envelope: dict[str, Any], row: OverrideRow, module: GameModule | None = None) -> dict[str, Any]:
+    """Return the envelope that a state edit (or a supply, given the game `module`) makes of
+    `envelope`: it names the edit and, as `previous`, the state it was made from, so the chain
+    of states stays whole."""
+    if row.kind == "supply":
+        assert module is not None, "a supply is applied by its game module"
+        state = supplied_state(module, envelope["state"], row.body["need"], row.body["data"])
+    else:
+        state, _ = edit_state(envelope["state"], row.body["path"], row.body["value"])
     previous = sha256_hex(canonical_json(envelope))
     return {**envelope, "state": state, "previous": previous, "override": row.id}
 
@@ -222,10 +248,10 @@ def apply_state_edits(game: Game, raw: dict[str, Any], spec: PhaseSpec) -> list[
     `spec` opens; raise StateError when an edit no longer applies or would change the phase."""
     chain = [raw]
     for row in in_force(game.dir.overrides(spec.turn, spec.name)):
-        if row.kind != "state":
+        if row.kind not in STATE_KINDS:
             continue
         try:
-            chain.append(state_edit_envelope(chain[-1], row))
+            chain.append(state_edit_envelope(chain[-1], row, game.module))
         except RefereeError as error:
             raise StateError(
                 f"override #{row.id} (turn {spec.turn} '{spec.name}') no longer applies: {error.message}",

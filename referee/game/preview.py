@@ -17,6 +17,7 @@ from pathlib import Path
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir
 from referee.game.results import Adjudication
+from referee.game.supplies import WaitingOnReferee
 
 SCRATCH_PREFIX = ".preview-"
 # The journal is copied through SQLite's backup API (consistent even in WAL mode); the
@@ -49,7 +50,10 @@ def preview(path: Path, force: bool = False, scratch_root: Path | None = None) -
             with sqlite3.connect(scratch / "journal.sqlite") as copy:
                 game_dir.db.backup(copy)
             game_dir.close()
-        result = adjudicate(scratch, force=force)
+        try:
+            result = adjudicate(scratch, force=force)
+        except WaitingOnReferee as waiting:  # say it of the game, not of its scratch copy
+            raise WaitingOnReferee(game_dir.path, waiting.phase, waiting.needs, waiting.why) from None
         reports = [(report.name, report.read_bytes().decode("utf-8")) for report in result.reports]
         return Preview(result, reports, result.record.read_bytes())
     finally:

@@ -22,7 +22,7 @@ from typing import Any
 
 from referee.errors import RefereeError
 from referee.game.journal import OverrideRow
-from referee.game.overrides import OverridingDice, state_edit_envelope
+from referee.game.overrides import STATE_KINDS, OverridingDice, state_edit_envelope
 from referee.game.registry import find_game
 from referee.game.states import envelope_of, state_hash
 from referee.kit.contract import GameModule, PhaseSpec
@@ -133,14 +133,17 @@ class _Replay:
     def _edits(self, name: str, record: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         """Return the envelope after the referee's state edits the record lists, checking each."""
         for entry in record.get("overrides", []):
-            if entry["kind"] != "state":
+            if entry["kind"] not in STATE_KINDS:
                 continue
-            value = self.replay["state_edits"].get(str(entry["id"]))
+            if entry["kind"] == "supply":  # the record carries the supplied data
+                value = {"need": entry["need"], "data": entry["data"]}
+            else:
+                value = self.replay["state_edits"].get(str(entry["id"]))
             if value is None:
                 raise _Divergence(f"{name}: override #{entry['id']} edits the state; replay.json does not give it")
             self._same(name, f"overrides #{entry['id']} state_from", self._commit(envelope), entry["state_from"])
-            row = OverrideRow(entry["id"], record["turn"], record["phase"], "state", value, "")
-            envelope = state_edit_envelope(envelope, row)
+            row = OverrideRow(entry["id"], record["turn"], record["phase"], entry["kind"], value, "")
+            envelope = state_edit_envelope(envelope, row, self.module)
             self._same(name, f"overrides #{entry['id']} state_to", self._commit(envelope), entry["state_to"])
         return envelope
 
@@ -192,7 +195,7 @@ class _Replay:
         the game's default orders (also for a file that no longer fits the state after an edit)."""
         on_record = {entry["player"]: entry["sha256"] for entry in record["orders"]}
         corrected = {e["player"]: e["sha256"] for e in record.get("overrides", []) if e["kind"] == "order"}
-        edited = any(e["kind"] == "state" for e in record.get("overrides", []))
+        edited = any(e["kind"] in STATE_KINDS for e in record.get("overrides", []))
         orders = {}
         for player in sorted(spec.active):
             digest = corrected.get(player, on_record.get(player))

@@ -32,6 +32,7 @@ from referee.game.operations import Intent
 from referee.game.overrides import apply_state_edits
 from referee.game.results import Rollback, RollForward
 from referee.game.states import state_hash
+from referee.game.supplies import WaitingOnReferee, hold
 
 
 def rollback(
@@ -222,6 +223,10 @@ def roll_forward_locked(game: Game) -> RollForward:
             result.adjudications.append(adjudicate_phase(game, phase, bool(before.forced), default_unfit=False))
         except UnfitOrdersError as error:
             result.stopped = f"turn {phase.turn} '{phase.phase}' cannot be replayed: {error.message}"
+            return result
+        except WaitingOnReferee as waiting:
+            hold(game, phase, waiting)
+            result.stopped = f"{waiting.message} (supply it: `referee missing {game.dir.path}`)"
             return result
 
 

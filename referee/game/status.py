@@ -79,4 +79,11 @@ def status_text(info: dict[str, Any]) -> str:
         f"received  {', '.join(info['received']) or 'nothing yet'}",
         f"awaited   {', '.join(info['awaited']) or 'nobody: ready to adjudicate'}",
     ]
+    # What the referee supplies (referee.game.supplies.status_needs), when there is any.
+    if "held" in info:
+        lines.append(f"HELD      waits on the referee for: {', '.join(info['held']['needs'])} (`referee missing`)")
+    if info.get("missing_now"):
+        lines.append(f"supply    now: {', '.join(info['missing_now'])} (`referee missing GAMEDIR`)")
+    if info.get("missing_later"):
+        lines.append(f"supply    later: {', '.join(info['missing_later'])}")
     return "\n".join(lines) + "\n"

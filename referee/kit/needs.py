@@ -38,8 +38,10 @@ class Need:
     book: str  # where the rulebook prints it: "Army morale, p. 30"
     needed_by: str  # the step that reads it: "a division becoming spent"
     shape: Mapping[str, Any]  # a referee.kit.schema schema the supplied data must fit
+    # The data part of a supply file (what goes under `data:`), as YAML text; `referee supply
+    # --template` puts it under `supplies: ID` (a text that already starts so is taken whole).
     template: str  # a commented YAML skeleton to fill in (never the book's values)
-    example: str = ""  # a filled-in example file, marked as an example, for the docs
+    example: str = ""  # a filled-in example, marked as an example, for the docs; `referee supply` accepts it
     kind: Literal["table", "option", "data"] = "data"
     results: tuple[str, ...] = ()  # for a table: the results the game can apply
 

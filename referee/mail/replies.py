@@ -88,8 +88,18 @@ def _encryption_keys(home: Home, address: str) -> list[PublicKey]:
     return keys
 
 
-def alert_referee(home: Home, config: HomeConfig, subject: str, paragraphs: list[str], key: str) -> Path:
-    """Tell the referee something needs them (a held phase, a game waiting, a dispute, a failure)."""
+def alert_referee(
+    home: Home, config: HomeConfig, subject: str, paragraphs: list[str], key: str, sections: list[Section] | None = None
+) -> Path:
+    """Tell the referee something needs them (a held phase, a game waiting, a dispute, a failure);
+    `sections` hold lines kept as they are (commands to copy)."""
     return post_reply(
-        home, config, config.alerts_to, subject, paragraphs, f"alert/{key}", auto_submitted="auto-generated"
+        home,
+        config,
+        config.alerts_to,
+        subject,
+        paragraphs,
+        f"alert/{key}",
+        sections=sections,
+        auto_submitted="auto-generated",
     )

@@ -30,12 +30,13 @@ from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
+from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.replies import alert_referee, post_reply
+from referee.mail.replies import Section, alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
 from referee.mail.undeliverable import after_send
 from referee.protocol.display import printable
@@ -200,6 +201,14 @@ def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, p
             elif isinstance(action, AlertReferee):
                 done.append(_alert(home, config, game, game_dir, phase, action))
             elif isinstance(action, Adjudicate):
+                hold = held(game_dir, phase)
+                if hold is not None and hold["alerted"]:  # nothing changed since: no second try, no alert
+                    needs = ", ".join(hold["needs"])
+                    done.append(
+                        f"{game}: turn {phase.turn} {phase.phase} held: waits on the referee for {needs} "
+                        f"(`referee missing {path}`)"
+                    )
+                    continue
                 done += _adjudicate(home, config, game, path, phase, action, schedule, now)
         return done
     finally:
@@ -275,6 +284,16 @@ def _adjudicate(
         result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
     except BeaconPendingError as exc:  # not a failure: the next pass after the round tries again
         return [f"{game}: waits: {exc.message}"]
+    except WaitingOnReferee as waiting:  # not a failure of the pass: held until the referee supplies the data
+        game_dir = GameDir(path)
+        try:  # alerted once per hold: the journal notes it after the alert is in the outbox
+            hold = held(game_dir, waiting.phase)
+            if hold is not None and not hold["alerted"]:
+                _alert_waiting(home, config, game, phase, waiting)
+                mark_alerted(game_dir, waiting.phase)
+        finally:
+            game_dir.close()
+        return [f"{game}: turn {phase.turn} {phase.phase} held: {waiting.message}"]
     except RefereeError as exc:
         alert_referee(
             home,
@@ -295,6 +314,22 @@ def _adjudicate(
             declare_absence(game_dir, player, None, "missed", f"missed:{phase.stem}")
             lines.append(f"{game}: {player} marked absent after missed phases")
     return lines
+
+
+def _alert_waiting(home: Home, config: HomeConfig, game: str, phase: OpenPhase, waiting: WaitingOnReferee) -> None:
+    """Tell the referee, once per hold, what the game waits for and the exact commands that supply it."""
+    needs = "".join(f"  {need.id}: {need.title} ({need.book}), needed by {need.needed_by}\n" for need in waiting.needs)
+    lines = [
+        f"Turn {phase.turn} '{phase.phase}' of {game} cannot be adjudicated until you supply, from your own "
+        f"copy of the rules, what its rulebook leaves out ({waiting.why.rstrip('.')}).",
+        "Every player was told the game waits on you, and for what. Once you have supplied it, the next "
+        "`referee run` adjudicates the phase as usual; `referee missing` lists what later phases need.",
+    ]
+    commands = "".join(f"  {hint}\n" for hint in waiting.hints)
+    sections = [Section("What it waits for", needs), Section("How to supply it", commands)]
+    subject = f"[{game}] turn {phase.turn} '{phase.phase}' waits on you: data to supply"
+    key = f"{game}/{phase.stem}/waiting-{'-'.join(n.id for n in waiting.needs)}"
+    alert_referee(home, config, subject, lines, key, sections)
 
 
 def watch(

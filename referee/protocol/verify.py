@@ -76,8 +76,11 @@ _OVERRIDE_FIELDS: dict[str, dict[str, str]] = {
     "result": {"label": "text", "values": "list"},
     "order": {"player": "text", "sha256": "hex", "replaces": "hex-or-null"},
     "state": {"path": "text", "state_from": "hex", "state_to": "hex"},
+    # Data the rulebook leaves out, supplied by the referee (section 11): a link in the chain of states.
+    "supply": {"need": "text", "sha256": "hex", "data": "any", "state_from": "hex", "state_to": "hex"},
     "withdraw": {"withdraws": "number"},
 }
+_STATE_KINDS = ("state", "supply")
 
 
 @dataclass
@@ -352,7 +355,7 @@ def _check_overrides(record: dict[str, Any], name: str) -> list[str]:
             continue
         ids.append(entry["id"])
         problems += _override_entry_problems(entry, kind, where, labels, orders)
-        if kind == "state":
+        if kind in _STATE_KINDS:
             edits.append(entry)
     if ids != sorted(set(ids)):
         problems.append(f"{name}: overrides are not in the order made (by id, each once)")
@@ -378,6 +381,7 @@ def _override_entry_problems(
             "hex": isinstance(value, str) and bool(_HEX64.match(value)),
             "hex-or-null": value is None or (isinstance(value, str) and bool(_HEX64.match(value))),
             "number": _is_int(value),
+            "any": True,
         }[wanted]
         if not good:
             return [f"{where}: {key} {json.dumps(value)[:70]} is not {wanted.replace('-', ' ')}"]
@@ -386,6 +390,8 @@ def _override_entry_problems(
             return [f"{where}: the re-roll of {entry['label']!r} as {entry['new_label']!r} needs both in rolls"]
         if labels.index(entry["new_label"]) < labels.index(entry["label"]):
             return [f"{where}: the re-roll {entry['new_label']!r} comes before the roll it replaces"]
+    if kind == "supply" and sha256_hex(canonical_json(entry["data"])) != entry["sha256"]:
+        return [f"{where}: the supplied data's SHA-256 is not {entry['sha256'][:16]}... (its canonical JSON)"]
     if kind == "result" and entry["label"] not in labels:
         return [f"{where}: the result names {entry['label']!r}, which is not in rolls"]
     if kind == "order" and entry["replaces"] is not None and orders.get(entry["player"]) != entry["replaces"]:
@@ -399,7 +405,7 @@ def _override_entry_problems(
 def opened_state(record: dict[str, Any]) -> Any:
     """Return the state a phase opened with: before the referee's state edits, if any."""
     for entry in record.get("overrides") or []:
-        if isinstance(entry, dict) and entry.get("kind") == "state":
+        if isinstance(entry, dict) and entry.get("kind") in _STATE_KINDS:
             return entry.get("state_from")
     return record.get("state_before")
 

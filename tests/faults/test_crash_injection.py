@@ -23,11 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import supplygame
 import yaml
 
+import games
 from referee.errors import RefereeError
 from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
+from referee.game.supplies import WaitingOnReferee
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -90,6 +93,7 @@ CASES = {
     ),
     "override-order": Case("open", ("override", "{game}", "order", "bob", "{setup}/corrected.yaml", "--reason", "3d6")),
     "override-state": Case("open", ("override", "{game}", "state", "/tables", "{{}}", "--reason", "by agreement")),
+    "supply": Case("held", ("supply", "{game}", "{setup}/morale.yaml", "--reason", "Morale, p. 12")),
     "rollback": Case("over", ("rollback", "{game}", "2/round", "--reason", "a rules question")),
     "rollback-stay": Case("over", ("rollback", "{game}", "2/round", "--reason", "a pause", "--stay")),
     "roll-forward": Case("stayed", ("roll-forward", "{game}")),
@@ -99,10 +103,16 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def bases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Played games to copy: `open` (rounds 1 and 2 played, 3 open), `over` (all three played),
-    `stayed` (`over` rolled back to 1/round with --stay), and `setup` (keys, configuration)."""
-    root = tmp_path_factory.mktemp("bases")
+    `stayed` (`over` rolled back to 1/round with --stay), `held` (a supply-test game held in
+    round 2, waiting on its referee), and `setup` (keys, configurations, files)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(games, "GAMES", (*games.GAMES, supplygame.GAME))  # forked runs inherit it
+        yield played_bases(tmp_path_factory.mktemp("bases"))
+
+
+def played_bases(root: Path) -> Path:
     game = setup_game(root)
     init_game(game.dir, root / "setup" / "game.yaml")
     play(game, range(1, 3))
@@ -112,6 +122,20 @@ def bases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy(game.dir, root / "over")
     copy(game.dir, root / "stayed")
     assert run(["rollback", str(root / "stayed"), "2/round", "--reason", "a pause", "--stay"]).code == 0
+    config = yaml.safe_load((root / "setup" / "game.yaml").read_text())
+    config.update(game="held-game", module="supply-test", options={})
+    del config["tables"]
+    (root / "setup" / "supply.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    (root / "setup" / "morale.yaml").write_text("supplies: morale\ndata: {factors: {alice: 2, bob: 3}}\n")
+    held = TestGame(root / "held", game.keys, game="held-game", players=PLAYERS)
+    init_game(held.dir, root / "setup" / "supply.yaml")
+    for turn in (1, 2):
+        for player in PLAYERS:
+            assert held.submit(player, turn, "move: 3\n").accepted
+        if turn == 1:
+            adjudicate(held.dir)
+    with pytest.raises(WaitingOnReferee):
+        adjudicate(held.dir)
     return root
 
 
