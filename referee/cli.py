@@ -653,7 +653,7 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
 
 @cli.command()
 @click.argument(
-    "gamedirs", metavar="GAMEDIR...", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
+    "directories", metavar="GAMEDIR|HOME...", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
 )
 @click.option(
     "--sendmail",
@@ -662,24 +662,26 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
     envvar="REFEREE_SENDMAIL",
     help="The sendmail program (default: sendmail on PATH, else /usr/sbin/sendmail).",
 )
-def send(gamedirs: tuple[Path, ...], program: str | None) -> None:
-    """Hand the letters waiting in each game's outbox to this machine's sendmail.
+def send(directories: tuple[Path, ...], program: str | None) -> None:
+    """Hand the letters waiting in a game's outbox (or a home's outboxes) to this machine's sendmail.
 
     For a referee without an SMTP account in referee.yaml: the machine's mail system (Postfix,
     Exim, msmtp-mta) sends them. Each letter goes once, moved to outbox/cur/ when sendmail took
     it; a letter sendmail refuses stays in outbox/new/ for the next `referee send` (exit 1).
+    A referee home (a folder with referee.yaml) means its own outbox and every game's.
 
     \b
     Example:
         referee send blenheim
+        referee send ~/referee          # a home: its own outbox and every game's
     """
     from referee.mail.sendmail import find_sendmail, send_outbox
 
     sendmail = find_sendmail(program)
     failed = 0
-    for gamedir in gamedirs:
-        report = send_outbox(gamedir, sendmail)
-        _say(f"sent      {len(report.sent)} letter(s) from {gamedir / 'outbox'} through {sendmail}")
+    for directory in directories:
+        report = send_outbox(directory, sendmail)
+        _say(f"sent      {len(report.sent)} letter(s) from {directory} through {sendmail}")
         for handed in report.sent:
             _say(f"  {', '.join(handed.recipients)}  {handed.message_id}")
         for problem in report.failed:

@@ -1,6 +1,7 @@
-"""Sending a game's outbox through the machine's own `sendmail` (`referee send`), for a referee with
-no SMTP account in referee.yaml: a laptop whose mail system (Postfix, Exim, or msmtp relaying to
-the referee's provider) already knows how to send.
+"""Sending outboxes through the machine's own `sendmail` (`referee send`), for a referee with no
+SMTP account in referee.yaml: a laptop whose mail system (Postfix, Exim, or msmtp relaying to the
+referee's provider) already knows how to send. A game directory's outbox, or a referee home's
+(its own letters, alerts and answers, and every game's).
 
 Each letter in the outbox's new/ is handed to `sendmail -i -f SENDER -- RECIPIENTS` on its
 standard input, and moved to cur/ (where `referee run` also puts what it sent, and where
@@ -22,15 +23,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from email import policy
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from pathlib import Path
 
-from referee.errors import ConfigError
+from referee.errors import ConfigError, LockedError
 from referee.files import fsync_dir
 from referee.game.journal import GameDir
+from referee.mail.home import Home
+from referee.mail.run import home_lock
 from referee.mail.smtp import pending
 
 # Where sendmail lives when it is not on PATH (/usr/sbin is not on an ordinary user's PATH on Debian).
@@ -93,24 +98,47 @@ def find_sendmail(program: str | None = None) -> Path:
     )
 
 
-def send_outbox(gamedir: Path, sendmail: Path, timeout: float = SENDMAIL_TIMEOUT_SECONDS) -> SendmailReport:
-    """Hand every letter waiting in the game's outbox to `sendmail`, each once (see the module
-    docstring); return what was sent and what was not. Never raises for a letter sendmail refuses."""
-    game = GameDir(gamedir).require()
+def send_outbox(directory: Path, sendmail: Path, timeout: float = SENDMAIL_TIMEOUT_SECONDS) -> SendmailReport:
+    """Hand every letter waiting in the outbox of a game directory, or in every outbox of a
+    referee home (its own and each game's), to `sendmail`, each once (see the module docstring);
+    return what was sent and what was not. Never raises for a letter sendmail refuses."""
     report = SendmailReport(sendmail)
-    # The game's lock: no two `referee send` (nor another command) work on this outbox at once.
-    with game.lock(guard=False):
-        for path in pending(game.outbox):
-            handed, problem = _hand_over(path, sendmail, timeout)
-            if handed is None:
-                report.failed.append(f"{path.name}: {problem}")
-                continue
-            (game.outbox / "cur").mkdir(exist_ok=True)
-            kept = game.outbox / "cur" / path.name
-            os.replace(path, kept)
-            fsync_dir(kept.parent)
-            report.sent.append(Handed(kept, handed.message_id, handed.recipients))
+    with _outboxes(directory) as outboxes:
+        for outbox, game in outboxes:
+            # The game's lock: no two `referee send` (nor another command) work on its outbox at once.
+            with game.lock(guard=False) if game is not None else nullcontext():
+                _send_one_outbox(outbox, sendmail, timeout, report)
     return report
+
+
+def _send_one_outbox(outbox: Path, sendmail: Path, timeout: float, report: SendmailReport) -> None:
+    for path in pending(outbox):
+        handed, problem = _hand_over(path, sendmail, timeout)
+        if handed is None:
+            report.failed.append(f"{path.name}: {problem}")
+            continue
+        (outbox / "cur").mkdir(exist_ok=True)
+        kept = outbox / "cur" / path.name
+        os.replace(path, kept)
+        fsync_dir(kept.parent)
+        report.sent.append(Handed(kept, handed.message_id, handed.recipients))
+
+
+@contextmanager
+def _outboxes(directory: Path) -> Iterator[list[tuple[Path, GameDir | None]]]:
+    """Yield the outboxes of a game directory or a referee home, each with its game (None: the
+    home's own); a home's run lock is held meanwhile, so that `referee run` sends none of them."""
+    home = Home(directory)
+    if not home.config_path.exists():
+        game = GameDir(directory).require()
+        yield [(game.outbox, game)]
+        return
+    with home_lock(home) as taken:
+        if not taken:
+            raise LockedError(
+                f"a `referee run` is working on {directory}", hints=("wait for it to finish and try again",)
+            )
+        yield [(home.outbox, None), *((GameDir(path).outbox, GameDir(path)) for path in home.game_dirs())]
 
 
 def _hand_over(path: Path, sendmail: Path, timeout: float) -> tuple[Handed | None, str]:

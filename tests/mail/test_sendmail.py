@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
+from referee.letters.outbox import Letter, post
 from referee.mail import sendmail as sendmail_module
+from referee.mail.home import Home
 from referee.mail.sendmail import find_sendmail
 
 from conftest import MakeGame
@@ -104,7 +106,7 @@ def test_the_outbox_leaves_through_a_real_sendmail(tmp_path: Path, make_game: Ma
 
         first = referee_send(game.dir, env=env)
         assert first.returncode == 0, first.stderr
-        assert f"sent      3 letter(s) from {game.dir / 'outbox'} through {bin_dir / 'sendmail'}" in first.stdout
+        assert f"sent      3 letter(s) from {game.dir} through {bin_dir / 'sendmail'}" in first.stdout
         for player in PLAYERS:
             (letter,) = server.letters_to(f"{player}@example.org")
             assert "notice" in letter["Subject"].lower() or "turn 1" in letter["Subject"]
@@ -208,3 +210,29 @@ def test_no_sendmail_on_this_machine_through_the_command_line(tmp_path: Path, ma
     assert "referee: hint: install one that relays through your mail provider: sudo apt install msmtp-mta" in (
         result.stderr
     )
+
+
+def test_a_home_sends_its_own_outbox_and_every_games(
+    tmp_path: Path, make_game: MakeGame, fake_sendmail: tuple[Path, Path]
+) -> None:
+    game = make_game(tmp_path, players=PLAYERS)
+    home = Home(tmp_path / "referee-home")
+    home.create()
+    moved = home.games_dir / "blenheim"
+    shutil.move(game.dir, moved)
+    letter = Letter(
+        to="stranger@example.net", subject="a reply", text="hello\n", html="", message_id="<r1@example.org>"
+    )
+    post(home.outbox, letter, "referee@example.org", "The Umpire")
+    bin_dir, log = fake_sendmail
+
+    result = referee_send(home.path, env=_env(tmp_path, bin_dir, FAKE_SENDMAIL_LOG=str(log)))
+    assert result.returncode == 0, result.stderr
+    assert f"sent      4 letter(s) from {home.path} through" in result.stdout
+    assert sorted(call["argv"][-1] for call in _calls(log)) == [  # type: ignore[index]
+        "alice@example.org",
+        "bob@example.org",
+        "carol@example.org",
+        "stranger@example.net",
+    ]
+    assert _outbox(moved, "new") == [] and list((home.outbox / "new").iterdir()) == []
