@@ -9,13 +9,13 @@ standard input, and moved to cur/ (where `referee run` also puts what it sent, a
 exits 0. A letter sendmail refuses stays in new/ for the next `referee send`, and its error is
 reported; the other letters still go.
 
-Each letter goes once, or, after a crash, at most twice with the same Message-ID: the rename to
-cur/ is the record that a letter was sent. Killed between sendmail's exit and the rename (or
-sendmail killed after it queued the letter, e.g. by the timeout), the next `referee send` hands
-the letter over again, byte for byte, and the player's mail client sees the same Message-ID
-twice (most show it once). The other choice, marking a letter sent *before* handing it over,
-would lose the letter in that instant instead, and a lost notice or report costs more than a
-repeated one.
+Each letter goes once, or, after a crash in the instant described next, once more with the same
+Message-ID: the rename to cur/ is the record that a letter was sent. Killed between sendmail's
+exit and the rename (or sendmail killed after it queued the letter, e.g. by the timeout), the
+next `referee send` hands the letter over again, byte for byte, and the player's mail client
+sees the same Message-ID twice (most show it once). The other choice, marking a letter sent
+*before* handing it over, would lose the letter in that instant instead, and a lost notice or
+report costs more than a repeated one.
 """
 
 from __future__ import annotations
@@ -41,8 +41,15 @@ from referee.mail.smtp import pending
 # Where sendmail lives when it is not on PATH (/usr/sbin is not on an ordinary user's PATH on Debian).
 SENDMAIL_PLACES = (Path("/usr/sbin/sendmail"), Path("/usr/lib/sendmail"))
 SENDMAIL_TIMEOUT_SECONDS = 120
-# sendmail's exit codes (sysexits.h) that say "try again later", not "this letter is wrong".
-TEMPORARY_EXITS = {75: "temporary failure (EX_TEMPFAIL)", 69: "service unavailable (EX_UNAVAILABLE)"}
+# What sendmail's usual exit codes (sysexits.h) mean, for the line that reports a letter not sent.
+EXIT_MEANINGS = {
+    67: "addressee unknown (EX_NOUSER)",
+    68: "host name unknown (EX_NOHOST)",
+    69: "service unavailable (EX_UNAVAILABLE)",
+    75: "temporary failure, try again later (EX_TEMPFAIL)",
+    77: "permission denied (EX_NOPERM)",
+    78: "configuration error (EX_CONFIG)",
+}
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,7 @@ def _hand_over(path: Path, sendmail: Path, timeout: float) -> tuple[Handed | Non
         return None, f"{sendmail} could not be started: {exc.strerror or exc}"
     if done.returncode != 0:
         said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-        meaning = TEMPORARY_EXITS.get(done.returncode, "refused")
+        meaning = EXIT_MEANINGS.get(done.returncode, "refused")
         detail = f": {said[-1]}" if said else ""
         return None, f"{sendmail.name} exited {done.returncode}, {meaning}{detail}; the letter stays in the outbox"
     return Handed(path, message_id, recipients), ""

@@ -133,7 +133,9 @@ def test_a_refused_letter_waits_and_the_others_go(
         game.dir, env=_env(tmp_path, bin_dir, FAKE_SENDMAIL_LOG=str(log), FAKE_SENDMAIL_MODE="refuse-bob")
     )
     assert refused.returncode == 1
-    assert "sendmail exited 67, refused: sendmail: bob@example.org: User unknown" in refused.stdout
+    assert (
+        "sendmail exited 67, addressee unknown (EX_NOUSER): sendmail: bob@example.org: User unknown" in refused.stdout
+    )
     assert "1 letter(s) not sent" in refused.stderr
     assert "referee send` again" in refused.stderr
     calls = _calls(log)
