@@ -732,6 +732,52 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
     return 0 if report.ok else 1
 
 
+@cli.command()
+@click.argument(
+    "directories", metavar="GAMEDIR|HOME...", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--sendmail",
+    "program",
+    metavar="PROGRAM",
+    envvar="REFEREE_SENDMAIL",
+    help="The sendmail program (default: sendmail on PATH, else /usr/sbin/sendmail).",
+)
+def send(directories: tuple[Path, ...], program: str | None) -> None:
+    """Hand the letters waiting in a game's outbox (or a home's outboxes) to this machine's sendmail.
+
+    For a referee without an SMTP account in referee.yaml: the machine's mail system (Postfix,
+    Exim, msmtp-mta) sends them. Each letter goes once, moved to outbox/cur/ when sendmail took
+    it; a letter sendmail refuses stays in outbox/new/ for the next `referee send` (exit 1).
+    A referee home (a folder with referee.yaml) means its own outbox and every game's.
+
+    \b
+    Example:
+        referee send blenheim
+        referee send ~/referee          # a home: its own outbox and every game's
+    """
+    from referee.mail.sendmail import find_sendmail, send_outbox
+
+    sendmail = find_sendmail(program)
+    failed = 0
+    for directory in directories:
+        report = send_outbox(directory, sendmail)
+        _say(f"sent      {len(report.sent)} letter(s) from {directory} through {sendmail}")
+        for handed in report.sent:
+            _say(f"  {', '.join(handed.recipients)}  {handed.message_id}")
+        for problem in report.failed:
+            _say(f"FAILED    {problem}")
+        failed += len(report.failed)
+    if failed:
+        raise RefereeError(
+            f"{failed} letter(s) not sent (listed above); they wait in the outbox",
+            hints=(
+                "mend what sendmail reported (its log: journalctl, /var/log/mail.log, ~/.msmtp.log), "
+                "then run `referee send` again: what was sent is not sent twice",
+            ),
+        )
+
+
 def main() -> None:
     """Run the command line; the one place that turns errors into exit codes."""
     try:
