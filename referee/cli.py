@@ -155,17 +155,29 @@ def _show_receipt(receipt: Any, orderfile: Path) -> None:
 def become(gamedir: Path, player: str, orderfile: Path) -> None:
     """Enter orders for PLAYER (absent, or by agreement), signed by the referee.
 
-    The orders are recorded and announced as entered by the referee, and the
-    acknowledgement goes to the player. The player can replace them with their own
-    file of a higher seq.
+    ORDERFILE may hold just `orders:`: the game, turn, phase, player and seq it
+    lacks are filled in for the open phase (seq: the one after PLAYER's standing
+    orders); a header that names another player or phase is refused. The orders are
+    recorded and announced as entered by the referee, and the acknowledgement goes
+    to the player, who can replace them with their own file of a higher seq. A
+    refusal is shown here only: nothing is sent to the player.
 
     \b
     Example:
         referee become blenheim tallard tallard-orders.yaml
     """
+    from referee.errors import OrderRefusedError
     from referee.game.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), None, become=player)
+    if receipt.filled:
+        _say(f"filled in for the open phase: {', '.join(receipt.filled)}")
+    if not receipt.accepted:
+        raise OrderRefusedError(
+            f"{orderfile} was refused; nothing was sent to {player}",
+            [str(problem) for problem in receipt.problems],
+            hints=("correct the file and run `referee become` again",),
+        )
     _show_receipt(receipt, orderfile)
 
 
