@@ -21,7 +21,42 @@ from referee.protocol.display import printable
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
 # that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
 # line is the top layer: nothing imports it, so these imports dodge no circle.)
-GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
+
+
+def _a_game(path: Path) -> Path:
+    """Return `path`, or refuse in the one way every command does (exit 2) a GAMEDIR with no game."""
+    from referee.game.journal import GameDir
+
+    GameDir(path).require()
+    return path
+
+
+def _a_game_or_a_copy(path: Path) -> Path:
+    """Like `_a_game`, for commands a player runs on their copy of a game (records/, referee.pub)."""
+    from referee.errors import no_game_error
+
+    if not any((path / name).exists() for name in ("journal.sqlite", "referee.pub", "records")):
+        raise no_game_error(
+            path,
+            "records/, referee.pub or journal",
+            hints=(
+                "check the path: GAMEDIR is a game directory, or your copy of one: a directory holding "
+                "referee.pub and records/ (the records mailed to you)",
+            ),
+        )
+    return path
+
+
+# A game directory: the one `referee init` made (GAMEDIR), or also a player's copy of its public
+# files (COPY_GAMEDIR). Both refuse a path with no game in it before the command starts.
+GAMEDIR = click.argument("gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: _a_game(path))
+COPY_GAMEDIR = click.argument(
+    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: _a_game_or_a_copy(path)
+)
+JSON_OPTION = click.option(
+    "--json", "as_json", is_flag=True, help="Print the result as JSON, for scripts (shapes: docs/json.md)."
+)
+NEW_GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
 OPERATION = click.option(
     "--operation",
     metavar="ID",
@@ -91,7 +126,7 @@ def _passphrase() -> bytes:
 
 
 @cli.command()
-@GAMEDIR
+@NEW_GAMEDIR
 @click.option(
     "--config",
     "config_file",
@@ -210,19 +245,32 @@ def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
 
 @cli.command()
 @GAMEDIR
-@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-def status(gamedir: Path, as_json: bool) -> None:
+@JSON_OPTION
+@click.option(
+    "--clock", "with_clock", is_flag=True, help="Also show how long each player took to answer, per phase and in total."
+)
+def status(gamedir: Path, as_json: bool, with_clock: bool) -> None:
     """Say the game, turn and phase, who is awaited, and the commitment.
+
+    With --clock, the time each player took to answer in each phase (from the
+    phase's notice to their last accepted orders; to the adjudication when they sent
+    none) and in total: tournaments decide unfinished games by it.
 
     \b
     Example:
         referee status blenheim --json
+        referee status blenheim --clock
     """
+    from referee.game.status import clock, clock_text, status_text
     from referee.game.status import status as read_status
-    from referee.game.status import status_text
 
     info = read_status(gamedir)
-    _say(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
+    if with_clock:
+        info["clock"] = clock(gamedir)
+    if as_json:
+        _say(json.dumps(info, indent=2))
+    else:
+        _say(status_text(info) + (clock_text(info["clock"]) if with_clock else ""), nl=False)
 
 
 @cli.command()
@@ -245,7 +293,7 @@ def preview(gamedir: Path, force: bool) -> None:
 
 
 @cli.command()
-@GAMEDIR
+@COPY_GAMEDIR
 @click.option(
     "--final", is_flag=True, help="Also require the revealed game secret to prove every hidden draw (game over)."
 )
@@ -262,7 +310,10 @@ def preview(gamedir: Path, force: bool) -> None:
     metavar="KEYFILE",
     help="Your SSH private key, to open letters sealed to you (encrypt: true).",
 )
-def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None) -> None:
+@JSON_OPTION
+def verify(
+    gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None, as_json: bool
+) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
     GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
@@ -271,7 +322,8 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
     order the referee acknowledged must be in its phase's record, each notice's
     commitment (hidden commit, beacon round) its record's, each report's record
     the one published now, and each letter signed by the referee; a mismatch
-    names the letter (Message-ID, date, subject). Exits 3 on any problem.
+    names the letter (Message-ID, date, subject). Exits 3 on any problem. A game
+    with no phase adjudicated yet has nothing to verify: it says so and exits 0.
 
     \b
     Example:
@@ -287,8 +339,11 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
         raise click.UsageError("--letters and --player go together: whose letters, kept where")
     if identity is not None and letters is None:
         raise click.UsageError("--identity opens sealed letters: give --letters and --player too")
+    if letters is None and not any((gamedir / "records").glob("*.json")):
+        nothing = f"nothing to verify yet: no phase adjudicated in {gamedir} (no records in {gamedir / 'records'})"
+        _say(json.dumps({"ok": True, "adjudicated": False, "records": 0}, indent=2) if as_json else nothing)
+        return
     report = verify_game_dir(gamedir, final)
-    problems = list(report.problems)
     kept = None
     if letters is not None and player is not None:
         from referee.protocol.evidence import verify_letters
@@ -299,27 +354,50 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
 
             decrypt = identity_decrypter(identity)
         kept = verify_letters(gamedir, letters, player, decrypt)
-        problems += kept.problems
+    problems = report.problems + (kept.problems if kept else [])
+    if as_json:
+        _say(json.dumps(_verify_json(report, kept, problems), indent=2))
     if problems:
         raise VerificationError(f"{len(problems)} problem(s) in {gamedir}", problems)
+    if not as_json:
+        _say("\n".join(_verify_lines(report, kept)))
+
+
+def _verify_json(report: Any, kept: Any, problems: list[str]) -> dict[str, Any]:
+    """Return what `verify --json` prints: the counts checked, and every problem (docs/json.md)."""
+    from dataclasses import asdict
+
+    return {
+        "ok": not problems,
+        "adjudicated": True,
+        **{name: value for name, value in asdict(report).items() if name != "problems"},
+        "problems": problems,
+        "letters": asdict(kept) if kept is not None else None,
+    }
+
+
+def _verify_lines(report: Any, kept: Any) -> list[str]:
+    """Return what `verify` prints when every check held."""
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
-    _say(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}")
+    lines = [
+        f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
+    ]
     if report.openings or report.hidden_proven:
-        _say(
+        lines.append(
             f"hidden draws: {report.openings} public opening(s) checked against their commitments, "
             f"{report.hidden_proven} draw(s) proven from what was revealed"
         )
     if report.beacons:
-        click.echo(
+        lines.append(
             f"beacon: {report.beacons} round(s) of drand chain {report.beacon_chain} verified offline, "
             "each the round promised before its phase's orders closed (check the chain hash is the one you expect)"
         )
     if report.final:
-        _say("final: the revealed game secret proves every hidden draw of the game")
+        lines.append("final: the revealed game secret proves every hidden draw of the game")
     if kept is not None:
-        _say(f"letters: {kept.summary()}; each agrees with the published records")
-        for note in kept.notes:
-            _say(f"  note: {note}")
+        lines.append(f"letters: {kept.summary()}; each agrees with the published records")
+        lines += [f"  note: {note}" for note in kept.notes]
+    return lines
 
 
 @cli.command()
@@ -354,7 +432,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, force: bool, o
 
 
 @cli.command()
-@GAMEDIR
+@COPY_GAMEDIR
 @click.argument("label")
 @click.option("--phase", metavar="TURN/PHASE", help="The phase of the roll, when its label was used in several.")
 def explain(gamedir: Path, label: str, phase: str | None) -> None:
@@ -466,13 +544,14 @@ def roll_forward(gamedir: Path, operation: str | None) -> None:
 
 
 @cli.command()
-@GAMEDIR
+@click.argument("gamedir", type=click.Path(path_type=Path))
 @click.option(
     "--public",
     is_flag=True,
     help="GAMEDIR is a player's folder (records/, reveals/, replay.json, referee.pub): replay it without a journal.",
 )
-def audit(gamedir: Path, public: bool) -> None:
+@JSON_OPTION
+def audit(gamedir: Path, public: bool, as_json: bool) -> None:
     """Replay the whole game and confirm every state, record and report; exit 3 on a divergence.
 
     Starts from the configuration's set-up and replays each phase from the orders on
@@ -488,28 +567,35 @@ def audit(gamedir: Path, public: bool) -> None:
         referee audit blenheim
         referee audit --public ~/games/blenheim
     """
+    from dataclasses import asdict
+
     from referee.errors import VerificationError
 
+    (_a_game_or_a_copy if public else _a_game)(gamedir)
     if public:
         from referee.game.public_audit import public_audit
 
-        checked = public_audit(gamedir)
-        if not checked.ok:
-            raise VerificationError(f"the public audit of {gamedir} found a divergence", checked.problems[:20])
-        click.echo(f"ok: {checked.summary()}")
-        return
-    from referee.game.audit import audit as run_audit
-    from referee.game.audit import phases_to_replay
-
-    total = phases_to_replay(gamedir)
-    if total > 5 and sys.stderr.isatty():
-        with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
-            report = run_audit(gamedir, bar.update)
+        report: Any = public_audit(gamedir)
+        problems = report.problems[:20]
     else:
-        report = run_audit(gamedir)
+        from referee.game.audit import audit as run_audit
+        from referee.game.audit import phases_to_replay
+
+        total = phases_to_replay(gamedir)
+        if total > 5 and sys.stderr.isatty():
+            with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
+                report = run_audit(gamedir, bar.update)
+        else:
+            report = run_audit(gamedir)
+        problems = [] if report.ok else [str(report.divergence)]
+    if as_json:
+        _say(json.dumps({"ok": report.ok, "public": public, **asdict(report), "summary": report.summary()}, indent=2))
     if not report.ok:
-        raise VerificationError(f"the audit of {gamedir} found a divergence", [str(report.divergence)])
-    _say(f"ok: {report.summary()}")
+        raise VerificationError(
+            f"the {'public audit' if public else 'audit'} of {gamedir} found a divergence", problems
+        )
+    if not as_json:
+        _say(f"ok: {report.summary()}")
 
 
 @cli.command()
@@ -539,7 +625,8 @@ def dispute() -> None:
 
 @dispute.command("list")
 @GAMEDIR
-def dispute_list(gamedir: Path) -> None:
+@JSON_OPTION
+def dispute_list(gamedir: Path, as_json: bool) -> None:
     """List the game's disputes, open and resolved.
 
     \b
@@ -550,6 +637,9 @@ def dispute_list(gamedir: Path) -> None:
     from referee.game.journal import GameDir
 
     found = disputes(GameDir(gamedir).require())
+    if as_json:
+        _say(json.dumps(found, indent=2))
+        return
     if not found:
         _say("no disputes")
     for item in found:
