@@ -1,12 +1,11 @@
 """The `referee` command line: thin commands over the library; `main` is the one place that exits.
 
-Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems.
+Exit codes: 0 ok; 1 refused or failed; 2 usage error, or no game in GAMEDIR; 3 verification found problems.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -65,7 +64,68 @@ OPERATION = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"})
+# `referee --help` and docs/cli.md list the commands in these sections, in this order. A new
+# command is one line here: tests/cli/test_cli_polish.py fails for a command that has none.
+PLAYERS = "Players: keys, signing orders, checking the referee"
+REFEREE = "Referee: running one game (GAMEDIR)"
+MAIL_SERVICE = "Mail service: the referee's home of games"
+TRYING = "Trying it out"
+COMMAND_SECTIONS: dict[str, str] = {
+    "keygen": PLAYERS,
+    "sign": PLAYERS,
+    "verify": PLAYERS,
+    "explain": PLAYERS,
+    "init": REFEREE,
+    "status": REFEREE,
+    "missing": REFEREE,
+    "submit": REFEREE,
+    "become": REFEREE,
+    "supply": REFEREE,
+    "preview": REFEREE,
+    "adjudicate": REFEREE,
+    "override": REFEREE,
+    "rollback": REFEREE,
+    "roll-forward": REFEREE,
+    "reveal": REFEREE,
+    "dispute": REFEREE,
+    "audit": REFEREE,
+    "home": MAIL_SERVICE,
+    "run": MAIL_SERVICE,
+    "send": MAIL_SERVICE,
+    "demo": TRYING,
+}
+OTHER = "Other commands"
+
+
+def command_sections(names: list[str]) -> list[tuple[str, list[str]]]:
+    """Return the sections of the help with their commands among `names`, in the table's order."""
+    order = list(COMMAND_SECTIONS)
+    ranked = sorted(names, key=lambda name: order.index(name) if name in order else len(order))
+    titles = list(dict.fromkeys(COMMAND_SECTIONS.values())) + [OTHER]
+    found = [(title, [n for n in ranked if COMMAND_SECTIONS.get(n, OTHER) == title]) for title in titles]
+    return [(title, members) for title, members in found if members]
+
+
+class SectionedGroup(click.Group):
+    """A command group whose help lists its commands by section (COMMAND_SECTIONS), not in one list."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Write each section of commands with their one-line summaries."""
+        longest = max((len(name) for name in self.list_commands(ctx)), default=0)
+        for title, names in command_sections(self.list_commands(ctx)):
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:  # padded: one column across the sections
+                    rows.append((name.ljust(longest), command.get_short_help_str(formatter.width - 6 - longest)))
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+@click.group(
+    cls=SectionedGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"},
+)
 @click.version_option(__version__, prog_name="referee")
 def cli() -> None:
     """A neutral, verifiable play-by-email referee for wargames.
@@ -105,24 +165,20 @@ def sign(orderfile: Path, keyfile: Path) -> None:
     """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
 
     Fills in a random 'entropy' line first when the file has none. A command file (a
-    'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command instead. The passphrase of an
-    encrypted key is read from REFEREE_KEY_PASSPHRASE or asked for.
+    'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command
+    instead. The passphrase of an encrypted key is read from REFEREE_KEY_PASSPHRASE,
+    else asked for on the terminal; with neither, the command fails at once and says
+    how to give it (or to sign with ssh-agent through ssh-keygen).
 
     \b
     Example:
         referee sign orders.yaml --key ~/.ssh/id_ed25519
     """
-    from referee.signing import sign_order_file
+    from referee.signing import passphrase_asker, sign_order_file
 
-    signature_path = sign_order_file(orderfile, keyfile, _passphrase)
+    ask = passphrase_asker(keyfile, lambda: str(click.prompt("passphrase for the key", hide_input=True, err=True)))
+    signature_path = sign_order_file(orderfile, keyfile, ask)
     _say(f"signed {orderfile}: send it with {signature_path}")
-
-
-def _passphrase() -> bytes:
-    value = os.environ.get("REFEREE_KEY_PASSPHRASE")
-    if value is None:
-        value = click.prompt("passphrase for the key", hide_input=True, err=True)
-    return value.encode()
 
 
 @cli.command()

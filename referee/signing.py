@@ -6,7 +6,9 @@ and the signature themselves are the protocol's (`referee.protocol.orders`, `.si
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from referee.errors import KeyFileError, OrderRefusedError
@@ -15,6 +17,37 @@ from referee.protocol.orders import order_file_problems, with_entropy
 from referee.protocol.signatures import NAMESPACE_COMMANDS, NAMESPACE_ORDERS, PrivateKey, load_private_key, sign
 
 COMMAND_FILE_MAX = 8 * 1024  # as referee.mail.command_files reads it
+PASSPHRASE_VARIABLE = "REFEREE_KEY_PASSPHRASE"
+
+
+def passphrase_asker(
+    key_path: Path,
+    prompt: Callable[[], str],
+    environ: Mapping[str, str] = os.environ,
+    interactive: bool | None = None,
+) -> Callable[[], bytes]:
+    """Return how `referee sign` has the passphrase of an encrypted key: from REFEREE_KEY_PASSPHRASE,
+    else from `prompt` on a terminal. Without either it fails at once, naming the ways to give
+    one, instead of prompting where nobody can answer (a script, cron, a pipe)."""
+
+    def ask() -> bytes:
+        value = environ.get(PASSPHRASE_VARIABLE)
+        if value is not None:
+            return value.encode()
+        if not (sys.stdin.isatty() if interactive is None else interactive):
+            raise KeyFileError(
+                f"{key_path} is protected by a passphrase and there is no terminal to ask for it; nothing was signed",
+                hints=(
+                    f"set {PASSPHRASE_VARIABLE} in the environment of `referee sign` (from a password store, "
+                    "not typed on a command line that history keeps)",
+                    f"or let ssh-agent hold the key (`ssh-add {key_path}`) and sign with ssh-keygen, which asks the "
+                    f"agent: ssh-keygen -Y sign -f {key_path} -n pbem-orders FILE (pbem-command: a command file)",
+                    "or run `referee sign` in a terminal, where it asks for the passphrase",
+                ),
+            )
+        return prompt().encode()
+
+    return ask
 
 
 def sign_order_file(order_path: Path, key_path: Path, ask_passphrase: Callable[[], bytes]) -> Path:
