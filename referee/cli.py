@@ -159,25 +159,28 @@ def keygen(keyfile: Path, comment: str) -> None:
     "keyfile",
     required=True,
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Your OpenSSH private key (the one you registered).",
+    help="Your OpenSSH private key (the one you registered); with --agent, KEY.pub names the agent's key.",
 )
-def sign(orderfile: Path, keyfile: Path) -> None:
+@click.option("--agent", is_flag=True, help="Sign with the key ssh-agent holds (after `ssh-add KEY`): no passphrase.")
+def sign(orderfile: Path, keyfile: Path, agent: bool) -> None:
     """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
 
     Fills in a random 'entropy' line first when the file has none. A command file (a
     'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command
     instead. The passphrase of an encrypted key is read from REFEREE_KEY_PASSPHRASE,
     else asked for on the terminal; with neither, the command fails at once and says
-    how to give it (or to sign with ssh-agent through ssh-keygen).
+    how to give it. With --agent, ssh-agent signs (through ssh-keygen) and no
+    passphrase is needed here.
 
     \b
     Example:
         referee sign orders.yaml --key ~/.ssh/id_ed25519
+        ssh-add ~/.ssh/id_ed25519 && referee sign orders.yaml --key ~/.ssh/id_ed25519 --agent
     """
     from referee.signing import passphrase_asker, sign_order_file
 
     ask = passphrase_asker(keyfile, lambda: str(click.prompt("passphrase for the key", hide_input=True, err=True)))
-    signature_path = sign_order_file(orderfile, keyfile, ask)
+    signature_path = sign_order_file(orderfile, keyfile, ask, agent)
     _say(f"signed {orderfile}: send it with {signature_path}")
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -212,15 +214,19 @@ def test_sign_without_a_terminal_fails_at_once_naming_the_ways(tmp_path: Path, s
     refused = referee_process("sign", orders, "--key", key)
     assert refused.returncode == 1
     assert "protected by a passphrase and there is no terminal" in refused.stderr
-    for way in ("REFEREE_KEY_PASSPHRASE", f"ssh-add {key}", "ssh-keygen -Y sign"):
+    for way in ("REFEREE_KEY_PASSPHRASE", f"ssh-add {key}", "--agent", "ssh-keygen -Y sign"):
         assert way in refused.stderr
     assert "Warning" not in refused.stderr and "aborted" not in refused.stderr
     assert orders.read_bytes() == before and not (tmp_path / "orders.yaml.sig").exists()
 
     signed = referee_process("sign", orders, "--key", key, env={"REFEREE_KEY_PASSPHRASE": "secret"})
     assert signed.returncode == 0, signed.stderr
-    allowed = tmp_path / "allowed"
-    allowed.write_text("alice " + (tmp_path / "key.pub").read_text())
+    assert_signed_by(ssh_keygen, orders, tmp_path / "key.pub")
+
+
+def assert_signed_by(ssh_keygen: str, orders: Path, public: Path) -> None:
+    allowed = orders.with_name("allowed")
+    allowed.write_text("alice " + public.read_text())
     with orders.open("rb") as content:
         check = subprocess.run(
             [ssh_keygen, "-Y", "verify", "-f", allowed, "-I", "alice", "-n", "pbem-orders", "-s", f"{orders}.sig"],
@@ -229,6 +235,51 @@ def test_sign_without_a_terminal_fails_at_once_naming_the_ways(tmp_path: Path, s
             check=False,
         )
     assert check.returncode == 0, check.stderr
+
+
+@pytest.fixture
+def ssh_agent(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A real ssh-agent of its own, stopped after the test: its environment (SSH_AUTH_SOCK...)."""
+    if shutil.which("ssh-agent") is None or shutil.which("ssh-add") is None:
+        pytest.skip("needs OpenSSH's ssh-agent and ssh-add")
+    socket = tmp_path / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket)], stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    try:
+        yield {"SSH_AUTH_SOCK": str(socket)}
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+
+
+def test_sign_with_the_agent_needs_no_passphrase(tmp_path: Path, ssh_keygen: str, ssh_agent: dict[str, str]) -> None:
+    key = tmp_path / "key"
+    subprocess.run([ssh_keygen, "-q", "-t", "ed25519", "-N", "secret", "-C", "alice", "-f", key], check=True)
+    orders = tmp_path / "orders.yaml"
+    orders.write_text("game: g\nturn: 1\nphase: round\nplayer: alice\norders: {}\n")
+
+    absent = referee_process("sign", orders, "--key", key, "--agent", env=ssh_agent)
+    assert absent.returncode == 1 and f"ssh-add {key}" in absent.stderr, absent.stderr
+    assert not Path(f"{orders}.sig").exists()
+
+    askpass = tmp_path / "askpass"
+    askpass.write_text("#!/bin/sh\necho secret\n")
+    askpass.chmod(0o700)
+    added = subprocess.run(
+        ["ssh-add", key],
+        env={**os.environ, **ssh_agent, "SSH_ASKPASS": str(askpass), "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": "x"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    assert added.returncode == 0, added.stderr
+    signed = referee_process("sign", orders, "--key", key, "--agent", env=ssh_agent)
+    assert signed.returncode == 0, signed.stderr
+    assert "entropy: " in orders.read_text()  # filled in before signing, as without the agent
+    assert_signed_by(ssh_keygen, orders, tmp_path / "key.pub")
 
 
 def test_become_fills_the_header_and_keeps_a_refusal_on_the_terminal(run: Run, game: TestGame, tmp_path: Path) -> None:
