@@ -48,9 +48,11 @@ def _a_game_or_a_copy(path: Path) -> Path:
 
 # A game directory: the one `referee init` made (GAMEDIR), or also a player's copy of its public
 # files (COPY_GAMEDIR). Both refuse a path with no game in it before the command starts.
-GAMEDIR = click.argument("gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: _a_game(path))
+GAMEDIR = click.argument(
+    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: path and _a_game(path)
+)
 COPY_GAMEDIR = click.argument(
-    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: _a_game_or_a_copy(path)
+    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: path and _a_game_or_a_copy(path)
 )
 JSON_OPTION = click.option(
     "--json", "as_json", is_flag=True, help="Print the result as JSON, for scripts (shapes: docs/json.md)."
