@@ -1,13 +1,12 @@
 """The `referee` command line: thin commands over the library; `main` is the one place that exits.
 
-Exit codes: 0 ok; 1 refused or failed; 2 usage error; 3 verification found problems; 4 the phase
-waits on its referee for data to supply (`referee missing`).
+Exit codes: 0 ok; 1 refused or failed; 2 usage error, or no game in GAMEDIR; 3 verification found
+problems; 4 the phase waits on its referee for data to supply (`referee missing`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -22,7 +21,44 @@ from referee.protocol.display import printable
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
 # that `referee status` or `referee --help` loads no cryptography, YAML or Jinja2. (The command
 # line is the top layer: nothing imports it, so these imports dodge no circle.)
-GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
+
+
+def _a_game(path: Path) -> Path:
+    """Return `path`, or refuse in the one way every command does (exit 2) a GAMEDIR with no game."""
+    from referee.game.journal import GameDir
+
+    GameDir(path).require()
+    return path
+
+
+def _a_game_or_a_copy(path: Path) -> Path:
+    """Like `_a_game`, for commands a player runs on their copy of a game (records/, referee.pub)."""
+    from referee.errors import no_game_error
+
+    if not any((path / name).exists() for name in ("journal.sqlite", "referee.pub", "records")):
+        raise no_game_error(
+            path,
+            "records/, referee.pub or journal",
+            hints=(
+                "check the path: GAMEDIR is a game directory, or your copy of one: a directory holding "
+                "referee.pub and records/ (the records mailed to you)",
+            ),
+        )
+    return path
+
+
+# A game directory: the one `referee init` made (GAMEDIR), or also a player's copy of its public
+# files (COPY_GAMEDIR). Both refuse a path with no game in it before the command starts.
+GAMEDIR = click.argument(
+    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: path and _a_game(path)
+)
+COPY_GAMEDIR = click.argument(
+    "gamedir", type=click.Path(path_type=Path), callback=lambda _c, _p, path: path and _a_game_or_a_copy(path)
+)
+JSON_OPTION = click.option(
+    "--json", "as_json", is_flag=True, help="Print the result as JSON, for scripts (shapes: docs/json.md)."
+)
+NEW_GAMEDIR = click.argument("gamedir", type=click.Path(file_okay=False, path_type=Path))
 OPERATION = click.option(
     "--operation",
     metavar="ID",
@@ -31,7 +67,68 @@ OPERATION = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"})
+# `referee --help` and docs/cli.md list the commands in these sections, in this order. A new
+# command is one line here: tests/cli/test_cli_polish.py fails for a command that has none.
+PLAYERS = "Players: keys, signing orders, checking the referee"
+REFEREE = "Referee: running one game (GAMEDIR)"
+MAIL_SERVICE = "Mail service: the referee's home of games"
+TRYING = "Trying it out"
+COMMAND_SECTIONS: dict[str, str] = {
+    "keygen": PLAYERS,
+    "sign": PLAYERS,
+    "verify": PLAYERS,
+    "explain": PLAYERS,
+    "init": REFEREE,
+    "status": REFEREE,
+    "missing": REFEREE,
+    "submit": REFEREE,
+    "become": REFEREE,
+    "supply": REFEREE,
+    "preview": REFEREE,
+    "adjudicate": REFEREE,
+    "override": REFEREE,
+    "rollback": REFEREE,
+    "roll-forward": REFEREE,
+    "reveal": REFEREE,
+    "dispute": REFEREE,
+    "audit": REFEREE,
+    "home": MAIL_SERVICE,
+    "run": MAIL_SERVICE,
+    "send": MAIL_SERVICE,
+    "demo": TRYING,
+}
+OTHER = "Other commands"
+
+
+def command_sections(names: list[str]) -> list[tuple[str, list[str]]]:
+    """Return the sections of the help with their commands among `names`, in the table's order."""
+    order = list(COMMAND_SECTIONS)
+    ranked = sorted(names, key=lambda name: order.index(name) if name in order else len(order))
+    titles = list(dict.fromkeys(COMMAND_SECTIONS.values())) + [OTHER]
+    found = [(title, [n for n in ranked if COMMAND_SECTIONS.get(n, OTHER) == title]) for title in titles]
+    return [(title, members) for title, members in found if members]
+
+
+class SectionedGroup(click.Group):
+    """A command group whose help lists its commands by section (COMMAND_SECTIONS), not in one list."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Write each section of commands with their one-line summaries."""
+        longest = max((len(name) for name in self.list_commands(ctx)), default=0)
+        for title, names in command_sections(self.list_commands(ctx)):
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:  # padded: one column across the sections
+                    rows.append((name.ljust(longest), command.get_short_help_str(formatter.width - 6 - longest)))
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+@click.group(
+    cls=SectionedGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "REFEREE"},
+)
 @click.version_option(__version__, prog_name="referee")
 def cli() -> None:
     """A neutral, verifiable play-by-email referee for wargames.
@@ -65,34 +162,33 @@ def keygen(keyfile: Path, comment: str) -> None:
     "keyfile",
     required=True,
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Your OpenSSH private key (the one you registered).",
+    help="Your OpenSSH private key (the one you registered); with --agent, KEY.pub names the agent's key.",
 )
-def sign(orderfile: Path, keyfile: Path) -> None:
+@click.option("--agent", is_flag=True, help="Sign with the key ssh-agent holds (after `ssh-add KEY`): no passphrase.")
+def sign(orderfile: Path, keyfile: Path, agent: bool) -> None:
     """Sign an order file (namespace pbem-orders), writing ORDERFILE.sig.
 
     Fills in a random 'entropy' line first when the file has none. A command file (a
-    'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command instead. The passphrase of an
-    encrypted key is read from REFEREE_KEY_PASSPHRASE or asked for.
+    'command:' line, no orders; see docs/mail.md) is signed in namespace pbem-command
+    instead. The passphrase of an encrypted key is read from REFEREE_KEY_PASSPHRASE,
+    else asked for on the terminal; with neither, the command fails at once and says
+    how to give it. With --agent, ssh-agent signs (through ssh-keygen) and no
+    passphrase is needed here.
 
     \b
     Example:
         referee sign orders.yaml --key ~/.ssh/id_ed25519
+        ssh-add ~/.ssh/id_ed25519 && referee sign orders.yaml --key ~/.ssh/id_ed25519 --agent
     """
-    from referee.signing import sign_order_file
+    from referee.signing import passphrase_asker, sign_order_file
 
-    signature_path = sign_order_file(orderfile, keyfile, _passphrase)
+    ask = passphrase_asker(keyfile, lambda: str(click.prompt("passphrase for the key", hide_input=True, err=True)))
+    signature_path = sign_order_file(orderfile, keyfile, ask, agent)
     _say(f"signed {orderfile}: send it with {signature_path}")
 
 
-def _passphrase() -> bytes:
-    value = os.environ.get("REFEREE_KEY_PASSPHRASE")
-    if value is None:
-        value = click.prompt("passphrase for the key", hide_input=True, err=True)
-    return value.encode()
-
-
 @cli.command()
-@GAMEDIR
+@NEW_GAMEDIR
 @click.option(
     "--config",
     "config_file",
@@ -156,17 +252,29 @@ def _show_receipt(receipt: Any, orderfile: Path) -> None:
 def become(gamedir: Path, player: str, orderfile: Path) -> None:
     """Enter orders for PLAYER (absent, or by agreement), signed by the referee.
 
-    The orders are recorded and announced as entered by the referee, and the
-    acknowledgement goes to the player. The player can replace them with their own
-    file of a higher seq.
+    ORDERFILE may hold just `orders:`: the game, turn, phase, player and seq it
+    lacks are filled in for the open phase (seq: the one after PLAYER's standing
+    orders); a header that names another player or phase is refused. The orders are
+    recorded and announced as entered by the referee, and the acknowledgement goes
+    to the player, who can replace them with their own file of a higher seq. A
+    refusal is shown here only: nothing is sent to the player.
 
     \b
     Example:
         referee become blenheim tallard tallard-orders.yaml
     """
+    from referee.errors import OrderRefusedError
     from referee.game.engine import submit as submit_order
 
     receipt = submit_order(gamedir, orderfile.read_bytes(), None, become=player)
+    if receipt.filled:
+        _say(f"filled in for the open phase: {', '.join(receipt.filled)}")
+    if not receipt.accepted:
+        raise OrderRefusedError(
+            f"{orderfile} was refused; nothing was sent to {player}",
+            [str(problem) for problem in receipt.problems],
+            hints=("correct the file and run `referee become` again",),
+        )
     _show_receipt(receipt, orderfile)
 
 
@@ -199,23 +307,36 @@ def adjudicate(gamedir: Path, expect: str | None, force: bool) -> None:
 
 @cli.command()
 @GAMEDIR
-@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
-def status(gamedir: Path, as_json: bool) -> None:
+@JSON_OPTION
+@click.option(
+    "--clock", "with_clock", is_flag=True, help="Also show how long each player took to answer, per phase and in total."
+)
+def status(gamedir: Path, as_json: bool, with_clock: bool) -> None:
     """Say the game, turn and phase, who is awaited, and the commitment.
+
+    With --clock, the time each player took to answer in each phase (from the
+    phase's notice to their last accepted orders; to the adjudication when they sent
+    none) and in total: tournaments decide unfinished games by it.
 
     \b
     Example:
         referee status blenheim --json
+        referee status blenheim --clock
     """
+    from referee.game.status import clock, clock_text, status_text
     from referee.game.status import status as read_status
-    from referee.game.status import status_text
 
     info = read_status(gamedir)
     if not info["over"]:
         from referee.game.supplies import status_needs
 
         info.update(status_needs(gamedir))
-    _say(json.dumps(info, indent=2) if as_json else status_text(info), nl=as_json)
+    if with_clock:
+        info["clock"] = clock(gamedir)
+    if as_json:
+        _say(json.dumps(info, indent=2))
+    else:
+        _say(status_text(info) + (clock_text(info["clock"]) if with_clock else ""), nl=False)
 
 
 @cli.command()
@@ -238,7 +359,7 @@ def preview(gamedir: Path, force: bool) -> None:
 
 
 @cli.command()
-@GAMEDIR
+@COPY_GAMEDIR
 @click.option(
     "--final", is_flag=True, help="Also require the revealed game secret to prove every hidden draw (game over)."
 )
@@ -255,7 +376,10 @@ def preview(gamedir: Path, force: bool) -> None:
     metavar="KEYFILE",
     help="Your SSH private key, to open letters sealed to you (encrypt: true).",
 )
-def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None) -> None:
+@JSON_OPTION
+def verify(
+    gamedir: Path, final: bool, letters: Path | None, player: str | None, identity: Path | None, as_json: bool
+) -> None:
     """Re-derive every roll of every record and check signatures and chains.
 
     GAMEDIR needs only referee.pub and records/ (each record with its .sig), so a
@@ -264,7 +388,8 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
     order the referee acknowledged must be in its phase's record, each notice's
     commitment (hidden commit, beacon round) its record's, each report's record
     the one published now, and each letter signed by the referee; a mismatch
-    names the letter (Message-ID, date, subject). Exits 3 on any problem.
+    names the letter (Message-ID, date, subject). Exits 3 on any problem. A game
+    with no phase adjudicated yet has nothing to verify: it says so and exits 0.
 
     \b
     Example:
@@ -280,8 +405,11 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
         raise click.UsageError("--letters and --player go together: whose letters, kept where")
     if identity is not None and letters is None:
         raise click.UsageError("--identity opens sealed letters: give --letters and --player too")
+    if letters is None and not any((gamedir / "records").glob("*.json")):
+        nothing = f"nothing to verify yet: no phase adjudicated in {gamedir} (no records in {gamedir / 'records'})"
+        _say(json.dumps({"ok": True, "adjudicated": False, "records": 0}, indent=2) if as_json else nothing)
+        return
     report = verify_game_dir(gamedir, final)
-    problems = list(report.problems)
     kept = None
     if letters is not None and player is not None:
         from referee.protocol.evidence import verify_letters
@@ -292,27 +420,50 @@ def verify(gamedir: Path, final: bool, letters: Path | None, player: str | None,
 
             decrypt = identity_decrypter(identity)
         kept = verify_letters(gamedir, letters, player, decrypt)
-        problems += kept.problems
+    problems = report.problems + (kept.problems if kept else [])
+    if as_json:
+        _say(json.dumps(_verify_json(report, kept, problems), indent=2))
     if problems:
         raise VerificationError(f"{len(problems)} problem(s) in {gamedir}", problems)
+    if not as_json:
+        _say("\n".join(_verify_lines(report, kept)))
+
+
+def _verify_json(report: Any, kept: Any, problems: list[str]) -> dict[str, Any]:
+    """Return what `verify --json` prints: the counts checked, and every problem (docs/json.md)."""
+    from dataclasses import asdict
+
+    return {
+        "ok": not problems,
+        "adjudicated": True,
+        **{name: value for name, value in asdict(report).items() if name != "problems"},
+        "problems": problems,
+        "letters": asdict(kept) if kept is not None else None,
+    }
+
+
+def _verify_lines(report: Any, kept: Any) -> list[str]:
+    """Return what `verify` prints when every check held."""
     superseded = f", and {report.superseded} superseded record(s)" if report.superseded else ""
-    _say(f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}")
+    lines = [
+        f"ok: {report.records} record(s), {report.rolls} roll(s), {report.orders} order hash(es) verified{superseded}"
+    ]
     if report.openings or report.hidden_proven:
-        _say(
+        lines.append(
             f"hidden draws: {report.openings} public opening(s) checked against their commitments, "
             f"{report.hidden_proven} draw(s) proven from what was revealed"
         )
     if report.beacons:
-        click.echo(
+        lines.append(
             f"beacon: {report.beacons} round(s) of drand chain {report.beacon_chain} verified offline, "
             "each the round promised before its phase's orders closed (check the chain hash is the one you expect)"
         )
     if report.final:
-        _say("final: the revealed game secret proves every hidden draw of the game")
+        lines.append("final: the revealed game secret proves every hidden draw of the game")
     if kept is not None:
-        _say(f"letters: {kept.summary()}; each agrees with the published records")
-        for note in kept.notes:
-            _say(f"  note: {note}")
+        lines.append(f"letters: {kept.summary()}; each agrees with the published records")
+        lines += [f"  note: {note}" for note in kept.notes]
+    return lines
 
 
 @cli.command()
@@ -347,7 +498,7 @@ def reveal(gamedir: Path, patterns: tuple[str, ...], final: bool, force: bool, o
 
 
 @cli.command()
-@GAMEDIR
+@COPY_GAMEDIR
 @click.argument("label")
 @click.option("--phase", metavar="TURN/PHASE", help="The phase of the roll, when its label was used in several.")
 def explain(gamedir: Path, label: str, phase: str | None) -> None:
@@ -411,7 +562,9 @@ def override(
 
 
 @cli.command()
-@click.argument("gamedir", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument(
+    "gamedir", required=False, type=click.Path(path_type=Path), callback=lambda _c, _p, path: path and _a_game(path)
+)
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--reason", help="Why: every player reads it, in the phase's report.")
 @click.option("--template", "need", metavar="NEED", help="Write the commented file to fill in for NEED.")
@@ -471,7 +624,7 @@ def supply(
 
 @cli.command()
 @GAMEDIR
-@click.option("--json", "as_json", is_flag=True, help="Print the needs as JSON.")
+@JSON_OPTION
 def missing(gamedir: Path, as_json: bool) -> None:
     """List what the game's referee may supply: each need, when and why, its page, the commands.
 
@@ -535,13 +688,14 @@ def roll_forward(gamedir: Path, operation: str | None) -> None:
 
 
 @cli.command()
-@GAMEDIR
+@click.argument("gamedir", type=click.Path(path_type=Path))
 @click.option(
     "--public",
     is_flag=True,
     help="GAMEDIR is a player's folder (records/, reveals/, replay.json, referee.pub): replay it without a journal.",
 )
-def audit(gamedir: Path, public: bool) -> None:
+@JSON_OPTION
+def audit(gamedir: Path, public: bool, as_json: bool) -> None:
     """Replay the whole game and confirm every state, record and report; exit 3 on a divergence.
 
     Starts from the configuration's set-up and replays each phase from the orders on
@@ -557,28 +711,35 @@ def audit(gamedir: Path, public: bool) -> None:
         referee audit blenheim
         referee audit --public ~/games/blenheim
     """
+    from dataclasses import asdict
+
     from referee.errors import VerificationError
 
+    (_a_game_or_a_copy if public else _a_game)(gamedir)
     if public:
         from referee.game.public_audit import public_audit
 
-        checked = public_audit(gamedir)
-        if not checked.ok:
-            raise VerificationError(f"the public audit of {gamedir} found a divergence", checked.problems[:20])
-        click.echo(f"ok: {checked.summary()}")
-        return
-    from referee.game.audit import audit as run_audit
-    from referee.game.audit import phases_to_replay
-
-    total = phases_to_replay(gamedir)
-    if total > 5 and sys.stderr.isatty():
-        with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
-            report = run_audit(gamedir, bar.update)
+        report: Any = public_audit(gamedir)
+        problems = report.problems[:20]
     else:
-        report = run_audit(gamedir)
+        from referee.game.audit import audit as run_audit
+        from referee.game.audit import phases_to_replay
+
+        total = phases_to_replay(gamedir)
+        if total > 5 and sys.stderr.isatty():
+            with click.progressbar(length=total, label="replaying", file=sys.stderr) as bar:
+                report = run_audit(gamedir, bar.update)
+        else:
+            report = run_audit(gamedir)
+        problems = [] if report.ok else [str(report.divergence)]
+    if as_json:
+        _say(json.dumps({"ok": report.ok, "public": public, **asdict(report), "summary": report.summary()}, indent=2))
     if not report.ok:
-        raise VerificationError(f"the audit of {gamedir} found a divergence", [str(report.divergence)])
-    _say(f"ok: {report.summary()}")
+        raise VerificationError(
+            f"the {'public audit' if public else 'audit'} of {gamedir} found a divergence", problems
+        )
+    if not as_json:
+        _say(f"ok: {report.summary()}")
 
 
 @cli.command()
@@ -608,7 +769,8 @@ def dispute() -> None:
 
 @dispute.command("list")
 @GAMEDIR
-def dispute_list(gamedir: Path) -> None:
+@JSON_OPTION
+def dispute_list(gamedir: Path, as_json: bool) -> None:
     """List the game's disputes, open and resolved.
 
     \b
@@ -619,6 +781,9 @@ def dispute_list(gamedir: Path) -> None:
     from referee.game.journal import GameDir
 
     found = disputes(GameDir(gamedir).require())
+    if as_json:
+        _say(json.dumps(found, indent=2))
+        return
     if not found:
         _say("no disputes")
     for item in found:

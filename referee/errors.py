@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from pathlib import Path
 
 from referee.protocol.errors import KeyFileError, OrderRefusedError, RefereeError, SignatureError, VerificationError
 
@@ -18,12 +19,14 @@ __all__ = [
     "GameDataError",
     "KeyFileError",
     "LockedError",
+    "NoGameError",
     "OrderRefusedError",
     "RefereeError",
     "SignatureError",
     "StateError",
     "SystemRefusedError",
     "VerificationError",
+    "no_game_error",
     "system_error",
 ]
 
@@ -38,6 +41,24 @@ class ConfigError(RefereeError):
 
 class StateError(RefereeError):
     """The game is not in a state where the command can act (wrong phase, game over...)."""
+
+
+class NoGameError(StateError):
+    """GAMEDIR holds no game: a wrong path, or a game not made yet. Every command that takes a
+    GAMEDIR says so in the same words and exits 2, like any other mistake on the command line."""
+
+    exit_code = 2
+
+
+def no_game_error(path: Path, lacking: str, hints: tuple[str, ...]) -> NoGameError:
+    """Return the one refusal of a GAMEDIR with no game in it: `lacking` names what a game has there."""
+    if not path.exists():
+        why = "there is no such directory"
+    elif not path.is_dir():
+        why = "it is a file, not a directory"
+    else:
+        why = f"it has no {lacking}"
+    return NoGameError(f"no game in {path}: {why}", hints=hints)
 
 
 class LockedError(RefereeError):

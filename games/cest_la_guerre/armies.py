@@ -274,7 +274,13 @@ def _swap(entries: list[dict[str, Any]], list_id: str, swaps: Any, options: Mapp
 def build_army(
     orders: Mapping[str, Any], options: Mapping[str, Any]
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[Problem]]:
-    """Return (the side's summary, its cards, problems) for an army order; refused when problems."""
+    """Return (the side's summary, its cards, problems) for an army order; refused when problems.
+
+    Every independent problem is listed at once (the choices, the dummies, units on a list army,
+    the reserve...), so that one answer fixes them all; a problem that only follows from another
+    (the points of a list whose choices are wrong, a reserve card of a unit that is not there)
+    is left out.
+    """
     list_id = orders.get("list")
     problems: list[Problem] = []
     if list_id == POINT_SYSTEM:
@@ -284,10 +290,9 @@ def build_army(
     elif list_id in LISTS:
         army = LISTS[list_id]
         problems = _choice_problems(army, orders.get("choices"))
-        if problems:
-            return None, [], problems
-        entries = _expand(army, orders.get("choices") or [])
-        problems += _swap(entries, list_id, orders.get("swaps"), options)
+        entries = [] if problems else _expand(army, orders.get("choices") or [])
+        if not problems:
+            problems += _swap(entries, list_id, orders.get("swaps"), options)
         army_name, period, total = army["name"], army["period"], int(army["total"] * 2)
         special = list(army.get("special_rules", []))
     else:
@@ -301,6 +306,7 @@ def build_army(
             )
         ]
         return None, [], problems
+    complete = not problems  # every card of the army is known: its points, reserve and names can be checked
     if list_id != POINT_SYSTEM and orders.get("units"):
         problems.append(Problem("illegal.army.units", "orders.units", f"units are for {POINT_SYSTEM} armies only"))
     dummies = orders.get("dummies", 0)
@@ -309,7 +315,7 @@ def build_army(
     if list_id == POINT_SYSTEM:
         cards += _cards([{"n": dummies, "type": "dummy"}])
         cost = sum(card["cost"] for card in cards)
-        if cost > options["army_points"] * 2:
+        if cost > options["army_points"] * 2:  # over even without the units refused above
             problems.append(
                 Problem(
                     "illegal.army.points",
@@ -319,7 +325,7 @@ def build_army(
             )
         total = cost
     else:
-        if cost != total:
+        if complete and cost != total:
             problems.append(
                 Problem(
                     "illegal.army.points",
@@ -336,8 +342,9 @@ def build_army(
                 )
             )
         cards += _cards([{"n": dummies, "type": "dummy"}])
-    problems += _reserve_problems(cards, orders.get("reserve") or [])
-    problems += _name_problems(cards, orders.get("names") or [])
+    if complete:
+        problems += _reserve_problems(cards, orders.get("reserve") or [])
+        problems += _name_problems(cards, orders.get("names") or [])
     if problems:
         return None, [], problems
     reserve = set(orders.get("reserve") or [])

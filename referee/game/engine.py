@@ -33,9 +33,16 @@ from referee.game.status import status, status_text
 from referee.game.supplies import WaitingOnReferee, hold
 from referee.kit.schema import check
 from referee.protocol.canonical import sha256_hex
-from referee.protocol.orders import MAX_ORDER_BYTES, OrderFile, order_file_problems, parse_order_file
+from referee.protocol.orders import (
+    MAX_ORDER_BYTES,
+    ORDER_LIMITS,
+    OrderFile,
+    order_file_problems,
+    parse_order_file,
+)
 from referee.protocol.problems import Problem
 from referee.protocol.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, verify
+from referee.protocol.yamlsafe import StrictYAMLError, load_strict
 
 # -- init ---------------------------------------------------------------------------------
 
@@ -133,27 +140,34 @@ def submit(
     mail) is handled once: submitted again, it changes nothing and returns `already_handled`.
 
     With `become`, the referee enters the file for that player (absent, or by agreement): the
+    header fields the file lacks are filled in for the open phase (`filled_header`), the
     referee signs it, it is recorded and announced as entered by the referee, and the
-    acknowledgement goes to the player.
+    acknowledgement goes to the player. A refused entry is the referee's own mistake: it is
+    kept on record but nothing is sent to the player (the receipt has no letter; the caller
+    shows the problems).
     """
     game = Game.open(path)
+    filled: tuple[str, ...] = ()
     if become is not None:
         if game.config.player(become) is None:
             players = ", ".join(p.name for p in game.config.players)
             raise RefereeError(
                 f"there is no player '{become}' in game '{game.config.game}'", hints=(f"players: {players}",)
             )
+        raw, filled = filled_header(game, become, raw)
         signature = game.sign(raw)
     with game.dir.lock():
         if source is not None and game.dir.source_seen(source):
             return Receipt(False, sha256_hex(raw), None, None, None, None, already_handled=True)
         receipt, order = _examine(game, raw, signature, become)
         receipt.by_referee = become is not None
+        receipt.filled = filled
         receipt.copy = game.dir.times_received(receipt.sha256) + 1
         # The acknowledgement is posted before the journal commits: after a crash in between,
         # the same submission writes the same letter again (same Message-ID), which the outbox
         # keeps once; committed first, a crash would lose the letter.
-        receipt.letter = post_ack(game, receipt, raw, in_reply_to, sender)
+        if receipt.accepted or become is None:
+            receipt.letter = post_ack(game, receipt, raw, in_reply_to, sender)
         extra = {"source": source} if source is not None else {}
         if receipt.accepted and not receipt.duplicate:
             _store_accepted(game, order, signature, receipt.by_referee, extra)
@@ -169,6 +183,48 @@ def submit(
                     receipt.player,
                 )
     return receipt
+
+
+def filled_header(game: Game, player: str, raw: bytes) -> tuple[bytes, tuple[str, ...]]:
+    """Return the file the referee enters for `player`, with the header fields it lacks (game,
+    turn, phase, player, seq) filled in for the open phase, and the names of those filled.
+
+    seq is the one after the player's standing orders, so the entry replaces them. Fields
+    the file has are kept as they are: one that contradicts (another player, another phase) is
+    refused by the usual checks. A file that is not a YAML mapping, or a game that is over, is
+    returned unchanged for those checks to refuse.
+    """
+    phase = game.dir.open_phase()
+    if phase is None or len(raw) > MAX_ORDER_BYTES:
+        return raw, ()
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        data = load_strict(text, ORDER_LIMITS)
+    except (UnicodeDecodeError, StrictYAMLError):
+        return raw, ()
+    if not isinstance(data, dict):
+        return raw, ()
+    standing = game.dir.standing_orders(phase).get(player)
+    wanted: dict[str, Any] = {
+        "game": game.config.game,
+        "turn": phase.turn,
+        "phase": phase.phase,
+        "player": player,
+        "seq": standing.seq + 1 if standing else 1,
+    }
+    # A missing seq means 1: written only when the entry must follow standing orders, so that a
+    # file entered the old way keeps its bytes.
+    missing = {f: v for f, v in wanted.items() if f not in data and (f, v) != ("seq", 1)}
+    if not missing:
+        return raw, ()
+    # JSON scalars are YAML: quoted, a phase named "1805" stays text.
+    header = "".join(f"{field}: {json.dumps(value)}\n" for field, value in missing.items())
+    filled = header + text
+    try:
+        fits = load_strict(filled, ORDER_LIMITS) == {**data, **missing}
+    except StrictYAMLError:
+        fits = False
+    return (filled.encode("utf-8"), tuple(missing)) if fits else (raw, ())
 
 
 def _examine(

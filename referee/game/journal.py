@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from referee.errors import LockedError, StateError
+from referee.errors import LockedError, StateError, no_game_error
 from referee.files import atomic_write
 from referee.protocol.canonical import canonical_json, sha256_hex
 
@@ -246,9 +246,17 @@ class GameDir:
             files = self._game_files()
             if files:
                 raise self._journal_lost("is missing", files)
-            raise StateError(
-                f"{self.path} is not a game directory (no journal.sqlite)",
-                hints=("create a game with: referee init GAMEDIR --config game.yaml",),
+            raise no_game_error(
+                self.path,
+                "journal (journal.sqlite)",
+                hints=(
+                    "check the path: GAMEDIR is the directory `referee init` made (in a referee home: HOME/games/NAME)",
+                    *(
+                        []
+                        if self.path.is_file()
+                        else [f"to start a game there: referee init {self.path} --config FILE"]
+                    ),
+                ),
             )
         return self
 

@@ -31,6 +31,7 @@ class Receipt:
     by_referee: bool = False
     letter: Path | None = None
     already_handled: bool = False
+    filled: tuple[str, ...] = ()  # header fields the referee's `become` filled in
 
 
 @dataclass
