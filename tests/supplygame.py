@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import copy
 import sys
+
+if __name__ == "__main__":
+    # Run as a script, tests/ comes first on sys.path, and its games/ folder (test files, no
+    # __init__) would stand in for the real `games` package under an editable install.
+    sys.path.remove(sys.path[0])
 from collections.abc import Mapping, Sequence
 from typing import Any
 
