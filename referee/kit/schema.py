@@ -236,6 +236,20 @@ def _describe(node: Mapping[str, Any], path: str, marker: str | None, lines: lis
         _describe(node["items"], f"{path}[]", None, lines)
 
 
+def describe_node(node: Mapping[str, Any]) -> str:
+    """Return what one field takes, in a few words for an order form's comment: its description
+    and, for a choice, a number or a flag, the values allowed (never the schema's example)."""
+    kind = node["type"]
+    limits = ""
+    if kind == "str" and node.get("enum") is not None:
+        limits = f"one of: {_list(node['enum'])}"
+    elif kind == "int" and (node.get("min") is not None or node.get("max") is not None):
+        limits = f"a whole number {_bounds(node.get('min'), node.get('max'))}"
+    elif kind == "bool":
+        limits = "true or false"
+    return "; ".join(part for part in (node.get("description", ""), limits) if part)
+
+
 def _shape(node: Mapping[str, Any]) -> str:
     """Say in words what a node expects, e.g. "list of up to 50" or "whole number from 0 to 99"."""
     kind = node["type"]
