@@ -30,6 +30,8 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         hand = deck.get("your_hand")
         others = ", ".join(f"{who} {count}" for who, count in deck["hand_sizes"].items() if who != player)
         pile = f"draw pile {deck['draw_pile']}" + (f"; other hands: {others}" if others else "")
+        if not deck["shuffles"]:
+            pile = f"draw pile {deck['draw_pile']}, dealt when round 1 is adjudicated"
         if hand is not None:
             cards = tuple(f"{card['name']} (id {card['card']})" for card in hand)
             held = f"{len(hand)} card{'' if len(hand) == 1 else 's'}"

@@ -96,7 +96,8 @@ def notice_context(
         "active": spec.active,
         "is_active": name in spec.active,
         "sealed": spec.sealed,
-        "schema_lines": describe(spec.schema),
+        # A form filled in for its reader gives the examples; the schema's might name another's piece.
+        "schema_lines": describe(spec.schema, examples=game.module.example is None),
         "template": order_template(game, phase, spec, name, state),
         "standing": standing_of(game.module, state, name),
         "entropy_digits": ENTROPY_HEX_DIGITS,

@@ -18,8 +18,8 @@ import yaml
 from referee.kit.schema import describe_node
 from referee.protocol.yamlsafe import StrictYAMLError, dump, load_strict
 
-# A trailing comment goes on its own line above the field when the line would pass this width.
-WIDTH = 76
+# A trailing comment goes on its own line above the field when the line would pass this width;
+WIDTH = 74  # the text letter indents the form by 4: 78 columns
 INDENT = "  "
 _FLOW_MAP_WIDTH = 56
 _ANY_INDEX = re.compile(r"\[\d+\]")
