@@ -1,6 +1,6 @@
 """cest-la-guerre: C'est la Guerre (Cards of Combat), a battle of the age of muskets."""
 
-from games.cest_la_guerre import rules
+from games.cest_la_guerre import rules, standing
 from games.cest_la_guerre.options import OPTIONS
 from referee.kit import GameModule
 
@@ -20,4 +20,6 @@ GAME = GameModule(
     options=OPTIONS,
     description=rules.__doc__ or "",
     templates="games.cest_la_guerre",
+    standing=standing.standing,
+    example=standing.example,
 )

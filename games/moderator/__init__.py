@@ -1,7 +1,7 @@
 """moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes,
 decks of cards and hidden notes)."""
 
-from games.moderator import rules
+from games.moderator import rules, standing
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -20,4 +20,6 @@ GAME = GameModule(
     in_play=rules.in_play,
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
+    standing=standing.standing,
+    example=standing.example,
 )

@@ -5,7 +5,7 @@ referee; geometry stays on the players' table. See README.md for what is from th
 what is reconstructed, the options and what the referee must supply.
 """
 
-from games.polemos_obb import rules
+from games.polemos_obb import rules, standing
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -24,4 +24,6 @@ GAME = GameModule(
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
     templates="games.polemos_obb",
+    standing=standing.standing,
+    example=standing.example,
 )

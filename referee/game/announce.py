@@ -18,21 +18,22 @@ from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
 from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
-from referee.kit.contract import PhaseSpec
+from referee.kit.contract import Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
 from referee.letters.content import annotated_rolls, proofs, view_yaml
+from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
 from referee.letters.post import deliver, to_every_player
 from referee.letters.render import events_template
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.orders import ENTROPY_HEX_DIGITS
 from referee.protocol.problems import Problem
-from referee.protocol.yamlsafe import dump
 
 
-def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -> str:
-    """Return a ready-to-fill order file for `player` in this phase.
+def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str, state: Any = None) -> str:
+    """Return a ready-to-fill order file for `player` in this phase, filled in with their own
+    choices when the game makes them from `state` (GameModule.example), a comment on each field.
 
     It carries an `entropy` line for this player alone, so the order's hash in the public record
     cannot be guessed by trying short orders (a sealed choice, a hidden note). The digits come
@@ -45,8 +46,22 @@ def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str) -
     if secret is not None:
         message = f"pbem-referee-entropy/1\n{game.config.game}\n{phase.turn}\n{phase.phase}\n{player}\n".encode()
         header["entropy"] = hmac.digest(secret, message, "sha256").hex()[:ENTROPY_HEX_DIGITS]
-    orders = spec.example if spec.example is not None else spec.default_orders
-    return dump(header) + dump({"orders": orders})
+    example = player_example(game.module, state, spec, player)
+    return order_form(header, example.orders, spec.schema, example.notes)
+
+
+def player_example(module: GameModule, state: Any, spec: PhaseSpec, player: str) -> Example:
+    """Return `player`'s own order form from the game (its `example` hook), else the phase's."""
+    asked = module.example is not None and state is not None and player in spec.active
+    own = module.example(state, player) if asked else None  # type: ignore[misc]
+    if own is not None:
+        return own
+    return Example(spec.example if spec.example is not None else spec.default_orders)
+
+
+def standing_of(module: GameModule, state: Any, player: str) -> list[Fact]:
+    """Return where `player` stands, as the game says (nothing for a game without the hook)."""
+    return list(module.standing(state, player)) if module.standing is not None else []
 
 
 def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> None:
@@ -83,8 +98,10 @@ def notice_context(
         "active": spec.active,
         "is_active": name in spec.active,
         "sealed": spec.sealed,
-        "schema_lines": describe(spec.schema),
-        "template": order_template(game, phase, spec, name),
+        # A form filled in for its reader gives the examples; the schema's might name another's piece.
+        "schema_lines": describe(spec.schema, examples=game.module.example is None),
+        "template": order_template(game, phase, spec, name, state),
+        "standing": standing_of(game.module, state, name),
         "entropy_digits": ENTROPY_HEX_DIGITS,
         "view_file": f"{name}.view.yaml",
         "view_sha256": sha256_hex(view_bytes),
@@ -204,6 +221,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "view_file": view_file,
         "view_sha256": sha256_hex(view_bytes),
         "changes": _changes(game, outcome, name),
+        "standing": standing_of(game.module, envelope["state"], name),
         "replaces": _replaced_record(game, phase),
         "proofs": proofs(visible),
     }

@@ -12,10 +12,20 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
     in_play(state) -> list[InPlay]                             (hidden draws still hiding something)
     supplies: needs, wanted(state), supply(state, need, data)  (what the referee supplies: referee.kit.needs)
+    standing(state, player) -> list[Fact]                      (where a player stands, for their letters)
+    example(state, player) -> Example or None                  (a player's own order form)
 
 `view` is the only way a letter learns the state. `secrets` names each hidden leaf of the
 state (a JSON pointer) with the roles entitled to see it; the contract tests put a marker in
 each and fail if one reaches anyone else's view, notice or report.
+
+`standing` says where a player stands, in a few short facts every notice and report shows
+near its top: their points, their hand, their units and their state, what is awaited from them.
+`example` fills in the open phase's order form for one player, with their own ids and legal
+choices and a note on what each field takes ("1 to 7: your TP"); without it (or when it gives
+None) the form is the phase's `example`. Both are drawn from the player's own view, never from
+what it hides: the leak test changes every hidden leaf a player may not see and fails if either
+answer changes.
 
 `in_play` names the hidden draws whose values some player still may not know (a deck with
 cards in hands or in its draw pile, a sealed note not yet opened), so that `referee reveal
@@ -55,6 +65,30 @@ class InPlay:
 
     label: Label  # the hidden draw's label (`deck/events/shuffle-1`); * and ? match several
     what: str  # e.g. "the draw pile of events (5 cards) to every player"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of where a player stands: what it is, what it says, and any items listed under it.
+
+    E.g. Fact("Tempo points", "7") or Fact("Your hand", "2 cards", ("Ambush", "Forced march")).
+    """
+
+    name: str
+    value: str = ""
+    items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """A player's own order form for the open phase: `orders` filled in with their ids and legal
+    choices (orders the rules accept as sent, where the phase allows), and `notes` saying what a
+    field takes, by its path in the order file ("orders.bid": "1 to 7: your TP",
+    "orders.allocate[0].general": "one of yours: ..."). A field without a note is described
+    by its schema."""
+
+    orders: Any
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}
@@ -165,6 +199,10 @@ class GameModule:
     templates: str | None = None
     # What the rulebook leaves out and the game's referee supplies (referee.kit.needs).
     supplies: Supplies | None = None
+    # Where a player stands, from their view only (see the module docstring); None: nothing shown.
+    standing: Callable[[Any, Role], list[Fact]] | None = None
+    # A player's own order form for the open phase; None (or a None answer): the phase's example.
+    example: Callable[[Any, Role], Example | None] | None = None
 
 
 def load_data(package: str, name: str) -> Any:

@@ -214,15 +214,19 @@ def _example(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def describe(schema: Mapping[str, Any], path: str = "orders") -> list[str]:
-    """Return lines describing the expected shape, one per node, e.g. for a phase notice."""
+def describe(schema: Mapping[str, Any], path: str = "orders", examples: bool = True) -> list[str]:
+    """Return lines describing the expected shape, one per node, e.g. for a phase notice.
+
+    `examples=False` leaves out the schema's examples: a notice whose form is filled in for its
+    reader has better ones, and a schema's example may name another player's piece.
+    """
     lines: list[str] = []
-    _describe(schema, path, None, lines)
+    _describe(schema, path, None, lines, examples)
     return lines
 
 
-def _describe(node: Mapping[str, Any], path: str, marker: str | None, lines: list[str]) -> None:
-    line = f"{path}: {_shape(node)}"
+def _describe(node: Mapping[str, Any], path: str, marker: str | None, lines: list[str], examples: bool) -> None:
+    line = f"{path}: {_shape(node, examples)}"
     if marker:
         line += f" ({marker})"
     if node.get("description"):
@@ -231,12 +235,26 @@ def _describe(node: Mapping[str, Any], path: str, marker: str | None, lines: lis
     if node["type"] == "map":
         required = set(node.get("required", ()))
         for name, child in node.get("fields", {}).items():
-            _describe(child, _join(path, name), "required" if name in required else "optional", lines)
+            _describe(child, _join(path, name), "required" if name in required else "optional", lines, examples)
     elif node["type"] == "list":
-        _describe(node["items"], f"{path}[]", None, lines)
+        _describe(node["items"], f"{path}[]", None, lines, examples)
 
 
-def _shape(node: Mapping[str, Any]) -> str:
+def describe_node(node: Mapping[str, Any]) -> str:
+    """Return what one field takes, in a few words for an order form's comment: its description
+    and, for a choice, a number or a flag, the values allowed (never the schema's example)."""
+    kind = node["type"]
+    limits = ""
+    if kind == "str" and node.get("enum") is not None:
+        limits = f"one of: {_list(node['enum'])}"
+    elif kind == "int" and (node.get("min") is not None or node.get("max") is not None):
+        limits = f"a whole number {_bounds(node.get('min'), node.get('max'))}"
+    elif kind == "bool":
+        limits = "true or false"
+    return "; ".join(part for part in (node.get("description", ""), limits) if part)
+
+
+def _shape(node: Mapping[str, Any], examples: bool = True) -> str:
     """Say in words what a node expects, e.g. "list of up to 50" or "whole number from 0 to 99"."""
     kind = node["type"]
     if kind == "map":
@@ -261,7 +279,7 @@ def _shape(node: Mapping[str, Any]) -> str:
         text = "whole number" + ("" if low is None and high is None else " " + _bounds(low, high))
     else:
         text = "true or false" if kind == "bool" else "any value"
-    if "example" in node:
+    if "example" in node and examples:
         text += f", e.g. {_example(node['example'])}"
     return text
 

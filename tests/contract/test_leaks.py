@@ -10,6 +10,8 @@ null, a 9-digit 731xxxxxx for a number, a bool flipped). Then:
   must not even depend on what it hides);
 - notices: the notice the core would mail (the real templates through letters.notice_context,
   with a real game directory) holds no marker and reads the same;
+- where the role stands and its own order form (the module's `standing` and `example` hooks,
+  asked directly as well as through the notice) hold no marker and are the same;
 - resolution: the world is resolved with the orders the real state was (the phase's example
   orders, or a bot's that name nothing hidden) and real dice with a hidden key. An event the
   role sees, the public record and its report (announce.report_context) may hold a marker only
@@ -379,6 +381,14 @@ def revealed_by(events: list[dict[str, Any]], leaves: list[Leaf]) -> list[Leaf]:
     return [leaf for leaf in leaves if any(leaf.pointer == p or leaf.pointer.startswith(p + "/") for p in pointers)]
 
 
+def own_hooks(module: GameModule, state: Any, role: str) -> dict[str, Any]:
+    """Return what the module's `standing` and `example` hooks give `role`, as plain data."""
+    standing = [dataclasses.asdict(fact) for fact in module.standing(state, role)] if module.standing else []
+    example = module.example(state, role) if module.example else None
+    form = {"orders": example.orders, "notes": dict(example.notes)} if example is not None else None
+    return {"standing": standing, "example": form}
+
+
 class DriftError(Exception):
     """A changed world in which the phase's example orders differ: its play is another game."""
 
@@ -403,15 +413,17 @@ class Checker:
         named = {f"{leaf.pointer} (for {', '.join(sorted(leaf.entitled)) or 'nobody'})" for leaf in leaves}
         self.leaks.append(f"{where}: {role or 'the public'} {what}: {', '.join(sorted(named))}")
 
-    def before(self, state: Any, role: str | None) -> tuple[str, str]:
-        """Return what `role` gets while the phase is open: its view, and its notice (text, HTML
-        and the attached view, rendered by the core's announce.notice_context)."""
+    def before(self, state: Any, role: str | None) -> tuple[str, str, str]:
+        """Return what `role` gets while the phase is open: its view, its notice (text, HTML
+        and the attached view, rendered by the core's announce.notice_context), and what the
+        module's own hooks say of it (where it stands, its order form with its notes)."""
         view = text_of(self.module.view(state, role))
         spec = self.module.phase(state)
         if role is None or spec is None:
-            return view, ""
+            return view, "", ""
         context, view_bytes = notice_context(self.core, open_phase(spec), spec, state, role)
-        return view, "\n".join((*render("notice", context, self.module), view_bytes.decode("utf-8")))
+        notice = "\n".join((*render("notice", context, self.module), view_bytes.decode("utf-8")))
+        return view, notice, text_of(own_hooks(self.module, state, role))
 
     def resolve(self, state: Any, given: dict[str, Any] | None = None) -> tuple[dict[str, Any], Outcome]:
         """Resolve the open phase with the `given` orders (by default its example orders) and
@@ -468,12 +480,16 @@ class Checker:
 
     def _check_before(self, item: Reached, role: str | None, mine: list[Leaf], pools: dict[str, list[Any]]) -> None:
         state, where = item.state, item.origin
-        view, notice = self.before(state, role)
-        world, (marked_view, marked_notice) = self.static.settle(
+        view, notice, hooks = self.before(state, role)
+        world, (marked_view, marked_notice, marked_hooks) = self.static.settle(
             state, mine, pools, lambda w: self.before(w.state, role)
         )
         self.levels_before += world.levels_used
-        for index, what, real, marked in ((0, "view", view, marked_view), (1, "notice", notice, marked_notice)):
+        for index, what, real, marked in (
+            (0, "view", view, marked_view),
+            (1, "notice", notice, marked_notice),
+            (2, "standing or order form", hooks, marked_hooks),
+        ):
             if found := world.found(marked):
                 self.leak(where, role, f"gets in its {what}", found)
             elif marked != real:

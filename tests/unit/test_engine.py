@@ -554,7 +554,7 @@ def test_kept_view_files_match_their_letters(game: TestGame) -> None:
 def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:
     """The order file a notice offers to start from must itself be a valid order file."""
     notice = (game.dir / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
-    form = notice.split("An order file to start from")[1].split("\n\n", 1)[1].split("Sign it with")[0]
+    form = notice.split("An order file filled in for you to start from")[1].split("\n\n", 1)[1].split("Sign it with")[0]
     raw = "".join(line[4:] + "\n" for line in form.splitlines() if line.strip()).encode()
     assert raw.startswith(b"game: test-game\n")
     accepted(submit(game.dir, raw, game.signed("alice", raw)))

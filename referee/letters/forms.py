@@ -1,0 +1,179 @@
+"""Order forms a player fills in: the order file as YAML with a comment on each field saying
+what it takes, made from plain values (the header, the player's orders, the phase's schema and
+the game's notes on the fields).
+
+The form is the file the player saves, edits and signs, so it must read back as exactly the
+data it shows: `order_form` checks that it does and falls back to plain YAML if not.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from referee.kit.schema import describe_node
+from referee.protocol.yamlsafe import StrictYAMLError, dump, load_strict
+
+# A trailing comment goes on its own line above the field when the line would pass this width;
+WIDTH = 74  # the text letter indents the form by 4: 78 columns
+INDENT = "  "
+_FLOW_MAP_WIDTH = 56
+_ANY_INDEX = re.compile(r"\[\d+\]")
+
+
+def order_form(
+    header: Mapping[str, Any], orders: Any, schema: Mapping[str, Any], notes: Mapping[str, str] | None = None
+) -> str:
+    """Return the order file: `header`, then `orders` with a comment on each field (from `notes`,
+    by path such as "orders.bid", else from the field's node in `schema`)."""
+    lines: list[str] = []
+    _field(lines, "orders", orders, schema, "orders", _Notes(notes or {}), "", top=True)
+    text = dump(dict(header)) + "\n".join(lines) + "\n"
+    try:
+        same = load_strict(text) == {**header, "orders": orders}
+    except StrictYAMLError:
+        same = False
+    return text if same else dump(dict(header)) + dump({"orders": orders})
+
+
+def _scalar(value: Any) -> str:
+    """Return one value in YAML flow style, on one line ("abc", "'1'", "[a, b]", "{x: 1}")."""
+    text = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, sort_keys=False, width=10**6)
+    return text.strip()[1:-1]
+
+
+def _is_flat(value: Any) -> bool:
+    """Return whether a value is best written on one line: a scalar, or a list of scalars or of
+    short lists, or a short mapping of scalars."""
+    if isinstance(value, list):
+        return all(not isinstance(v, (dict, list)) or (isinstance(v, list) and _is_flat(v)) for v in value)
+    if isinstance(value, dict):
+        flat = all(not isinstance(v, (dict, list)) for v in value.values())
+        return flat and len(_scalar(value)) <= _FLOW_MAP_WIDTH
+    return True
+
+
+def _child(node: Mapping[str, Any] | None, key: str | None) -> Mapping[str, Any] | None:
+    """Return the schema node of a map's field (`key`) or of a list's items (None)."""
+    if node is None:
+        return None
+    if key is None:
+        return node.get("items") if node.get("type") == "list" else None
+    return node.get("fields", {}).get(key) if node.get("type") == "map" else None
+
+
+def _has_notes(path: str, notes: Mapping[str, str]) -> bool:
+    """Return whether the game has a note on some field inside `path`."""
+    general = _ANY_INDEX.sub("[]", path)
+    return any(key.startswith((path + ".", path + "[", general + ".", general + "[")) for key in notes)
+
+
+class _Notes(dict[str, str]):
+    """The game's notes by path, and the general paths ("orders.rolls[].label") already
+    described: a field repeated in every item of a list is described once, in the first."""
+
+    def __init__(self, notes: Mapping[str, str]) -> None:
+        super().__init__(notes)
+        self.said: set[str] = set()
+
+
+def _note(path: str, node: Mapping[str, Any] | None, notes: Mapping[str, str]) -> str:
+    """Return what a field's comment says: the game's note on it (by its path, or by the path
+    with every list index as [], for the same field in every item), else its schema's words;
+    said once for a field repeated in a list's items, unless the note names that item."""
+    if path in notes:
+        return notes[path]
+    general = _ANY_INDEX.sub("[]", path)
+    if isinstance(notes, _Notes):
+        if general in notes.said:
+            return ""
+        notes.said.add(general)
+    if general in notes:
+        return notes[general]
+    return describe_node(node) if node is not None else ""
+
+
+def _emit(lines: list[str], text: str, comment: str, indent: str) -> None:
+    if not comment:
+        lines.append(text)
+    elif len(text) + 4 + len(comment) <= WIDTH:
+        lines.append(f"{text}  # {comment}")
+    else:
+        _comment(lines, comment, indent)
+        lines.append(text)
+
+
+def _comment(lines: list[str], comment: str, indent: str) -> None:
+    """Write a comment on lines of its own above a field, wrapped at WIDTH."""
+    width = max(WIDTH - len(indent) - 2, 30)
+    lines += [f"{indent}# {part}" for part in textwrap.wrap(comment, width, break_on_hyphens=False)]
+
+
+def _field(
+    lines: list[str],
+    key: str,
+    value: Any,
+    node: Mapping[str, Any] | None,
+    path: str,
+    notes: Mapping[str, str],
+    indent: str,
+    top: bool = False,
+) -> None:
+    """Write `key: value` at `indent`, with its comment; a nested value below it."""
+    comment = "" if top else _note(path, node, notes)
+    head = f"{indent}{_scalar(key)}:"
+    if _is_flat(value) and not (isinstance(value, dict) and (top or _has_notes(path, notes)) and value):
+        _emit(lines, f"{head} {_scalar(value)}", comment, indent)
+        if top and isinstance(value, dict):
+            _absent(lines, value, node, indent + INDENT)
+    elif isinstance(value, dict):
+        _emit(lines, head, comment, indent)
+        _mapping(lines, value, node, path, notes, indent + INDENT)
+        if top:
+            _absent(lines, value, node, indent + INDENT)
+    else:
+        _emit(lines, head, comment, indent)
+        for index, item in enumerate(value):
+            _item(lines, item, _child(node, None), f"{path}[{index}]", notes, indent + INDENT)
+
+
+def _mapping(
+    lines: list[str],
+    value: Mapping[str, Any],
+    node: Mapping[str, Any] | None,
+    path: str,
+    notes: Mapping[str, str],
+    indent: str,
+) -> None:
+    for key, item in value.items():
+        _field(lines, key, item, _child(node, key), f"{path}.{key}", notes, indent)
+
+
+def _item(
+    lines: list[str], value: Any, node: Mapping[str, Any] | None, path: str, notes: Mapping[str, str], indent: str
+) -> None:
+    """Write one list item (`- ...`); a mapping's first field goes on the dash's line."""
+    if not isinstance(value, dict) or not value or (_is_flat(value) and not _has_notes(path, notes)):
+        _emit(lines, f"{indent}- {_scalar(value)}", notes.get(path, ""), indent)
+        return
+    if path in notes:
+        _comment(lines, notes[path], indent)
+    start = len(lines)
+    _mapping(lines, value, node, path, notes, indent + INDENT)
+    # The first line written for the item's first field (past any comment line above it) takes the dash.
+    first = next(i for i in range(start, len(lines)) if not lines[i].lstrip().startswith("#"))
+    for i in range(start, first + 1):
+        lines[i] = indent + ("- " if i == first else "") + lines[i][len(indent) + 2 :]
+
+
+def _absent(lines: list[str], value: Mapping[str, Any], node: Mapping[str, Any] | None, indent: str) -> None:
+    """List, as comments, the optional fields the form leaves out, so a player knows they exist."""
+    fields = (node or {}).get("fields", {}) if (node or {}).get("type") == "map" else {}
+    left_out = [name for name in fields if name not in value]
+    if left_out:
+        said = "also possible here" if value else "orders you may give, in place of {}"
+        _comment(lines, f"{said} (see the reference below): {', '.join(left_out)}", indent)

@@ -1,0 +1,73 @@
+"""Order forms with a comment on each field (referee.letters.forms): they read back as exactly
+the data they show, whatever the text in them, and say what each field takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from referee.letters.forms import WIDTH, order_form
+from referee.protocol.yamlsafe import load_strict
+
+HEADER = {"game": "g", "turn": 1, "phase": "round", "player": "alice", "seq": 1}
+SCHEMA: dict[str, Any] = {
+    "type": "map",
+    "fields": {
+        "bid": {"type": "int", "min": 1, "max": 9, "description": "your sealed bid"},
+        "side": {"type": "str", "enum": ["left", "right"]},
+        "moves": {
+            "type": "list",
+            "description": "your moves, in order",
+            "items": {
+                "type": "map",
+                "fields": {
+                    "unit": {"type": "str", "description": "one of your units"},
+                    "to": {"type": "map", "fields": {"x": {"type": "int"}, "y": {"type": "int"}}},
+                    "note": {"type": "str", "description": "a long description " * 8},
+                },
+            },
+        },
+        "text": {"type": "any"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "orders",
+    [
+        {},
+        {"bid": 3},
+        {"text": "a # not a comment: here", "side": "left"},
+        {"text": ["1", 2, True, None, "yes", "", "ünïcode — “quotes”", "'", '"', "- dash", "[x]", "{y}"]},
+        {"moves": [{"unit": "A", "to": {"x": 1, "y": 2}, "note": "x " * 60}, {"unit": "B"}, {}]},
+        {"moves": [], "text": {"nested": [[1, 2], [3, ["deep"]]], "empty": {}, "list": []}},
+        {"text": "line one\nline two"},
+    ],
+)
+def test_a_form_reads_back_as_the_data_it_shows(orders: dict[str, Any]) -> None:
+    notes = {"orders.bid": "1 to 9: your TP", "orders.moves[0].unit": "yours: A, B"}
+    form = order_form(HEADER, orders, SCHEMA, notes)
+    assert load_strict(form) == {**HEADER, "orders": orders}
+
+
+def test_each_field_says_what_it_takes_and_the_comments_fit_the_page() -> None:
+    orders = {
+        "bid": 3,
+        "side": "left",
+        "moves": [{"unit": "A", "to": {"x": 1, "y": 2}}, {"unit": "B", "to": {"x": 3, "y": 4}, "note": "n " * 40}],
+    }
+    form = order_form(HEADER, orders, SCHEMA, {"orders.bid": "1 to 9: your TP", "orders.moves[0].unit": "yours: A, B"})
+    assert "bid: 3  # 1 to 9: your TP" in form  # the game's note beats the schema's words
+    assert "side: left  # one of: left, right" in form  # the schema's choices
+    assert "unit: A  # yours: A, B" in form
+    assert form.count("# one of your units") == 1  # a field repeated in every item is described once
+    assert "long description" in form
+    assert "# also possible here (see the reference below): text" in form
+    assert all(len(line) <= WIDTH for line in form.splitlines() if line.lstrip().startswith("#"))
+
+
+def test_an_empty_form_names_the_orders_one_may_give() -> None:
+    form = order_form(HEADER, {}, SCHEMA)
+    assert "orders: {}" in form
+    assert "orders you may give, in place of {}" in form
