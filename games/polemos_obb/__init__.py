@@ -6,6 +6,7 @@ what is reconstructed, the options and what the referee must supply.
 """
 
 from games.polemos_obb import rules
+from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -24,4 +25,5 @@ GAME = GameModule(
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
     templates="games.polemos_obb",
+    supplies=SUPPLIES,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Literal
 
 from referee.kit.tables import MissingTableError
@@ -80,3 +81,8 @@ class NotSupplied(MissingTableError):
     def __init__(self, need: str, message: str, hints: tuple[str, ...] | list[str] = ()) -> None:
         super().__init__(message, hints=hints)
         self.need = need
+
+
+def load_text(package: str, name: str) -> str:
+    """Return the text of `name` in the `data/` folder of a game package, comments kept (templates, examples)."""
+    return resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
