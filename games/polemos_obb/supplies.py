@@ -38,6 +38,7 @@ from referee.kit import (
     Wanted,
     load_text,
     parse_tables,
+    schema,
     thaw,
 )
 
@@ -244,9 +245,16 @@ def _army_morale_wanted(state: Mapping[str, Any]) -> Wanted:
 
 def supply(state: Mapping[str, Any], need_id: str, data: Any) -> tuple[Any, list[Problem]]:
     """Return (the state with the referee's data applied, []) or (the state unchanged, the problems)."""
+    need = SUPPLIES.by_id.get(need_id)
+    if need is None:
+        known = ", ".join(n.id for n in NEEDS)
+        return thaw(state), [Problem("invalid.supply.need", "supplies", f"polemos-obb needs no {need_id!r} ({known})")]
+    problems = schema.check(data, need.shape, "data")  # the core checks it too; a direct caller may not
+    if problems:
+        return thaw(state), problems
     new = thaw(state)
     problems = _placeholders(data, "data")
-    if need_id.startswith("tables/") and need_id in {n.id for n in NEEDS}:
+    if need_id.startswith("tables/"):
         problems += _supply_table(new, need_id.removeprefix("tables/"), data)
     elif need_id == "order_costs":
         problems += _supply_costs(new, data)
