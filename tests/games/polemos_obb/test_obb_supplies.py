@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 from obb_helpers import TEST_TABLES, event, new_game, play
-from scripted_dice import ScriptedDice
 from test_obb_combat_example import DE_SALON_FIGHTS_ON, SECOND_TURN_DICE, turn_two_contact
 
 from games.polemos_obb import GAME
@@ -21,6 +20,8 @@ from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import NotSupplied, Problem
 from referee.kit.schema import check, check_schema
 from referee.protocol.canonical import canonical_json
+
+from scripted_dice import ScriptedDice
 
 
 class LowDice(ScriptedDice):
