@@ -2,6 +2,7 @@
 
 from games.cest_la_guerre import rules
 from games.cest_la_guerre.options import OPTIONS
+from games.cest_la_guerre.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -20,4 +21,5 @@ GAME = GameModule(
     options=OPTIONS,
     description=rules.__doc__ or "",
     templates="games.cest_la_guerre",
+    supplies=SUPPLIES,
 )

@@ -2,6 +2,7 @@
 decks of cards and hidden notes)."""
 
 from games.moderator import rules
+from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -20,4 +21,5 @@ GAME = GameModule(
     in_play=rules.in_play,
     options=rules.OPTIONS,
     description=rules.__doc__ or "",
+    supplies=SUPPLIES,
 )

@@ -38,11 +38,11 @@ from referee.kit import (
     Wanted,
     load_text,
     parse_tables,
+    placeholders,
     schema,
     thaw,
 )
 
-PLACEHOLDER = "FILL IN"  # a template's texts start with it; supply refuses data that still holds one
 TABLE_SHAPE: dict[str, Any] = {
     "type": "map",
     "fields": {
@@ -249,11 +249,12 @@ def supply(state: Mapping[str, Any], need_id: str, data: Any) -> tuple[Any, list
     if need is None:
         known = ", ".join(n.id for n in NEEDS)
         return thaw(state), [Problem("invalid.supply.need", "supplies", f"polemos-obb needs no {need_id!r} ({known})")]
+    data = thaw(data)
     problems = schema.check(data, need.shape, "data")  # the core checks it too; a direct caller may not
     if problems:
         return thaw(state), problems
     new = thaw(state)
-    problems = _placeholders(data, "data")
+    problems = placeholders(data)
     if need_id.startswith("tables/"):
         problems += _supply_table(new, need_id.removeprefix("tables/"), data)
     elif need_id == "order_costs":
@@ -282,16 +283,6 @@ def supply(state: Mapping[str, Any], need_id: str, data: Any) -> tuple[Any, list
     if problems:
         return thaw(state), problems
     return new, []
-
-
-def _placeholders(data: Any, path: str) -> list[Problem]:
-    if isinstance(data, str) and data.startswith(PLACEHOLDER):
-        return [Problem("invalid.supply.placeholder", path, f"still holds the template's {data!r}: fill it in")]
-    if isinstance(data, Mapping):
-        return [p for key, value in data.items() for p in _placeholders(value, f"{path}.{key}")]
-    if isinstance(data, list):
-        return [p for index, value in enumerate(data) for p in _placeholders(value, f"{path}[{index}]")]
-    return []
 
 
 def _refusals(check: Callable[..., Any], *args: Any) -> list[Problem]:
