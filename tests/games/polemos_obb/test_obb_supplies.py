@@ -24,6 +24,18 @@ from referee.protocol.canonical import canonical_json
 from scripted_dice import ScriptedDice
 
 
+class StridingDice(ScriptedDice):
+    """Dice that step through each die's faces by `stride`: a fixed, varied game without a seed."""
+
+    def __init__(self, stride: int) -> None:
+        super().__init__([])
+        self.stride = stride
+
+    def _take(self, label: str, lowest: int, highest: int) -> int:
+        self._next += 1
+        return lowest + (self._next * self.stride) % (highest - lowest + 1)
+
+
 class LowDice(ScriptedDice):
     """Dice that count up from each die's lowest face (ties get broken): enough to walk a game to a phase."""
 
@@ -279,3 +291,77 @@ def test_each_example_is_accepted_where_the_game_can_take_it(need: Any) -> None:
             assert roles is not None and GAME.setup(chosen, list(roles), options)
             continue
         supplied(state, need.id, data)
+
+
+# -- a whole game, each part supplied only when the game asks for it ---------------------------
+
+ATTACK = {
+    "division": "van-gelder",
+    "target": "de-salon",
+    "pairs": [["X", "M"], ["Y", "N"], ["Z", "O"]],
+    "support": [{"base": "X", "by": ["W"]}],
+    "rounds": [["X", "Y", "Z"], ["Y", "X"], ["Z", "Y", "X"]],
+}
+NEED_OF_REFUSAL = {
+    "illegal.cost-not-supplied": "order_costs",
+    "illegal.table-missing.rally": "tables/rally",
+    "illegal.table-missing.bombardment": "tables/bombardment",
+}
+EXAMPLES = {need.id: yaml.safe_load(need.example)["data"] for need in SUPPLIES.needs}
+
+
+def attack_orders(state: dict[str, Any], step: str, role: str) -> dict[str, Any]:
+    """The book's combat example as orders: all TP to the division, a move of three brigades, the attack."""
+    army = state["armies"][role]
+    kind = step.split("-", 1)[-1]
+    if kind == "bid":
+        return {"bid": 1}
+    if kind == "command":
+        general = state["divisions"][army["divisions"][0]]["commander"]
+        orders: dict[str, Any] = {"allocate": [{"general": general, "tp": army["tp"]}]} if army["tp"] else {}
+        shaken = [
+            b
+            for b, rec in state["bases"].items()
+            if rec["state"] == "shaken" and state["divisions"][rec["division"]]["army"] == role
+        ]
+        return {**orders, "rally": [{"base": shaken[0]}]} if shaken else orders
+    if kind == "moves" and role == "dutch":
+        return {"moves": [{"order": "move", "brigades": ["X", "Y", "Z"]}]}  # three brigades: a cost not in the file
+    if kind == "contact" and role == "dutch" and state["turn"] == 1:
+        return {"attacks": [copy.deepcopy(ATTACK)]}
+    return {}
+
+
+def test_a_game_begun_with_nothing_supplied_is_played_to_its_end_supplying_each_part_when_asked() -> None:
+    state = new_game(rounds=3)
+    asked: list[tuple[int, str, str]] = []
+    for _ in range(60):
+        spec = GAME.phase(state)
+        if spec is None:
+            break
+        orders = {}
+        for role in spec.active:
+            order = attack_orders(state, spec.name, role)
+            for problem in GAME.validate(state, role, order):
+                need = NEED_OF_REFUSAL.get(problem.code)
+                if need is not None and when(state, need) != "supplied":
+                    assert when(state, need) == "now", (need, spec.name)
+                    assert "referee can supply it" in problem.message
+                    asked.append((state["turn"], spec.name, need))
+                    state = supplied(state, need, EXAMPLES[need])
+            order = order if GAME.validate(state, role, order) == [] else {}
+            orders[role] = order
+        try:
+            new, _ = GAME.resolve(state, orders, StridingDice(3))
+        except NotSupplied as waiting:
+            assert when(state, waiting.need) == "now", waiting.need
+            asked.append((state["turn"], spec.name, waiting.need))
+            state = supplied(state, waiting.need, EXAMPLES[waiting.need])
+            continue
+        state = json.loads(canonical_json(new))
+        assert GAME.check(state) == []
+    assert state["over"], state["step"]
+    assert [(turn, need) for turn, _, need in asked] == [(1, "order_costs"), (1, "army_morale")]
+    assert [w.need for w in SUPPLIES.wanted(state) if w.when == "now"] == []
+    for _, _, need in asked:
+        assert when(state, need) == "supplied"
