@@ -183,30 +183,30 @@ def _tables_wanted(state: Mapping[str, Any], table_id: str, when: Any) -> Wanted
     need = f"tables/{table_id}"
     if table_id in state["overlays"].get("tables", {}).get("tables", {}):
         return Wanted(need, "supplied", "")
-    result: tuple[str, str] = when(state)
+    result: tuple[Any, ...] = when(state)
     return Wanted(need, *result)
 
 
-def _bombardment_when(state: Mapping[str, Any]) -> tuple[str, str]:
+def _bombardment_when(state: Mapping[str, Any]) -> tuple[Any, ...]:
     guns = [b for b in state["bases"] if is_standing(state, b) and arm_of(state, b) == "artillery"]
     if not guns:
         return "never", "no artillery base is left on the field"
     kind = step_kind(state["step"])
     side = acting_side(state) if kind == "bombardment" else None
     if side is not None and any(side_of_base(state, b) == side for b in guns):
-        return "now", "this bombardment phase: a fire order is refused until the table is supplied"
+        return "now", "this bombardment phase: a fire order is refused until the table is supplied", False
     return "later", "each bombardment phase: artillery fire reads it"
 
 
-def _rally_when(state: Mapping[str, Any]) -> tuple[str, str]:
+def _rally_when(state: Mapping[str, Any]) -> tuple[Any, ...]:
     shaken = [b for b in state["bases"] if is_standing(state, b) and state["bases"][b]["state"] == "shaken"]
     side = acting_side(state) if step_kind(state["step"]) == "command" else None
     if side is not None and any(side_of_base(state, b) == side for b in shaken):
-        return "now", "this command phase: a rally order for a shaken base is refused until it is supplied"
+        return "now", "this command phase: a rally order for a shaken base is refused until it is supplied", False
     return "later", "a command phase where a shaken base tries to rally"
 
 
-def _officer_grade_when(state: Mapping[str, Any]) -> tuple[str, str]:
+def _officer_grade_when(state: Mapping[str, Any]) -> tuple[Any, ...]:
     generals = state["generals"]
     if state["step"] == "muster" and any(g["grade"] == "random" for g in generals.values()):
         return "now", "a general's scenario grade is random: the muster rolls it"
@@ -224,7 +224,7 @@ def _order_costs_wanted(state: Mapping[str, Any]) -> Wanted:
     unknown = [kind for kind in ("continue", "remount", "limber", "unlimber") if order_cost(state, kind, 1) is None]
     why = "a move of 2, 3 or 5+ brigades on one order" + (f", and {', '.join(unknown)} orders" if unknown else "")
     if step_kind(state["step"]) == "moves":
-        return Wanted("order_costs", "now", f"this moves phase: {why} is refused until the costs are supplied")
+        return Wanted("order_costs", "now", f"this moves phase: {why} is refused until the costs are supplied", False)
     return Wanted("order_costs", "later", f"each moves phase: {why} needs them")
 
 

@@ -52,6 +52,9 @@ class Wanted:
     need: str  # a Need.id
     when: When
     why: str = ""  # "the Franco-Bavarian army has a spent division this phase"
+    # For `now`: True when the phase cannot be adjudicated without it (hold the phase); False
+    # when only orders that need it are refused this phase and the phase goes on without them.
+    blocks: bool = True
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ def test_issue_15_a_partial_state_edit_names_exactly_the_army_still_missing() ->
 def test_a_game_stopped_on_army_morale_goes_on_once_it_is_supplied() -> None:
     state = morale_phase_with_a_spent_division()
     assert when(state, "army_morale") == "now"
+    assert next(w for w in SUPPLIES.wanted(state) if w.need == "army_morale").blocks
     with pytest.raises(NotSupplied):
         play(state, {}, MORALE_DICE)
     state = supplied(state, "army_morale", {"cmf": {"dutch": 15, "bavarian": 15}, "when_exhausted": "army-leaves"})
@@ -191,6 +192,8 @@ def test_a_fire_order_is_refused_until_the_bombardment_table_is_supplied() -> No
 def test_an_order_cost_supplied_mid_game_is_used_from_the_next_moves_phase() -> None:
     state = play_until(new_game(army_morale={"cmf": {"dutch": 9, "bavarian": 9}}), "tempo-moves")
     assert when(state, "order_costs") == "now"
+    # Only an order that needs a cost is refused: the phase is not held for it.
+    assert not next(w for w in SUPPLIES.wanted(state) if w.need == "order_costs").blocks
     player = (GAME.phase(state) or pytest.fail("over")).active[0]
     division = state["armies"][player]["divisions"][0]
     brigades = state["divisions"][division]["brigades"][:2]
