@@ -144,8 +144,18 @@ def _need(need_id: str, part: Mapping[str, Any], kind: str, shape: Mapping[str, 
     )
 
 
+# A table of the game's own, reconstructed where the file lacks the book's: in use until supplied.
+RECONSTRUCTED_TABLES = {
+    "follow-up": {
+        "book": "The follow-up test, combat, pp. 23-28 (the file shows it only in the combat example)",
+        "needed_by": "nothing; the game uses a follow-up test reconstructed from the combat example until supplied",
+        "results": ["stays", "follows-up"],
+    },
+}
+TITLES["tables/follow-up"] = "the follow-up test after the enemy recoils"
 NEEDS: tuple[Need, ...] = (
     *(_need(f"tables/{t}", part, "table", TABLE_SHAPE) for t, part in SUPPLIED["tables"].items()),
+    *(_need(f"tables/{t}", part, "table", TABLE_SHAPE) for t, part in RECONSTRUCTED_TABLES.items()),
     *(
         _need(name, part, "data" if name in SET_UP_ONLY else "option", SHAPES[name])
         for name, part in SUPPLIED["options"].items()
@@ -162,6 +172,12 @@ def wanted(state: Mapping[str, Any]) -> list[Wanted]:
         _tables_wanted(state, "bombardment", _bombardment_when),
         _tables_wanted(state, "rally", _rally_when),
         _tables_wanted(state, "officer-grade", _officer_grade_when),
+        *(
+            _tables_wanted(
+                state, t, lambda _: ("default", "the game uses its own, reconstructed from the combat example")
+            )
+            for t in RECONSTRUCTED_TABLES
+        ),
         _order_costs_wanted(state),
         _army_morale_wanted(state),
         *(
@@ -303,7 +319,7 @@ def _supply_table(new: dict[str, Any], table_id: str, data: Any) -> list[Problem
     except GameDataError as error:
         return [Problem("invalid.table", "data", str(error).removeprefix("the supplied file: "))]
     problems = []
-    allowed = SUPPLIED["tables"][table_id]["results"]
+    allowed = {**SUPPLIED["tables"], **RECONSTRUCTED_TABLES}[table_id]["results"]
     for index, row in enumerate(table.rows):
         results = row.result.values() if table.columns else [row.result]
         strays = [str(r) for r in results if r not in allowed]

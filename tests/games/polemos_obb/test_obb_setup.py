@@ -123,11 +123,13 @@ def test_the_view_lists_what_is_missing_until_supplied() -> None:
         "tables/officer-grade": "later",
         "order_costs": "later",
         "army_morale": "later",
+        "tables/follow-up": "default",
         "combat_results": "default",
         "combat_modifiers": "default",
     }
     supplied = new_game(tables=TEST_TABLES, army_morale={"cmf": {"dutch": 9, "bavarian": 9}})
     assert {p["need"] for p in GAME.view(supplied, "dutch")["missing"]} == {
+        "tables/follow-up",
         "order_costs",
         "combat_results",
         "combat_modifiers",

@@ -16,6 +16,7 @@ from obb_helpers import TEST_TABLES, event, new_game, play
 from test_obb_combat_example import DE_SALON_FIGHTS_ON, SECOND_TURN_DICE, turn_two_contact
 
 from games.polemos_obb import GAME
+from games.polemos_obb.options import game_tables
 from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import NotSupplied, Problem
 from referee.kit.schema import check, check_schema
@@ -218,6 +219,15 @@ def test_reconstructed_parts_are_defaults_until_supplied() -> None:
     assert state["overlays"]["combat_results"] == chart
     state = supplied(state, "combat_modifiers", [{"name": "support", "value": 2, "when": {"supported": True}}])
     assert [m["value"] for m in state["overlays"]["combat_modifiers"]] == [2]
+    assert when(state, "tables/follow-up") == "default"
+    follow_up = {
+        "title": "t",
+        "dice": "1d6",
+        "rows": [{"range": "1-5", "result": "stays"}, {"range": 6, "result": "follows-up"}],
+    }
+    state = supplied(state, "tables/follow-up", follow_up)
+    assert when(state, "tables/follow-up") == "supplied"
+    assert game_tables(state).get("follow-up").rows[0].high == 5
 
 
 # -- every kind of mistake, named ------------------------------------------------------------
