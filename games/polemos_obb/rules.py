@@ -221,12 +221,12 @@ def _muster(r: Resolution) -> None:
     parts = []
     if stops:
         parts.append(
-            f"Not in the rulebook file and not yet supplied by this game's referee: {'; '.join(stops)}. "
+            f"Not in the rulebook file and not yet supplied by this game's referee: {_listed(stops)}. "
             "The game's referee supplies each when the game needs it; until then an order that needs one "
             "is refused, naming it."
         )
     if rebuilt:
-        names = " and ".join(rebuilt)
+        names = _listed(rebuilt)
         parts.append(f"Reconstructed from the book's combat example, in use until the referee supplies them: {names}.")
     if parts:
         r.say("game.missing", " ".join(parts), {"missing": missing})
@@ -237,6 +237,11 @@ def _muster(r: Resolution) -> None:
             {"ignored": state["ignored_options"]},
         )
     tempo.roll_income(r, 1)
+
+
+def _listed(items: list[str]) -> str:
+    """Return items as a sentence lists them: "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _set_standing(r: Resolution, army: str, standing: Mapping[str, Any]) -> None:
