@@ -116,6 +116,7 @@ TITLES = {
     "tables/bombardment": "the bombardment table",
     "tables/rally": "the rally table",
     "tables/officer-grade": "the officer-grade table (ranks and grades of officers)",
+    "tables/follow-up": "the follow-up test after the enemy recoils",
     "order_costs": "the Tempo-point cost of each order (the tempo-cost table)",
     "army_morale": "the critical morale factor of each army",
     "combat_results": "the combat results chart",
@@ -152,7 +153,6 @@ RECONSTRUCTED_TABLES = {
         "results": ["stays", "follows-up"],
     },
 }
-TITLES["tables/follow-up"] = "the follow-up test after the enemy recoils"
 NEEDS: tuple[Need, ...] = (
     *(_need(f"tables/{t}", part, "table", TABLE_SHAPE) for t, part in SUPPLIED["tables"].items()),
     *(_need(f"tables/{t}", part, "table", TABLE_SHAPE) for t, part in RECONSTRUCTED_TABLES.items()),
@@ -172,12 +172,7 @@ def wanted(state: Mapping[str, Any]) -> list[Wanted]:
         _tables_wanted(state, "bombardment", _bombardment_when),
         _tables_wanted(state, "rally", _rally_when),
         _tables_wanted(state, "officer-grade", _officer_grade_when),
-        *(
-            _tables_wanted(
-                state, t, lambda _: ("default", "the game uses its own, reconstructed from the combat example")
-            )
-            for t in RECONSTRUCTED_TABLES
-        ),
+        *(_tables_wanted(state, table_id, _reconstructed_when) for table_id in RECONSTRUCTED_TABLES),
         _order_costs_wanted(state),
         _army_morale_wanted(state),
         *(
@@ -201,6 +196,10 @@ def _tables_wanted(state: Mapping[str, Any], table_id: str, when: Any) -> Wanted
         return Wanted(need, "supplied", "")
     result: tuple[Any, ...] = when(state)
     return Wanted(need, *result)
+
+
+def _reconstructed_when(state: Mapping[str, Any]) -> tuple[Any, ...]:
+    return "default", "the game uses its own, reconstructed from the book's combat example"
 
 
 def _bombardment_when(state: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -245,7 +244,7 @@ def _order_costs_wanted(state: Mapping[str, Any]) -> Wanted:
 
 
 def _army_morale_wanted(state: Mapping[str, Any]) -> Wanted:
-    lacking = [a for a in army_order(state) if state["armies"][a]["cmf"] is None]
+    lacking = [a for a in army_order(state) if state["armies"][a].get("cmf") is None]
     if not lacking:
         return Wanted("army_morale", "supplied", "")
     names = ", ".join(lacking)
