@@ -2,6 +2,7 @@
 
 from games.cest_la_guerre import rules, standing
 from games.cest_la_guerre.options import OPTIONS
+from games.cest_la_guerre.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -22,4 +23,5 @@ GAME = GameModule(
     templates="games.cest_la_guerre",
     standing=standing.standing,
     example=standing.example,
+    supplies=SUPPLIES,
 )

@@ -2,6 +2,7 @@
 decks of cards and hidden notes)."""
 
 from games.moderator import rules, standing
+from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -22,4 +23,5 @@ GAME = GameModule(
     description=rules.__doc__ or "",
     standing=standing.standing,
     example=standing.example,
+    supplies=SUPPLIES,
 )

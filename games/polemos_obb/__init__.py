@@ -6,6 +6,7 @@ what is reconstructed, the options and what the referee must supply.
 """
 
 from games.polemos_obb import rules, standing
+from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import GameModule
 
 GAME = GameModule(
@@ -26,4 +27,5 @@ GAME = GameModule(
     templates="games.polemos_obb",
     standing=standing.standing,
     example=standing.example,
+    supplies=SUPPLIES,
 )

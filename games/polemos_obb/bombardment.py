@@ -14,7 +14,7 @@ from typing import Any
 from games.polemos_obb.combat import apply_result
 from games.polemos_obb.generals import capture_roll, risk_to_general
 from games.polemos_obb.model import arm_of, army_of_base, is_standing, side_of, side_of_base
-from games.polemos_obb.options import game_tables, missing_table_message, require_table
+from games.polemos_obb.options import REFEREE_CAN_SUPPLY, game_tables, missing_table_message, require_table
 from games.polemos_obb.resolution import Resolution
 from referee.kit import Problem
 
@@ -30,7 +30,7 @@ def fire_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]
             Problem(
                 "illegal.table-missing.bombardment",
                 "orders.fire",
-                missing_table_message("bombardment") + "; ask the referee",
+                missing_table_message("bombardment") + "; " + REFEREE_CAN_SUPPLY,
             )
         ]
     table = tables.get("bombardment")

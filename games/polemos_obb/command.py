@@ -24,7 +24,7 @@ from games.polemos_obb.model import (
     general_can_order,
     is_standing,
 )
-from games.polemos_obb.options import SUPPLIED, game_tables, missing_table_message, order_cost
+from games.polemos_obb.options import REFEREE_CAN_SUPPLY, SUPPLIED, game_tables, missing_table_message, order_cost
 from games.polemos_obb.resolution import Resolution
 from referee.kit import Problem
 
@@ -92,7 +92,9 @@ def _rally_problems(state: Mapping[str, Any], army: str, entry: Mapping[str, Any
         return [Problem("illegal.rally.not-shaken", f"{path}.base", f"{base} is not shaken")]
     tables = game_tables(state)
     if "rally" not in tables:
-        return [Problem("illegal.table-missing.rally", path, missing_table_message("rally") + "; ask the referee")]
+        return [
+            Problem("illegal.table-missing.rally", path, missing_table_message("rally") + "; " + REFEREE_CAN_SUPPLY)
+        ]
     table = tables.get("rally")
     strays = [m for m in entry.get("modifiers", []) if m not in table.modifiers or m in TROOPS["classes"]]
     if strays:
@@ -303,7 +305,8 @@ def _cost(
         "illegal.cost-not-supplied",
         path,
         f"the cost of {what} is in the tempo-cost table ({SUPPLIED['options']['order_costs']['book']}), which this "
-        f"game's referee has not supplied (option order_costs.{priced_as}){hint if priced_as == 'move' else ''}",
+        f"game's referee has not supplied (order_costs.{priced_as}); {REFEREE_CAN_SUPPLY}"
+        f"{hint if priced_as == 'move' else ''}",
     )
 
 

@@ -17,7 +17,7 @@ from games.polemos_obb.model import army_order, division_bases, is_in_play, is_s
 from games.polemos_obb.options import supply_hint
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.tempo import roll_income
-from referee.kit import MissingTableError
+from referee.kit import NotSupplied
 
 
 def resolve_morale(r: Resolution) -> None:
@@ -110,19 +110,22 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
     """A division is spent: its army's critical morale factor falls by 1D6."""
     state = r.state
     record = state["armies"][army]
-    if record["cmf"] is None:
-        raise MissingTableError(
+    # The factor lives in the army's record; the overlay only keeps what the referee gave. A
+    # state edited by hand may hold one without the other, so neither is assumed.
+    if not isinstance(record.get("cmf"), int) or isinstance(record.get("cmf"), bool):
+        raise NotSupplied(
+            "army_morale",
             f"{state['divisions'][division]['title']} is spent, so the {record['title']}'s critical morale factor "
             "falls by 1D6; but the army morale rules (p. 30) are not in the rulebook file and this game's referee "
-            f"has not supplied army {army}'s starting critical morale factor",
+            f"has not supplied army {army}'s starting critical morale factor (army_morale, cmf.{army})",
             hints=(supply_hint("army_morale"),),
         )
     roll = r.d6(label=f"morale/army/{division}", purpose=f"{record['title']}: critical morale factor falls")
     before = record["cmf"]
     record["cmf"] = before - roll
-    record["cmf_lost"] += roll
+    record["cmf_lost"] = record.get("cmf_lost", 0) + roll
     exhausted = record["cmf"] <= 0
-    effect = state["overlays"]["army_morale"].get("when_exhausted", "game-ends")
+    effect = state["overlays"].get("army_morale", {}).get("when_exhausted", "game-ends")
     text = f"{record['title']}'s critical morale factor falls by {roll}: {before} -> {record['cmf']}."
     if exhausted:
         record["exhausted"] = True

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from games.polemos_obb.model import PACKAGE, TROOPS
-from referee.kit import GameDataError, MissingTableError, Table, Tables, load_data, parse_tables
+from referee.kit import GameDataError, NotSupplied, Table, Tables, load_data, parse_tables
 
 OPTIONS = {
     "rounds": "how many game turns the battle lasts (a whole number; leave out for no limit)",
@@ -71,6 +71,15 @@ BUILT_IN_TABLES: dict[str, Table] = parse_tables(load_data(PACKAGE, "tables.yaml
 COMBAT: dict[str, Any] = load_data(PACKAGE, "combat.yaml")
 COSTS: dict[str, Any] = load_data(PACKAGE, "costs.yaml")
 _RANGE = re.compile(r"([0-9]{1,3})(?:-([0-9]{1,3})|(\+))?")
+
+
+class Refused(GameDataError):
+    """Referee-supplied data the game cannot use: `path` names the field, `detail` what is wrong with it."""
+
+    def __init__(self, path: str, detail: str, hints: tuple[str, ...] = ()) -> None:
+        super().__init__(f"{path} {detail}", hints=hints)
+        self.path = path
+        self.detail = detail
 
 
 def read_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
@@ -177,11 +186,11 @@ def game_tables(state: Mapping[str, Any]) -> Tables:
 
 
 def require_table(state: Mapping[str, Any], table_id: str) -> Table:
-    """Return a referee-supplied table, or raise MissingTableError saying what it is and how to supply it."""
+    """Return a referee-supplied table, or raise NotSupplied saying what it is and how to supply it."""
     tables = game_tables(state)
     if table_id in tables:
         return tables.get(table_id)
-    raise MissingTableError(missing_table_message(table_id), hints=(supply_hint(table_id),))
+    raise NotSupplied(f"tables/{table_id}", missing_table_message(table_id), hints=(supply_hint(table_id),))
 
 
 def missing_table_message(table_id: str) -> str:
@@ -193,27 +202,21 @@ def missing_table_message(table_id: str) -> str:
     )
 
 
+REFEREE_CAN_SUPPLY = "the game's referee can supply it with `referee supply` and the game goes on"
+
+
 def supply_hint(name: str) -> str:
-    """Return how the referee supplies a missing part."""
-    if name in SUPPLIED["tables"]:
-        shape = SUPPLIED["tables"][name]["shape"]
-        return f"the referee adds table {name} to the game configuration's tables: ({shape}) and starts the game again"
-    return f"the referee gives option {name} in the game configuration (see the polemos-obb README) and starts again"
+    """Return how the referee supplies a missing part, mid-game: the need's id for `referee supply`."""
+    need = f"tables/{name}" if name in SUPPLIED["tables"] else name
+    return supply_command(need)
 
 
-def missing_parts(overlays: Mapping[str, Any]) -> list[dict[str, str]]:
-    """Return each referee-supplied part this game lacks that play may need, or that it reconstructs."""
-    parts = []
-    supplied = set(supplied_tables(overlays["tables"])) if "tables" in overlays else set()
-    for table_id, part in SUPPLIED["tables"].items():
-        if table_id not in supplied:
-            parts.append({"name": f"table {table_id}", "book": part["book"], "needed_by": part["needed_by"],
-                          "use": "play"})  # fmt: skip
-    for name, part in SUPPLIED["options"].items():
-        if name not in overlays and part["use"] != "setup":
-            parts.append({"name": f"option {name}", "book": part["book"], "needed_by": part["needed_by"],
-                          "use": part["use"]})  # fmt: skip
-    return parts
+def supply_command(need: str) -> str:
+    """Return the hint naming the commands that supply `need` to a game under way."""
+    return (
+        f"the game's referee supplies it with `referee supply GAMEDIR FILE` (a file with `supplies: {need}`); "
+        f"`referee supply --template {need}` writes a commented skeleton to fill in from the book"
+    )
 
 
 # -- combat chart and modifiers -----------------------------------------------------------
@@ -222,31 +225,32 @@ def missing_parts(overlays: Mapping[str, Any]) -> list[dict[str, str]]:
 def parse_chart(rows: Any, source: str) -> list[dict[str, Any]]:
     """Return combat results rows as {low, high (None: open), result}, checked to cover every difference."""
     if not isinstance(rows, list) or not rows:
-        raise GameDataError(f"{source} must be a list of rows such as {{difference: '2-3', result: recoil}}")
+        raise Refused(source, "must be a list of rows such as {difference: '2-3', result: recoil}")
     parsed = []
     for index, row in enumerate(rows):
         where = f"{source}[{index}]"
         if not isinstance(row, Mapping) or set(row) - {"difference", "result"}:
-            raise GameDataError(f"{where} must be a mapping with difference and result")
+            raise Refused(where, "must be a mapping with difference and result")
         low, high = _difference(row.get("difference"), where)
         _one_of(f"{where}.result", row.get("result"), COMBAT_RESULTS)
         parsed.append({"low": low, "high": high, "result": row["result"]})
     expected = 0
     for index, row in enumerate(parsed):
         if row["low"] != expected:
-            raise GameDataError(
-                f"{source}: difference {expected} has no row (or two rows give it)",
+            raise Refused(
+                f"{source}[{index}].difference",
+                f"starts at {row['low']}, but difference {expected} has no row (or two rows give it)",
                 hints=("list rows from difference 0 upwards, each starting where the last ended",),
             )
         if row["high"] is None:
             if index != len(parsed) - 1:
-                raise GameDataError(f"{source}: no row may follow the open-ended row {row['low']}+")
+                raise Refused(f"{source}[{index + 1}]", f"follows the open-ended row {row['low']}+: no row may")
             break
         expected = row["high"] + 1
     else:
-        raise GameDataError(f"{source}: the last row must be open-ended, e.g. difference: '6+'")
+        raise Refused(f"{source}[{len(parsed) - 1}].difference", "must be open-ended in the last row, e.g. '6+'")
     if parsed[0]["result"] != "no-effect":
-        raise GameDataError(f"{source}: a difference of 0 must give no-effect (neither side is lower)")
+        raise Refused(f"{source}[0].result", "must be no-effect: a difference of 0 must give no-effect")
     return parsed
 
 
@@ -255,42 +259,45 @@ def _difference(value: Any, where: str) -> tuple[int, int | None]:
         return value, value
     match = _RANGE.fullmatch(str(value).replace(" ", "")) if isinstance(value, str) else None
     if match is None:
-        raise GameDataError(f"{where}.difference must be a number or a range such as '2-3' or '6+', got {value!r}")
+        raise Refused(f"{where}.difference", f"must be a number or a range such as '2-3' or '6+', got {value!r}")
     low = int(match.group(1))
     if match.group(3):
         return low, None
     high = int(match.group(2)) if match.group(2) else low
     if high < low:
-        raise GameDataError(f"{where}.difference {value!r} runs backwards")
+        raise Refused(f"{where}.difference", f"{value!r} runs backwards")
     return low, high
 
 
 def _check_modifiers(value: Any, source: str) -> None:
     if not isinstance(value, list):
-        raise GameDataError(f"{source} must be a list of {{name, value, when}} entries")
+        raise Refused(source, "must be a list of {name, value, when} entries")
     for index, entry in enumerate(value):
-        where = f"{source}[{index}]"
-        if not isinstance(entry, Mapping) or set(entry) - {"name", "value", "when"} or "name" not in entry:
-            raise GameDataError(f"{where} must be a mapping with name, value and when")
-        if not _is_int(entry.get("value")):
-            raise GameDataError(f"{where}.value must be a whole number such as 1 or -1")
-        when = entry.get("when", {})
-        if not isinstance(when, Mapping):
-            raise GameDataError(f"{where}.when must be a mapping of conditions")
-        for key, condition in when.items():
-            if key in FLAG_CONDITIONS:
-                if not isinstance(condition, bool):
-                    raise GameDataError(f"{where}.when.{key} must be true or false")
-            elif key == "side":
-                _one_of(f"{where}.when.side", condition, MODIFIER_CONDITIONS["side"])
-            elif key in MODIFIER_CONDITIONS:
-                if not isinstance(condition, list) or not condition:
-                    raise GameDataError(f"{where}.when.{key} must be a list, e.g. [{MODIFIER_CONDITIONS[key][0]}]")
-                for item in condition:
-                    _one_of(f"{where}.when.{key}", item, MODIFIER_CONDITIONS[key])
-            else:
-                known = ", ".join([*MODIFIER_CONDITIONS, *FLAG_CONDITIONS])
-                raise GameDataError(f"{where}.when has unknown condition {key!r}", hints=(f"conditions: {known}",))
+        _check_modifier(entry, f"{source}[{index}]")
+
+
+def _check_modifier(entry: Any, where: str) -> None:
+    if not isinstance(entry, Mapping) or set(entry) - {"name", "value", "when"} or "name" not in entry:
+        raise Refused(where, "must be a mapping with name, value and when")
+    if not _is_int(entry.get("value")):
+        raise Refused(f"{where}.value", "must be a whole number such as 1 or -1")
+    when = entry.get("when", {})
+    if not isinstance(when, Mapping):
+        raise Refused(f"{where}.when", "must be a mapping of conditions")
+    for key, condition in when.items():
+        if key in FLAG_CONDITIONS:
+            if not isinstance(condition, bool):
+                raise Refused(f"{where}.when.{key}", "must be true or false")
+        elif key == "side":
+            _one_of(f"{where}.when.side", condition, MODIFIER_CONDITIONS["side"])
+        elif key in MODIFIER_CONDITIONS:
+            if not isinstance(condition, list) or not condition:
+                raise Refused(f"{where}.when.{key}", f"must be a list, e.g. [{MODIFIER_CONDITIONS[key][0]}]")
+            for item in condition:
+                _one_of(f"{where}.when.{key}", item, MODIFIER_CONDITIONS[key])
+        else:
+            known = ", ".join([*MODIFIER_CONDITIONS, *FLAG_CONDITIONS])
+            raise Refused(f"{where}.when.{key}", "is not a condition the game knows", hints=(f"conditions: {known}",))
 
 
 def combat_chart(state: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -311,21 +318,25 @@ def combat_modifiers(state: Mapping[str, Any]) -> list[dict[str, Any]]:
 # -- order costs --------------------------------------------------------------------------
 
 
-def _check_costs(value: Any) -> None:
-    where = "option order_costs"
+def _check_costs(value: Any, where: str = "option order_costs") -> None:
     if not isinstance(value, Mapping):
-        raise GameDataError(f"{where} must map an order kind to a list of {{brigades, tp}} entries")
+        raise Refused(where, "must map an order kind to a list of {brigades, tp} entries")
     for kind, entries in value.items():
-        _one_of(f"{where} kind", kind, COST_KINDS)
-        if not isinstance(entries, list):
-            raise GameDataError(f"{where}.{kind} must be a list such as [{{brigades: 2, tp: 3}}]")
-        for entry in entries:
-            if (
-                not isinstance(entry, Mapping)
-                or set(entry) != {"brigades", "tp"}
-                or not all(_is_int(entry[k]) and entry[k] >= 0 for k in entry)
-            ):
-                raise GameDataError(f"{where}.{kind}: each entry is {{brigades: N, tp: N}}, got {entry!r}")
+        _check_cost_kind(kind, entries, f"{where}.{kind}")
+
+
+def _check_cost_kind(kind: Any, entries: Any, where: str) -> None:
+    if kind not in COST_KINDS:
+        raise Refused(where, f"is not an order kind with a cost: the kinds are {', '.join(COST_KINDS)}")
+    if not isinstance(entries, list):
+        raise Refused(where, "must be a list such as [{brigades: 2, tp: 3}]")
+    for index, entry in enumerate(entries):
+        if (
+            not isinstance(entry, Mapping)
+            or set(entry) != {"brigades", "tp"}
+            or not all(_is_int(entry[k]) and entry[k] >= 0 for k in entry)
+        ):
+            raise Refused(f"{where}[{index}]", f"must be {{brigades: N, tp: N}} (whole numbers), got {entry!r}")
 
 
 def order_cost(state: Mapping[str, Any], kind: str, brigades: int) -> int | None:
@@ -340,18 +351,20 @@ def order_cost(state: Mapping[str, Any], kind: str, brigades: int) -> int | None
 # -- army morale --------------------------------------------------------------------------
 
 
-def _check_army_morale(value: Any) -> None:
-    where = "option army_morale"
+def _check_army_morale(value: Any, where: str = "option army_morale") -> None:
     if not isinstance(value, Mapping) or set(value) - {"cmf", "when_exhausted"} or "cmf" not in value:
-        raise GameDataError(f"{where} must be a mapping with cmf (army: number) and when_exhausted")
-    if not isinstance(value["cmf"], Mapping) or not all(_is_int(v) and v > 0 for v in value["cmf"].values()):
-        raise GameDataError(f"{where}.cmf must map each army id to its starting critical morale factor")
+        raise Refused(where, "must be a mapping with cmf (army: number) and when_exhausted")
+    if not isinstance(value["cmf"], Mapping):
+        raise Refused(f"{where}.cmf", "must map each army id to its starting critical morale factor")
+    for army, cmf in value["cmf"].items():
+        if not _is_int(cmf) or cmf <= 0:
+            raise Refused(f"{where}.cmf.{army}", f"must be a whole number of at least 1, got {cmf!r}")
     _one_of(f"{where}.when_exhausted", value.get("when_exhausted", "game-ends"), EXHAUSTION)
 
 
 def _one_of(where: str, value: Any, allowed: tuple[Any, ...]) -> None:
     if value not in allowed:
-        raise GameDataError(f"{where} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+        raise Refused(where, f"must be one of {', '.join(map(str, allowed))}, got {value!r}")
 
 
 def _is_int(value: Any) -> bool:

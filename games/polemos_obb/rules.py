@@ -36,9 +36,10 @@ from games.polemos_obb.model import (
     players_of,
     step_kind,
 )
-from games.polemos_obb.options import OPTIONS, game_tables, missing_parts, read_options
+from games.polemos_obb.options import OPTIONS, game_tables, read_options
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
+from games.polemos_obb.supplies import outstanding
 from games.polemos_obb.views import secrets, view
 from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
 
@@ -92,7 +93,6 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "config": settings,
         "overlays": overlays,
         "generators": load_generators(data, overlays),
-        "missing": missing_parts(overlays),
         "ignored_options": ignored,
     }
 
@@ -117,7 +117,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         side_title = next(s["title"] for s in state["sides"] if s["id"] == side)
         title = f"turn {state['turn']}: {side_title} ({which}): {STEP_TITLES[kind]}"
         if kind == "bombardment" and "bombardment" not in game_tables(state):
-            title += " (no table: the referee has not supplied the bombardment table, so send no fire orders)"
+            title += " (no bombardment table yet: send no fire orders until the game's referee supplies it)"
     return PhaseSpec(
         turn=state["turn"],
         name=step,
@@ -215,19 +215,21 @@ def _muster(r: Resolution) -> None:
     state = r.state
     roll_random_grades(r)
     generate_armies(r)
-    stops = [p["name"] for p in state["missing"] if p["use"] == "play"]
-    rebuilt = [p["name"] for p in state["missing"] if p["use"] == "reconstructed"]
+    missing = outstanding(state)
+    stops = [p["title"] for p in missing if p["when"] in ("now", "later")]
+    rebuilt = [p["title"] for p in missing if p["when"] == "default"]
     parts = []
     if stops:
         parts.append(
-            f"Not in the rulebook file and not supplied by this game's referee: {', '.join(stops)}; "
-            "an order or step that needs one is refused, naming it."
+            f"Not in the rulebook file and not yet supplied by this game's referee: {_listed(stops)}. "
+            "The game's referee supplies each when the game needs it; until then an order that needs one "
+            "is refused, naming it."
         )
     if rebuilt:
-        names = ", ".join(rebuilt)
+        names = _listed(rebuilt)
         parts.append(f"Reconstructed from the book's combat example, in use until the referee supplies them: {names}.")
     if parts:
-        r.say("game.missing", " ".join(parts), {"missing": state["missing"]})
+        r.say("game.missing", " ".join(parts), {"missing": missing})
     if state["ignored_options"]:
         r.say(
             "game.ignored-options",
@@ -235,6 +237,11 @@ def _muster(r: Resolution) -> None:
             {"ignored": state["ignored_options"]},
         )
     tempo.roll_income(r, 1)
+
+
+def _listed(items: list[str]) -> str:
+    """Return items as a sentence lists them: "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _set_standing(r: Resolution, army: str, standing: Mapping[str, Any]) -> None:

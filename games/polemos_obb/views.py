@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.model import army_of_player, army_order, is_in_play, json_pointer
+from games.polemos_obb.supplies import outstanding, supplied
 from referee.kit import Secret
 
 
@@ -44,8 +45,8 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "broken_this_turn": list(state["broken_this_turn"]),
         "your_standing_orders": dict(state["standing"].get(army, {})) if army else None,
         "settings": dict(state["config"]),
-        "referee_supplied": sorted(state["overlays"]),
-        "missing": [dict(part) for part in state["missing"]],
+        "referee_supplied": supplied(state),
+        "missing": outstanding(state),
         "ignored_options": list(state["ignored_options"]),
     }
 

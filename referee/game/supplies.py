@@ -84,8 +84,9 @@ def wanted(module: GameModule, state: Any) -> list[Wanted]:
 
 
 def wanted_now(module: GameModule, state: Any) -> list[Wanted]:
-    """Return the needs without which the phase that `state` opens cannot be adjudicated."""
-    return [w for w in wanted(module, state) if w.when == "now"]
+    """Return the needs without which the phase that `state` opens cannot be adjudicated (a need
+    wanted now that does not block only refuses the orders that need it: the phase goes on)."""
+    return [w for w in wanted(module, state) if w.when == "now" and w.blocks]
 
 
 def supply_commands(game_path: Path | str, need: Need) -> list[str]:

@@ -8,7 +8,7 @@ letters, the game directory's life or the mail; games import nothing else of `re
 """
 
 from referee.errors import GameDataError
-from referee.kit import decks
+from referee.kit import decks, schema
 from referee.kit.contract import (
     Dice,
     Event,
@@ -22,7 +22,7 @@ from referee.kit.contract import (
     Secret,
     load_data,
 )
-from referee.kit.needs import WHENS, Need, NotSupplied, Supplies, Wanted, When
+from referee.kit.needs import WHENS, Need, NotSupplied, Supplies, Wanted, When, load_text, placeholders
 from referee.kit.sealed import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box, waiting_for
 from referee.kit.tables import Lookup, MissingTableError, Table, Tables, parse_tables, require
 from referee.protocol.canonical import thaw
@@ -61,11 +61,14 @@ __all__ = [
     "box_view",
     "decks",
     "load_data",
+    "load_text",
     "parse_spec",
     "parse_tables",
+    "placeholders",
     "require",
     "reveal_choices",
     "seal_choice",
+    "schema",
     "sealed_box",
     "thaw",
     "waiting_for",

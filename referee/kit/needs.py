@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Literal
 
 from referee.kit.tables import MissingTableError
@@ -53,6 +54,9 @@ class Wanted:
     need: str  # a Need.id
     when: When
     why: str = ""  # "the Franco-Bavarian army has a spent division this phase"
+    # For `now`: True when the phase cannot be adjudicated without it (hold the phase); False
+    # when only orders that need it are refused this phase and the phase goes on without them.
+    blocks: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,3 +86,36 @@ class NotSupplied(MissingTableError):
     def __init__(self, need: str, message: str, hints: tuple[str, ...] | list[str] = ()) -> None:
         super().__init__(message, hints=hints)
         self.need = need
+
+
+def load_text(package: str, name: str) -> str:
+    """Return the text of `name` in the `data/` folder of a game package, comments kept (templates, examples)."""
+    return resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
+
+
+# A template's texts start with PLACEHOLDER ("FILL IN: the table's name") and its made-up keys
+# with PLACEHOLDER_KEY ("FILL-IN-army-id"), so that a template supplied unfilled is refused.
+PLACEHOLDER = "FILL IN"
+PLACEHOLDER_KEY = "FILL-IN"
+
+
+def placeholders(data: Any, path: str = "data") -> list[Problem]:
+    """Return a problem for each of a template's placeholders still in `data` (empty: none left)."""
+    found: list[Problem] = []
+    stack = [(data, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str) and item.startswith(PLACEHOLDER):
+            found.append(
+                Problem("invalid.supply.placeholder", where, f"still holds the template's {item!r}: fill it in")
+            )
+        elif isinstance(item, Mapping):
+            for key, value in item.items():
+                if isinstance(key, str) and key.startswith(PLACEHOLDER_KEY):
+                    found.append(
+                        Problem("invalid.supply.placeholder", f"{where}.{key}", "is the template's placeholder")
+                    )
+                stack.append((value, f"{where}.{key}"))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((value, f"{where}[{index}]") for index, value in enumerate(item))
+    return sorted(found, key=lambda problem: problem.path)

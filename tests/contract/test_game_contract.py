@@ -10,9 +10,12 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+import yaml
 from play import dice_for, phase_orders, players_of
 
 import games
+from referee.kit import WHENS
+from referee.kit.schema import check as schema_check
 from referee.kit.schema import check_schema
 from referee.protocol.canonical import canonical_json
 
@@ -116,3 +119,42 @@ def assert_in_play_names_no_secret(game: Any, state: Any) -> None:
             value = value[int(part)] if isinstance(value, list) else value[part]
         if isinstance(value, str) and len(value) >= 6:
             assert value not in told, f"{game.id}: in_play tells {pointer} to every player"
+
+
+@pytest.mark.parametrize("game", games.GAMES, ids=lambda g: g.id)
+def test_what_the_referee_may_supply_is_declared_soundly(game: Any) -> None:
+    """Every module declares its needs (issue 15): unique ids, sound shapes, templates and examples
+    that are supply files of that shape, and a pure `supply` that takes each example where it may."""
+    supplies = game.supplies
+    assert supplies is not None, f"{game.id} declares no Supplies (GameModule.supplies)"
+    ids = [need.id for need in supplies.needs]
+    assert len(ids) == len(set(ids)), f"{game.id}: a need id is declared twice"
+    for need in supplies.needs:
+        check_schema(need.shape)
+        assert need.title and need.book and need.needed_by
+        for text in (need.template, need.example):
+            document = yaml.safe_load(text)
+            assert document["supplies"] == need.id, f"{game.id} {need.id}: the file supplies {document['supplies']}"
+            assert schema_check(document["data"], need.shape, "data") == [], f"{game.id} {need.id}"
+        assert "NOT THE BOOK'S VALUES" in need.example.splitlines()[0], f"{need.id}'s example must say so first"
+        assert "placeholder, not the book's" in need.template
+    for scenario in game.scenarios:
+        players = players_of(game, scenario)
+        state = json.loads(canonical_json(game.setup(scenario, list(players), {})))
+        said = supplies.wanted(freeze(state))
+        assert sorted(w.need for w in said) == sorted(ids), f"{game.id}: wanted() names each need once"
+        assert all(w.when in WHENS for w in said)
+        for item in said:
+            if item.when == "never":
+                continue
+            data = yaml.safe_load(supplies.by_id[item.need].example)["data"]
+            before = canonical_json(state)
+            new, problems = supplies.supply(freeze(state), item.need, freeze(data))
+            assert problems == [], f"{game.id} {item.need}: its own example is refused: {problems}"
+            assert canonical_json(state) == before, "supply changed its input"
+            new = json.loads(canonical_json(thaw(new)))
+            assert game.check(new) == []
+            for role in (*players, None):
+                canonical_json(game.view(new, role))
+            again = {w.need: w.when for w in supplies.wanted(new)}
+            assert again[item.need] in ("supplied", "default", "later", "now"), again

@@ -625,3 +625,29 @@ def test_the_contract_bot_plays_valid_orders() -> None:
         state = json.loads(canonical_json(rules.resolve(state, orders, hidden_dice(turn, "bot/"))[0]))
         assert rules.check(state) == [] and leaks(state) == []
     assert rules.phase(state) is None and rules.secrets(state)
+
+
+# -- tables supplied mid-game (issue 15) ------------------------------------------------------
+
+
+def test_a_table_supplied_mid_game_is_read_from_the_next_round() -> None:
+    from games.moderator.supplies import SUPPLIES
+
+    state = GAME.setup("open", ["alice", "bob"], {})
+    assert [(w.need, w.when) for w in SUPPLIES.wanted(state)] == [("tables", "default")]
+    request = {"rolls": [{"label": "m", "purpose": "morale", "table": "morale"}]}
+    assert [p.code for p in GAME.validate(state, "alice", request)] != []
+    table = {
+        "title": "Morale",
+        "dice": "1d6",
+        "rows": [{"range": "1-3", "result": "runs"}, {"range": "4-6", "result": "holds"}],
+    }
+    new, problems = SUPPLIES.supply(state, "tables", {"morale": table})
+    assert problems == [] and state["tables"] == {}
+    assert GAME.validate(new, "alice", request) == []
+    assert GAME.view(new, None)["tables"] == ["morale"]
+    gap = {"title": "Gap", "dice": "1d6", "rows": [{"range": "1-3", "result": "x"}]}
+    again, problems = SUPPLIES.supply(new, "tables", {"gap": gap, "ok": table})
+    assert [p.path for p in problems] == ["data.gap"] and again == new
+    _, problems = SUPPLIES.supply(new, "tables", {"t": {**table, "title": "FILL IN: the name"}})
+    assert [p.path for p in problems] == ["data.t.title"]

@@ -117,20 +117,29 @@ def test_options_unknown_are_listed_and_bad_ones_refused() -> None:
 
 
 def test_the_view_lists_what_is_missing_until_supplied() -> None:
-    missing = {p["name"] for p in GAME.view(new_game(), "dutch")["missing"]}
-    assert {
-        "table bombardment",
-        "table rally",
-        "table officer-grade",
-        "option order_costs",
-        "option army_morale",
-    } <= missing
-    supplied = new_game(tables=TEST_TABLES, army_morale={"cmf": {"dutch": 9, "bavarian": 9}})
-    assert {p["name"] for p in GAME.view(supplied, "dutch")["missing"]} == {
-        "option order_costs",
-        "option combat_results",
-        "option combat_modifiers",
+    missing = {p["need"]: p["when"] for p in GAME.view(new_game(), "dutch")["missing"]}
+    assert missing == {  # the combat example has no guns: nothing there reads the bombardment table
+        "tables/rally": "later",
+        "tables/officer-grade": "later",
+        "order_costs": "later",
+        "army_morale": "later",
+        "tables/follow-up": "default",
+        "combat_results": "default",
+        "combat_modifiers": "default",
     }
+    supplied = new_game(tables=TEST_TABLES, army_morale={"cmf": {"dutch": 9, "bavarian": 9}})
+    assert {p["need"] for p in GAME.view(supplied, "dutch")["missing"]} == {
+        "tables/follow-up",
+        "order_costs",
+        "combat_results",
+        "combat_modifiers",
+    }
+    assert GAME.view(supplied, "dutch")["referee_supplied"] == [
+        "tables/bombardment",
+        "tables/rally",
+        "tables/officer-grade",
+        "army_morale",
+    ]
 
 
 def test_a_referees_combat_results_chart_replaces_the_reconstruction() -> None:
