@@ -14,6 +14,7 @@ from typing import Any
 
 from referee.errors import RefereeError
 from referee.kit.contract import GameModule
+from referee.letters.content import spec_words
 
 
 def template_dir() -> Path:
@@ -45,6 +46,7 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         keep_trailing_newline=True,
     )
     env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
+    env.filters["spec_words"] = spec_words
     return env
 
 
