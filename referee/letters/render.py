@@ -8,6 +8,7 @@ template can never print an empty hole where data was meant to be.
 from __future__ import annotations
 
 import sys
+import textwrap
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,25 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     )
     env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
     env.filters["spec_words"] = spec_words
+    env.filters["wrap"] = wrap
     return env
+
+
+TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be broken
+
+
+def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> str:
+    """Return `text` (one paragraph) broken into lines of at most `width` columns: the first
+    indented by `indent` spaces, the next by `indent + hang`; a word longer than a line (a hash, a
+    file name) stays whole on a line of its own."""
+    return textwrap.fill(
+        text,
+        width=width,
+        initial_indent=" " * indent,
+        subsequent_indent=" " * (indent + hang),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def events_template(game: GameModule) -> str:
