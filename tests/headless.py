@@ -138,13 +138,13 @@ class Browser:
         ready = "document.readyState === 'complete'"
         while not self.call("Runtime.evaluate", session=True, expression=ready)["result"]["value"]:
             pass
-        measured = json.loads(
-            self.call("Runtime.evaluate", session=True, expression=MEASURE)["result"]["value"]
-        )
+        measured = json.loads(self.call("Runtime.evaluate", session=True, expression=MEASURE)["result"]["value"])
         if screenshot is not None:
             # The whole page, not only the screen's first height: what scrolls down is read too.
             whole = {"x": 0, "y": 0, "width": width, "height": min(measured["height"], 16000), "scale": 1}
-            shot = self.call("Page.captureScreenshot", session=True, format="png", clip=whole, captureBeyondViewport=True)
+            shot = self.call(
+                "Page.captureScreenshot", session=True, format="png", clip=whole, captureBeyondViewport=True
+            )
             screenshot.write_bytes(base64.b64decode(shot["data"]))
         return Look(measured["scrollWidth"], measured["clientWidth"], measured["innerWidth"], measured["wide"])
 

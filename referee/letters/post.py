@@ -144,7 +144,10 @@ def deliver(
             attachments=[
                 Attachment(f"{signed_name}.txt", text_bytes, "text/plain"),
                 Attachment(f"{signed_name}.txt.sig", signature, "application/octet-stream"),
-                *(item if item.public else replace(item, filename=head.filed(folder, item.filename)) for item in attachments),
+                *(
+                    item if item.public else replace(item, filename=head.filed(folder, item.filename))
+                    for item in attachments
+                ),
             ],
         )
         if recipient is not None and recipient.encrypt:

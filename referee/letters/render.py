@@ -49,6 +49,7 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
     env.filters["spec_words"] = spec_words
     env.filters["wrap"] = wrap
+    env.filters["wrap_each"] = wrap_each
     return env
 
 
@@ -67,6 +68,17 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
         break_long_words=False,
         break_on_hyphens=False,
     )
+
+
+def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:
+    """Return preformatted `text` (a command's output) with each line too long broken as `wrap`
+    does, its continuation lines under its own indentation plus `hang`."""
+    lines = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        lines.append(line if len(line) <= width else wrap(body, indent, hang, width))
+    return "\n".join(lines)
 
 
 def events_template(game: GameModule) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import golden
 import pytest
+from headless import Browser, find_chromium
 
 from referee.game.disputes import resolve_dispute
 from referee.game.journal import GameDir
@@ -27,8 +28,6 @@ from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter
 from referee.letters.render import TEXT_WIDTH, render
 from referee.protocol.signatures import load_public_key_file
-
-from headless import Browser, find_chromium
 
 SCREENS = {"phone": (360, 800), "desktop": (1280, 900)}
 REFEREED = "moderator-referee"  # the game the dispute, the cover note and the reply come from
