@@ -59,7 +59,10 @@ TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be bro
 def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> str:
     """Return `text` (one paragraph) broken into lines of at most `width` columns: the first
     indented by `indent` spaces, the next by `indent + hang`; a word longer than a line (a hash, a
-    file name) stays whole on a line of its own."""
+    file name) stays whole on a line of its own. A text with control characters (a player's, in
+    an event) is left whole: the letter shows it as it came."""
+    if not text.isprintable():
+        return " " * indent + text
     return textwrap.fill(
         text,
         width=width,
