@@ -78,9 +78,17 @@ def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> N
             f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
             "notice",
             context,
-            game.letterhead.message_id(phase.folder, "notice", name),
+            notice_message_id(game, phase, name),
             [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")],
         )
+
+
+def notice_message_id(game: Game, phase: OpenPhase, name: str) -> str:
+    """Return the Message-ID of `name`'s notice of `phase`: the game's first notice is the one
+    every later letter to the player threads under (`Letterhead.thread_id`)."""
+    if phase.seq == 1 and phase.generation == 0:
+        return game.letterhead.thread_id(name)
+    return game.letterhead.message_id(phase.folder, "notice", name)
 
 
 def notice_context(
@@ -103,7 +111,8 @@ def notice_context(
         "template": order_template(game, phase, spec, name, state),
         "standing": standing_of(game.module, state, name),
         "entropy_digits": ENTROPY_HEX_DIGITS,
-        "view_file": f"{name}.view.yaml",
+        "signed_name": game.letterhead.filed(phase.folder, f"{name}.notice"),
+        "view_file": game.letterhead.filed(phase.folder, f"{name}.view.yaml"),
         "view_sha256": sha256_hex(view_bytes),
         # A rule, not a moment, and the rule of the schedule in force when the notice was first
         # written: the notice reads the same whenever it is written again or replayed by the audit.
@@ -182,7 +191,8 @@ def _changes(game: Game, outcome: Outcome, player: str) -> list[dict[str, Any]]:
             lines = view_changes(game.module.view(before, player), game.module.view(after, player))
             details = [f"in your view: {line}" for line in lines] or ["nothing you see changed"]
         elif entry["kind"] == "order" and entry["player"] == player:
-            details = [f"the corrected file is attached as {player}.corrected-orders.yaml"]
+            corrected = game.letterhead.filed(outcome.phase.folder, f"{player}.corrected-orders.yaml")
+            details = [f"the corrected file is attached as {corrected}"]
         changes.append({**entry, "text": change_text(game, entry), "details": details})
     return changes
 
@@ -205,6 +215,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
     context = {
         **game.letterhead.common(name),
+        "signed_name": game.letterhead.filed(phase.folder, f"{name}.report"),
         "turn": phase.turn,
         "phase": phase.phase,
         "events": visible,
@@ -218,7 +229,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "over": envelope["over"],
         "next_turn": envelope["turn"],
         "next_phase": envelope["phase"],
-        "view_file": view_file,
+        "view_file": game.letterhead.filed(phase.folder, view_file),
         "view_sha256": sha256_hex(view_bytes),
         "changes": _changes(game, outcome, name),
         "standing": standing_of(game.module, envelope["state"], name),

@@ -5,6 +5,7 @@ with what the events and the referee's overrides say of each roll, and the proof
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from functools import lru_cache
@@ -86,3 +87,23 @@ def proof_check(salt: str, text: str) -> str:
     if text.isprintable():
         return f"python3 -c {shlex.quote(_HASH_TEXT)} {salt} {shlex.quote(text)}"
     return f"python3 -c {shlex.quote(_HASH_HEX)} {salt} {text.encode().hex()}"
+
+
+_DICE = re.compile(r"(?P<count>[0-9]+)d(?P<sides>[0-9]+)")
+_COUNTED = re.compile(r"(?P<kind>uniform|shuffle|sealed)\((?P<n>[0-9]+)\)")
+
+
+def spec_words(spec: str) -> str:
+    """Return what a draw's record spec (`2d6`, `uniform(10)`, `shuffle(5)`, `sealed(2)`) means, in
+    a player's words; the record keeps the spec itself, which `referee verify` reads."""
+    if _DICE.fullmatch(spec):
+        return spec  # a wargamer's own notation
+    match = _COUNTED.fullmatch(spec)
+    if match is None:
+        return spec
+    n = int(match["n"])
+    if match["kind"] == "uniform":
+        return f"a number from 0 to {n - 1}"
+    if match["kind"] == "shuffle":
+        return f"a shuffle of {n} (the new order, counting from 0)"
+    return f"{n} sealed choice{'' if n == 1 else 's'}"

@@ -45,6 +45,9 @@ class Letter:
     html: str
     message_id: str
     in_reply_to: str | None = None
+    # The Message-ID of the first letter of the conversation (a game's first notice to this
+    # player): named in References, so that mail clients file every letter of a game together.
+    thread: str | None = None
     auto_submitted: str = "auto-generated"
     attachments: list[Attachment] = field(default_factory=list)
 
@@ -65,9 +68,10 @@ def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage
     message["Subject"] = letter.subject
     message["Date"] = formatdate(localtime=False, usegmt=True)
     message["Message-ID"] = letter.message_id
-    if letter.in_reply_to:
-        message["In-Reply-To"] = letter.in_reply_to
-        message["References"] = letter.in_reply_to
+    references = [i for i in (letter.thread, letter.in_reply_to) if i and i != letter.message_id]
+    if references:
+        message["In-Reply-To"] = references[-1]
+        message["References"] = " ".join(dict.fromkeys(references))
     message["Auto-Submitted"] = letter.auto_submitted
     message["X-Loop"] = sender
     message.set_content(letter.text)

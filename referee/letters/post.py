@@ -3,12 +3,18 @@
 The game hands over plain values: a `Letterhead` (who writes, to whom, where letters are kept,
 how to sign) and, per letter, what it says (a template context). Nothing here knows the game's
 engine; `referee.game.announce` decides what each letter says.
+
+In the mail, a letter's own files are named after the game and the folder they are kept in
+(`GAME-0003-t2-movement-PLAYER.report.txt`), so that a player who saves every letter's files in
+one folder keeps them all; the files every player gets (records, reveals) keep the names the
+protocol gives them. Every letter of a game threads under the player's first notice, whose
+Message-ID is derived from the game and the player alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -61,6 +67,15 @@ class Letterhead:
         """Return the deterministic Message-ID of this game's letter named by `parts`."""
         return make_message_id(self.referee_email.rpartition("@")[2], self.game, *parts)
 
+    def thread_id(self, player: str | None) -> str:
+        """Return the Message-ID of `player`'s first notice of this game, which every later letter
+        to them names in References: derived, so that no letter needs to look it up."""
+        return self.message_id("thread", player or "unknown")
+
+    def filed(self, folder: str, filename: str) -> str:
+        """Return the name a letter's own file kept as FOLDER/FILENAME carries in the mail."""
+        return filed_name(self.game, folder, filename)
+
     def common(self, player: str | None) -> dict[str, Any]:
         """Return what every letter's template is given, for the letter to `player`."""
         return {
@@ -72,6 +87,13 @@ class Letterhead:
             "referee_email": self.referee_email,
             "unreachable": [name for name in self.unreachable if name != player],
         }
+
+
+def filed_name(game: str, folder: str, filename: str) -> str:
+    """Return `filename` as a letter's attachment: prefixed by the game and the folder under mail/
+    it is kept in (the phase's `0003-t2-movement`, or `changes`, `disputes`, `reveals`), so that
+    the files of two turns never share a name."""
+    return f"{game}-{folder}-{filename}"
 
 
 def deliver(
@@ -91,9 +113,12 @@ def deliver(
 
     The letter goes to the player's registered address; `fallback_address` is used only when
     the letter concerns no known player (a mail whose signature matched no one). A player who
-    asked for encryption gets it sealed to their key; the copies kept here stay plain.
+    asked for encryption gets it sealed to their key; the copies kept here stay plain. In the
+    mail the letter's signed text and its private attachments carry `head.filed` names; the
+    template is told the signed text's as `signed_name`.
     """
-    text, html = render(kind, context, head.module)
+    signed_name = head.filed(folder, name)
+    text, html = render(kind, {**context, "signed_name": signed_name}, head.module)
     text_bytes = text.encode("utf-8")
     signature = head.sign(text_bytes).encode()
     base = head.mail_dir / folder
@@ -114,11 +139,15 @@ def deliver(
             html=html,
             message_id=message_id,
             in_reply_to=in_reply_to,
+            thread=head.thread_id(player) if player is not None else None,
             auto_submitted="auto-replied" if kind == "ack" else "auto-generated",
             attachments=[
-                Attachment(f"{name}.txt", text_bytes, "text/plain"),
-                Attachment(f"{name}.txt.sig", signature, "application/octet-stream"),
-                *attachments,
+                Attachment(f"{signed_name}.txt", text_bytes, "text/plain"),
+                Attachment(f"{signed_name}.txt.sig", signature, "application/octet-stream"),
+                *(
+                    item if item.public else replace(item, filename=head.filed(folder, item.filename))
+                    for item in attachments
+                ),
             ],
         )
         if recipient is not None and recipient.encrypt:
@@ -145,7 +174,7 @@ def to_every_player(
             f"{player.name}.{name}",
             subject,
             kind,
-            {**head.common(player.name), **context(player.name), "letter_name": name},
+            {**head.common(player.name), **context(player.name)},
             head.message_id(folder, name, player.name),
             list(attachments),
         )

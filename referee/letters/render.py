@@ -8,12 +8,14 @@ template can never print an empty hole where data was meant to be.
 from __future__ import annotations
 
 import sys
+import textwrap
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from referee.errors import RefereeError
 from referee.kit.contract import GameModule
+from referee.letters.content import spec_words
 
 
 def template_dir() -> Path:
@@ -45,7 +47,41 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         keep_trailing_newline=True,
     )
     env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
+    env.filters["spec_words"] = spec_words
+    env.filters["wrap"] = wrap
+    env.filters["wrap_each"] = wrap_each
     return env
+
+
+TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be broken
+
+
+def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> str:
+    """Return `text` (one paragraph) broken into lines of at most `width` columns: the first
+    indented by `indent` spaces, the next by `indent + hang`; a word longer than a line (a hash, a
+    file name) stays whole on a line of its own. A text with control characters (a player's, in
+    an event) is left whole: the letter shows it as it came."""
+    if not text.isprintable():
+        return " " * indent + text
+    return textwrap.fill(
+        text,
+        width=width,
+        initial_indent=" " * indent,
+        subsequent_indent=" " * (indent + hang),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:
+    """Return preformatted `text` (a command's output) with each line too long broken as `wrap`
+    does, its continuation lines under its own indentation plus `hang`."""
+    lines = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        lines.append(line if len(line) <= width else wrap(body, indent, hang, width))
+    return "\n".join(lines)
 
 
 def events_template(game: GameModule) -> str:

@@ -17,6 +17,7 @@ from referee.game.attendance import declare_absence, declare_back, game_schedule
 from referee.game.journal import GameDir
 from referee.game.status import status, status_text
 from referee.letters.outbox import Attachment
+from referee.letters.post import filed_name
 from referee.mail.command_files import CHANGING, SIGN_HINT, CommandFile, ready_to_sign
 from referee.mail.directory import Directory, Seat
 from referee.mail.disputes import open_dispute
@@ -226,11 +227,18 @@ def _report(home: Home, config: HomeConfig, incoming: Incoming, seat: Seat) -> A
         )
         return Answer("processed", "report: none yet")
     text = text_path.read_text(encoding="utf-8")
-    files = [text_path, text_path.with_name(text_path.name + ".sig")]
-    files += sorted(text_path.parent.glob(f"{seat.player}.view-after*.yaml"))
+    own = [text_path, text_path.with_name(text_path.name + ".sig")]
+    own += sorted(text_path.parent.glob(f"{seat.player}.view-after*.yaml"))
     record = GameDir(seat.path).records / f"{text_path.parent.name}.json"
-    files += [record, record.with_name(record.name + ".sig")]
-    attachments = [Attachment(p.name, p.read_bytes()) for p in files if p.exists()]
+    # Named as the report named them when it was first sent; the record keeps its own name.
+    attachments = [
+        Attachment(filed_name(seat.game, text_path.parent.name, p.name), p.read_bytes()) for p in own if p.exists()
+    ]
+    attachments += [
+        Attachment(p.name, p.read_bytes(), public=True)
+        for p in (record, record.with_name(record.name + ".sig"))
+        if p.exists()
+    ]
     _reply(
         home,
         config,

@@ -374,18 +374,19 @@ def test_report_mails_carry_view_record_and_signatures(played: Played, ssh_keyge
     for address, message in reports.items():
         player = address.partition("@")[0]
         files = attachments(message)
+        own = f"cli-game-0001-t1-round-{player}"  # named after the game and the phase, to save beside others
         assert set(files) == {
-            f"{player}.report.txt",
-            f"{player}.report.txt.sig",
-            f"{player}.view-after.yaml",
+            f"{own}.report.txt",
+            f"{own}.report.txt.sig",
+            f"{own}.view-after.yaml",
             "0001-t1-round.json",
             "0001-t1-round.json.sig",
         }
         assert files["0001-t1-round.json"] == record
-        assert b"you: " + player.encode() in files[f"{player}.view-after.yaml"]
+        assert b"you: " + player.encode() in files[f"{own}.view-after.yaml"]
         assert message["Auto-Submitted"] == "auto-generated"
         # What the player received verifies on its own with ssh-keygen.
-        for name in ("0001-t1-round.json", f"{player}.report.txt"):
+        for name in ("0001-t1-round.json", f"{own}.report.txt"):
             (tmp_path / name).write_bytes(files[name])
             (tmp_path / f"{name}.sig").write_bytes(files[f"{name}.sig"])
             result = ssh_verify(ssh_keygen, played.referee_signers, "referee", "pbem-referee", tmp_path / name)

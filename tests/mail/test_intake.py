@@ -213,7 +213,10 @@ def test_report_command_sends_the_last_report_again(mail_world: MailWorld) -> No
     again = [x for x in mail_world.letters("carol") if "again" in x["Subject"]]
     assert len(again) == 1
     names = {part.get_filename() for part in again[0].iter_attachments()}
-    assert {"carol.report.txt", "carol.report.txt.sig", "0001-t1-round.json"} <= names
+    (first,) = [x for x in mail_world.letters("carol") if x["Subject"].endswith(": report")]
+    # The files come again under the names the report gave them, which its text tells to save.
+    assert names == {part.get_filename() for part in first.iter_attachments()}
+    assert {f"{GAME_ID}-0001-t1-round-carol.report.txt", "0001-t1-round.json"} <= names
 
 
 def test_alerts_and_passwords_stay_private(mail_world: MailWorld, capsys: object) -> None:

@@ -9,6 +9,7 @@ plain) and copied for the tests that change it.
 from __future__ import annotations
 
 import email
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ KEY_TYPES = {"alice": "ed25519", "bob": "rsa", "carol": "ed25519"}
 ENCRYPTED = {"alice": "~/.ssh/id_ed25519", "bob": "~/.ssh/id_rsa"}
 ROLL = "rolls:\n  - {label: charge, table: morale, modifiers: [elite], purpose: the Gendarmerie charge}\n"
 RECORD = "0001-t1-round.json"
+ROUND_1 = f"{GAME_ID}-0001-t1-round-"  # how the first round's letters name their own files in the mail
 SECRET = "march on Blindheim at dawn"  # bob's hidden note: his view and report show it, no one else's
 
 
@@ -105,19 +107,29 @@ def open_with_age(age: str, identity: Path, sealed: bytes) -> bytes:
 
 
 def telling_lines(data: bytes) -> set[str]:
-    """Return the lines of a plaintext long and particular enough that seeing one would leak it."""
+    """Return the lines of a plaintext long and particular enough that seeing one would leak it;
+    a line naming one of the letter's own files is not (the cover note names them too)."""
     lines = (line.strip() for line in data.decode("utf-8").splitlines())
-    return {line for line in lines if len(line) >= 16 and any(c.isalnum() for c in line)}
+    return {
+        line
+        for line in lines
+        if len(line) >= 16 and any(c.isalnum() for c in line) and not line.startswith(f"{GAME_ID}-")
+    }
+
+
+def kept_name(name: str) -> str:
+    """Return the name under GAMEDIR/mail/FOLDER/ of a file a letter attaches as GAME-FOLDER-NAME."""
+    return re.sub(rf"^{GAME_ID}-.*?-(?=(alice|bob|carol)\.)", "", name)
 
 
 def kept_copies(game: TestGame, sealed_name: str) -> list[Path]:
     """Return the copies kept under GAMEDIR/mail/ of a file sent sealed (every phase's, by name)."""
-    return sorted((game.dir / "mail").rglob(sealed_name.removesuffix(".age")))
+    return sorted((game.dir / "mail").rglob(kept_name(sealed_name.removesuffix(".age"))))
 
 
 def kept_file(game: TestGame, name: str, data: bytes) -> Path:
     """Return the copy kept under GAMEDIR/mail/ with this name and these bytes."""
-    matches = [path for path in (game.dir / "mail").rglob(name) if path.read_bytes() == data]
+    matches = [path for path in (game.dir / "mail").rglob(kept_name(name)) if path.read_bytes() == data]
     assert matches, f"no kept copy of {name} has these bytes"
     return matches[0]
 
@@ -163,20 +175,20 @@ def test_the_cover_note_says_what_the_letter_is_and_how_to_open_it(played: TestG
     assert report["Subject"] == f"[{GAME_ID}] turn 1 round: report"  # as every player's
     text = report.get_body(("plain",)).get_content()  # type: ignore[union-attr]
     identity = ENCRYPTED[player]
-    assert f"age -d -i {identity} {player}.report.txt.age > {player}.report.txt" in text
-    assert f"age -d -i {identity} {player}.view-after.yaml.age > {player}.view-after.yaml" in text
+    assert f"age -d -i {identity} {ROUND_1}{player}.report.txt.age > {ROUND_1}{player}.report.txt" in text
+    assert f"age -d -i {identity} {ROUND_1}{player}.view-after.yaml.age > {ROUND_1}{player}.view-after.yaml" in text
     assert f"every player gets the same files: {RECORD}, {RECORD}.sig" in " ".join(text.split())
     public = load_public_key_file(played.keys[player].with_suffix(".pub"))
     assert public.fingerprint in text
     html = report.get_body(("html",)).get_content()  # type: ignore[union-attr]
-    assert f"{player}.report.txt.age &gt; {player}.report.txt" in html
+    assert f"{ROUND_1}{player}.report.txt.age &gt; {ROUND_1}{player}.report.txt" in html
 
 
 def test_the_opened_letter_carries_the_referees_signature(played: TestGame, age: str) -> None:
     (report,) = [m for m in letters_in(played.dir / "outbox", "alice") if m["Subject"].endswith("report")]
     files = attachments(report)
-    text = open_with_age(age, played.keys["alice"], files["alice.report.txt.age"])
-    signature = open_with_age(age, played.keys["alice"], files["alice.report.txt.sig.age"])
+    text = open_with_age(age, played.keys["alice"], files[f"{ROUND_1}alice.report.txt.age"])
+    signature = open_with_age(age, played.keys["alice"], files[f"{ROUND_1}alice.report.txt.sig.age"])
     referee_key = load_public_key_file(played.dir / "referee.pub")
     assert verify(text, signature, NAMESPACE_REFEREE) == referee_key
 
@@ -184,7 +196,7 @@ def test_the_opened_letter_carries_the_referees_signature(played: TestGame, age:
 def test_a_hidden_note_shows_only_once_opened_by_its_writer(played: TestGame, age: str) -> None:
     (report,) = [m for m in letters_in(played.dir / "outbox", "bob") if m["Subject"].endswith("report")]
     files = attachments(report)
-    assert SECRET in open_with_age(age, played.keys["bob"], files["bob.view-after.yaml.age"]).decode()
+    assert SECRET in open_with_age(age, played.keys["bob"], files[f"{ROUND_1}bob.view-after.yaml.age"]).decode()
     for player in KEY_TYPES:
         for message in letters_in(played.dir / "outbox", player):
             shown = bodies(message) + "".join(
@@ -213,7 +225,7 @@ def test_a_player_who_did_not_ask_gets_plain_letters(played: TestGame) -> None:
         assert message.get_body(("plain",)).get_content() == files[signed].decode()  # type: ignore[union-attr]
         assert signed + ".sig" in files
     (report,) = [m for m in letters if m["Subject"].endswith("report")]
-    assert {"carol.view-after.yaml", RECORD} <= set(attachments(report))
+    assert {f"{ROUND_1}carol.view-after.yaml", RECORD} <= set(attachments(report))
 
 
 def test_an_ecdsa_key_with_encrypt_is_refused_at_init_with_what_to_do(tmp_path: Path, ssh_keygen: str) -> None:
@@ -287,17 +299,17 @@ def test_a_report_sent_again_by_mail_is_sealed_for_an_encrypted_player(home: Hom
     letter = ask_for_report(home, "alice")
 
     files = attachments(letter)
-    assert "alice.report.txt.age" in files and "alice.report.txt" not in files
+    assert f"{ROUND_1}alice.report.txt.age" in files and f"{ROUND_1}alice.report.txt" not in files
     kept = home.games_dir / GAME_ID / "mail" / "0001-t1-round" / "alice.report.txt"
-    assert open_with_age(age, played.keys["alice"], files["alice.report.txt.age"]) == kept.read_bytes()
+    assert open_with_age(age, played.keys["alice"], files[f"{ROUND_1}alice.report.txt.age"]) == kept.read_bytes()
     seen = bodies(letter) + "".join(data.decode() for name, data in files.items() if not name.endswith(".age"))
     assert not [line for line in telling_lines(kept.read_bytes()) if line in seen]
-    assert "age -d -i ~/.ssh/id_ed25519 alice.report.txt.age > alice.report.txt" in bodies(letter)
+    assert f"age -d -i ~/.ssh/id_ed25519 {ROUND_1}alice.report.txt.age > {ROUND_1}alice.report.txt" in bodies(letter)
 
 
 def test_a_report_sent_again_by_mail_stays_plain_for_a_plain_player(home: Home) -> None:
     letter = ask_for_report(home, "carol")
 
     files = attachments(letter)
-    assert "carol.report.txt" in files and not any(name.endswith(".age") for name in files)
+    assert f"{ROUND_1}carol.report.txt" in files and not any(name.endswith(".age") for name in files)
     assert "report of turn 1, phase 'round'" in bodies(letter)

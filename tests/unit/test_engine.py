@@ -547,8 +547,10 @@ def test_kept_view_files_match_their_letters(game: TestGame) -> None:
     letters = sorted((game.dir / "mail").glob("*/*.notice.txt")) + sorted((game.dir / "mail").glob("*/*.report.txt"))
     assert len(letters) == 9
     for letter in letters:
-        name, digest = re.search(r"attached as (\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", letter.read_text()).groups()  # type: ignore[union-attr]
-        assert sha256_hex((letter.parent / name).read_bytes()) == digest, letter
+        name, digest = re.search(r"attached as\s+(\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", letter.read_text()).groups()  # type: ignore[union-attr]
+        # In the mail the file is named after the game and the folder it is kept in.
+        kept = name.removeprefix(f"{game.game}-{letter.parent.name}-")
+        assert sha256_hex((letter.parent / kept).read_bytes()) == digest, letter
 
 
 def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:

@@ -230,7 +230,8 @@ def test_sealed_letters_need_the_player_s_key(tmp_path: Path) -> None:
     mail = into_maildir(tmp_path / "Mail", letters_to(game.dir, "alice"))
     closed = run_verify(str(game.dir), "--letters", str(mail), "--player", "alice")
     assert closed.returncode == 3
-    assert "sealed to your key (alice.notice.txt.age, alice.notice.txt.sig.age" in closed.stderr
+    notice = "test-game-0001-t1-round-alice.notice"  # named after the game and the phase (issue 18)
+    assert f"sealed to your key ({notice}.txt.age, {notice}.txt.sig.age" in closed.stderr
     assert "--identity" in closed.stderr
     opened = run_verify(
         str(game.dir), "--letters", str(mail), "--player", "alice", "--identity", str(game.keys["alice"])

@@ -102,8 +102,11 @@ def test_every_player_is_told_and_the_letters_sent_before_are_kept(game: TestGam
     new_report = (mail / "0003-t3-round.g1" / "alice.report.txt").read_text()
     assert "This report replaces the one sent with the record 0003-t3-round.json" in new_report
     assert "Reason: a rules question" in new_report
-    # Apart from that note, the new report says what the old one said.
-    assert new_report.split("What happened")[1] == old_report.split("What happened")[1]
+    # Apart from that note, the new report says what the old one said; its files are named after
+    # its own folder, so that saving them overwrites none of the first report's.
+    assert "-0003-t3-round.g1-alice.report.txt" in new_report
+    renamed = new_report.replace("-0003-t3-round.g1-", "-0003-t3-round-")
+    assert renamed.split("What happened")[1] == old_report.split("What happened")[1]
     ids = message_ids(game.dir)
     assert len(ids) == len(set(ids)) and set(ids_before) < set(ids)
     assert any("round-g1.report" in i for i in ids)

@@ -171,9 +171,10 @@ def test_dummies_are_named_to_the_opponent_only_once_removed(played: Played) -> 
             # shows nothing of the opponent's is the leak test's part).
             head, _, rest = text.partition("Where you stand now\n")
             rest = rest.partition("\n\n")[2]
-            for line in (head + rest).splitlines():
-                if "dummy" in line.lower():
-                    assert "was a dummy" in line or line.startswith("  * Your "), f"{path}: {line}"
+            # An event may run over several lines: its continuation lines are indented under it.
+            for event in re.split(r"\n(?!    )", head + rest):
+                if "dummy" in event.lower():
+                    assert "was a dummy" in event or event.startswith("  * Your "), f"{path}: {event}"
 
 
 def test_the_public_record_and_view_hide_every_secret(played: Played) -> None:
