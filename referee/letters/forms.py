@@ -126,7 +126,13 @@ def _field(
     """Write `key: value` at `indent`, with its comment; a nested value below it."""
     comment = "" if top else _note(path, node, notes)
     head = f"{indent}{_scalar(key)}:"
-    if _is_flat(value) and not (isinstance(value, dict) and (top or _has_notes(path, notes)) and value):
+    # A list too long for one line goes one item a line.
+    too_long = isinstance(value, list) and value and len(f"{head} {_scalar(value)}") > WIDTH
+    if (
+        _is_flat(value)
+        and not too_long
+        and not (isinstance(value, dict) and (top or _has_notes(path, notes)) and value)
+    ):
         _emit(lines, f"{head} {_scalar(value)}", comment, indent)
         if top and isinstance(value, dict):
             _absent(lines, value, node, indent + INDENT)

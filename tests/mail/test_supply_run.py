@@ -104,7 +104,7 @@ def test_a_held_game_alerts_once_is_supplied_from_the_command_line_and_goes_on(
     assert any("sup: adjudicated turn 2 round" in line for line in after.games), after.games
     (report,) = [x for x in mail_world.letters("alice") if "turn 2 round: report" in x["Subject"]]
     text = report.get_body(("plain",)).get_content()
-    assert "the referee supplied the morale factor of each side (Morale, p. 12)" in text
+    assert "the referee supplied the morale factor of each side (Morale, p. 12)" in " ".join(text.split())
     assert "reason: Morale, p. 12 of my copy" in text
     assert len([x for x in mail_world.smtp.letters_to(ALERTS) if "waits on you" in x["Subject"]]) == 1
 

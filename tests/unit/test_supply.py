@@ -150,7 +150,7 @@ def test_a_supply_is_signed_applied_and_shown_in_the_record_and_every_report(gam
     assert entry["state_to"] == record["state_before"]
     for player in supplygame.PLAYERS:
         report = (game.dir / "mail" / "0002-t2-round" / f"{player}.report.txt").read_text()
-        assert "the referee supplied the morale factor of each side (Morale, p. 12)" in report
+        assert "the referee supplied the morale factor of each side (Morale, p. 12)" in " ".join(report.split())
         assert "Morale, p. 12 of my copy" in report
         assert "alice moves 3 and scores 6." in report  # 3 times alice's factor
     assert verify_game_dir(game.dir).ok
@@ -277,7 +277,7 @@ def test_preview_says_what_the_phase_waits_for_then_shows_the_supply(game: TestG
     shown = preview(game.dir)
 
     report = dict(shown.reports)["alice.report.txt"]
-    assert "#1 supply: the referee supplied the morale factor of each side (Morale, p. 12)" in report
+    assert "#1 supply: the referee supplied the morale factor of each side (Morale, p. 12)" in " ".join(report.split())
 
 
 def test_the_command_line_lists_what_is_missing_as_text_and_json(game: TestGame, tmp_path: Path) -> None:
