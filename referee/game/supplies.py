@@ -59,7 +59,7 @@ class WaitingOnReferee(StateError):
         titles = "; ".join(f"{need.title} ({need.book})" for need in needs)
         super().__init__(
             f"turn {phase.turn} '{phase.phase}' waits on its referee for {titles}: {why}",
-            hints=tuple(hint for need in needs for hint in supply_commands(game_path, need)),
+            hints=tuple(hint for need in needs for hint in _supply_hints(game_path, need)),
         )
         self.phase = phase
         self.needs = needs
@@ -89,14 +89,20 @@ def wanted_now(module: GameModule, state: Any) -> list[Wanted]:
     return [w for w in wanted(module, state) if w.when == "now" and w.blocks]
 
 
-def supply_commands(game_path: Path | str, need: Need) -> list[str]:
+def supply_commands(game_path: Path | str, need: Need) -> tuple[str, str]:
     """Return the two commands that supply `need`: the template to fill in, then the supply."""
     path = shlex.quote(str(game_path))
     file = shlex.quote(need.id.replace("/", "-") + ".yaml")
-    return [
-        f"write the template: referee supply --template {shlex.quote(need.id)} {path} > {file}",
-        f"fill it in from {need.book}, then: referee supply {path} {file} --reason '...'",
-    ]
+    return (
+        f"referee supply --template {shlex.quote(need.id)} {path} > {file}",
+        f"referee supply {path} {file} --reason '...'",
+    )
+
+
+def _supply_hints(game_path: Path | str, need: Need) -> list[str]:
+    """Return the two commands that supply `need`, as hints saying what to do between them."""
+    template, supply = supply_commands(game_path, need)
+    return [f"write the template: {template}", f"fill it in from {need.book}, then: {supply}"]
 
 
 def template_text(module: GameModule, need_id: str) -> str:
@@ -249,8 +255,8 @@ def missing(path: Path) -> Missing:
                 "needed_by": need.needed_by,
                 "when": when.when,
                 "why": when.why,
-                "template": template.split(": ", 1)[1],
-                "supply": supply.split(": ", 1)[1],
+                "template": template,
+                "supply": supply,
             }
         )
     return result
