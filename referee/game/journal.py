@@ -452,7 +452,7 @@ class GameDir:
 
     def load_state(self, digest: str) -> Any:
         """Return the state snapshot with this hash, checking the file against its name."""
-        return json.loads(self._state_bytes(digest))
+        return json.loads(self.state_bytes(digest))
 
     def state_bytes(self, digest: str) -> bytes:
         """Return the bytes of the state snapshot with this hash, checked against its name.
