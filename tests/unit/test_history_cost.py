@@ -184,3 +184,34 @@ def test_audit_reads_each_record_and_state_once(tmp_path: Path, reads: Counter[s
     assert (records_4, records_8) == (4, 8) and states_8 > states_4
     # Every file read grows with the phases, by the same amount for each 4 phases more.
     assert all_8 - all_4 <= all_4
+
+
+def test_a_preview_copies_the_same_files_at_round_4_and_at_round_16(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from referee.game.preview import preview
+
+    copied: list[str] = []
+    copytree = shutil.copytree
+
+    def copy(a: str, b: str) -> object:
+        copied.append(a)
+        return shutil.copy2(a, b)
+
+    def counting(source: Path, target: Path, *args: object, **kwargs: object) -> object:
+        if not args:  # the first call: its folders are copied by calls with every argument given
+            kwargs["copy_function"] = copy
+        return copytree(source, target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shutil, "copytree", counting)
+    played = Played(tmp_path)
+    counts = []
+    for rounds in (3, 12):
+        played.play(rounds)
+        played.send()
+        copied.clear()
+        assert preview(played.dir, force=True).record
+        counts.append(len(copied))
+    assert counts[0] == counts[1]
