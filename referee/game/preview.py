@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.game.engine import adjudicate
 from referee.errors import StateError
+from referee.game.engine import adjudicate
 from referee.game.journal import CHAIN_CHECKED_META, GameDir
 from referee.game.results import Adjudication
 from referee.game.supplies import WaitingOnReferee
