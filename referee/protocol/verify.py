@@ -771,6 +771,15 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
     present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret
     must be revealed and prove every hidden draw."""
+    return verify_game_dir_records(game_dir, final)[0]
+
+
+def verify_game_dir_records(
+    game_dir: Path, final: bool = False
+) -> tuple[VerifyReport, list[tuple[str, dict[str, Any] | None]]]:
+    """Return verify_game_dir's report and the records of GAMEDIR/records/ as it read them (file
+    name, parsed record or None when unreadable), in file-name order: the public replay takes
+    them from here rather than reading and parsing every record again."""
     game_dir = Path(game_dir)
     problems: list[str] = []
     key_path = game_dir / "referee.pub"
@@ -814,4 +823,4 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     report.problems += revealed.problems
     report.problems += _card_move_problems(read, game_dir, revealed.final_proof)
     report.problems = [_one_line(line) for line in report.problems]
-    return report
+    return report, [(path.name, record) for path, _, record in read]
