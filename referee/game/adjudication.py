@@ -88,7 +88,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     """
     game_dir = game.dir
     game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
-    if not game_dir.phases() and game_dir.get_meta(STATE_SCHEME_META) is None:
+    if not game_dir.has_phase() and game_dir.get_meta(STATE_SCHEME_META) is None:
         # A new game names its states by commitments (protocol section 15) from its first record;
         # a game begun before keeps plain hashes, or its chain of records would break midway.
         game_dir.set_meta(STATE_SCHEME_META, STATE_SCHEME)
@@ -101,7 +101,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
             game_dir.set_meta("state", state)
             game_dir.log("game.over", {"state": state})
         return None
-    if any(p.turn == spec.turn and p.phase == spec.name for p in game_dir.phases()):
+    if game_dir.has_phase(spec.turn, spec.name):
         raise StateError(
             f"game module {game.module.id} opened turn {spec.turn} phase '{spec.name}' twice: "
             "this is a bug in the game module"

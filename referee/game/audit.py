@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.errors import RefereeError
+from referee.errors import RefereeError, StateError
 from referee.game.adjudication import phase_outcome, prepare_opening
 from referee.game.announce import notice_context, report_context
 from referee.game.journal import GameDir, OpenPhase
@@ -90,6 +90,7 @@ class _Replay:
         self.report = report
         self.progress = progress
         self.key: PublicKey = load_public_key_file(game.dir.public_key)
+        self.confirmed_states: set[str] = set()  # read, and hashing to their names
 
     def run(self) -> None:
         game = self.game
@@ -159,26 +160,32 @@ class _Replay:
             # The notice shows the state the phase had when it opened: the referee may have
             # edited the state of the open phase since (each edit was told in a letter of its own).
             found = letter.read_bytes()
-            texts = [
-                render(
-                    "notice",
-                    notice_context(self.game, phase, opening.spec, envelope["state"], player.name)[0],
-                    self.game.module,
-                )[0]
-                for envelope in reversed(opening.chain)
-            ]
+            texts: list[str] = []
+            for envelope in reversed(opening.chain):  # the newest first: rendered until one matches
+                context = notice_context(self.game, phase, opening.spec, envelope["state"], player.name)[0]
+                texts.append(render("notice", context, self.game.module)[0])
+                if texts[-1].encode() == found:
+                    break
             self._check_letter(where, letter, next((t for t in texts if t.encode() == found), texts[0]))
 
     def _check_state(self, where: str, what: str, digest: str | None, envelope: dict[str, Any]) -> None:
         replayed = state_hash(envelope)
+        if replayed == digest and digest in self.confirmed_states:
+            # The file was read and hashed to its name already (a phase's state after is the
+            # next one's state before): one read per state, the replay still checked each time.
+            self.report.states += 1
+            return
         path = self.game.dir.states / f"{digest}.json"
         shown = f"states/{path.name}"
         try:
-            data = path.read_bytes()
-        except OSError:
-            raise _Divergence(
-                f"{where}: {what} is {shown}, which is missing (the replay gives states/{replayed}.json)"
-            ) from None
+            data = self.game.dir.state_bytes(str(digest))  # read once, shared with the replay
+        except StateError:  # missing, or changed: read as it is, to show how
+            try:
+                data = path.read_bytes()
+            except OSError:
+                raise _Divergence(
+                    f"{where}: {what} is {shown}, which is missing (the replay gives states/{replayed}.json)"
+                ) from None
         if sha256_hex(data) != digest:
             field, expected, found = _first_difference(envelope, _parsed(data))
             raise _Divergence(
@@ -191,6 +198,7 @@ class _Replay:
                 f"{where}: {what} should be states/{replayed}.json, the journal says {shown}; "
                 f"first difference: {field}: the replay gives {expected}, the file says {found}"
             )
+        self.confirmed_states.add(digest)
         self.report.states += 1
 
     def _check_orders(self, where: str, phase: OpenPhase) -> None:

@@ -352,7 +352,7 @@ def _signer(game: Game, raw: bytes, signature: str | bytes | None, problems: lis
 
 
 def _wrong_phase(game: Game, order: OrderFile, phase: OpenPhase) -> Problem:
-    closed = any(p.turn == order.turn and p.phase == order.phase for p in game.dir.phases())
+    closed = game.dir.has_phase(order.turn, order.phase)
     now = f"the open phase is turn {phase.turn} '{phase.phase}'"
     if closed:
         return Problem(

@@ -68,6 +68,10 @@ CREATE TABLE IF NOT EXISTS beacon_rounds (
 )
 
 LOCK_WAIT_SECONDS = 10.0
+# The meta key naming the newest state whose chain, back to the game's first state, the referee
+# has checked (GameDir.check_state_chain): a check starts there instead of at the first state.
+CHAIN_CHECKED_META = "chain_checked"
+RECENT_STATES = 4  # states kept in memory once read (GameDir.state_bytes): a phase's few, not the game's
 # Each step brings a journal from the version before it to the next (PRAGMA user_version); a
 # step runs in one transaction with its version bump, so a crash never leaves half a step.
 MIGRATIONS = (
@@ -229,6 +233,7 @@ class GameDir:
         self.outbox = self.path / "outbox"
         self._db: sqlite3.Connection | None = None
         self._checked_states: set[str] = set()
+        self._recent_states: dict[str, bytes] = {}  # the last states read, checked (state_bytes)
         self._hidden_secret: bytes | None = None  # never changes once drawn: read once per command
         self._may_create = False
 
@@ -447,7 +452,21 @@ class GameDir:
 
     def load_state(self, digest: str) -> Any:
         """Return the state snapshot with this hash, checking the file against its name."""
-        return json.loads(self._state_bytes(digest))
+        return json.loads(self.state_bytes(digest))
+
+    def state_bytes(self, digest: str) -> bytes:
+        """Return the bytes of the state snapshot with this hash, checked against its name.
+
+        The few states read last are kept, checked: adjudicating a phase reads its state before
+        for the chain, the outcome and the state edits, and the audit each state as one phase's
+        state after and the next one's state before; each is read from disk once."""
+        data = self._recent_states.pop(digest, None)
+        if data is None:
+            data = self._state_bytes(digest)
+        self._recent_states[digest] = data
+        while len(self._recent_states) > RECENT_STATES:
+            del self._recent_states[next(iter(self._recent_states))]
+        return data
 
     def _state_bytes(self, digest: str) -> bytes:
         path = self.states / f"{digest}.json"
@@ -470,17 +489,26 @@ class GameDir:
         return data
 
     def check_state_chain(self, digest: str) -> None:
-        """Check a state and every state before it (through `previous`) against their names.
+        """Check a state and the states before it (through `previous`) that no check has covered yet.
 
-        Raises StateError naming the first file that was changed or is missing. States already
-        checked by this object are not read again, so a roll forward stays linear.
+        Raises StateError naming the first file that was changed or is missing. The walk stops
+        at a state this object checked already, and at the one the journal marks as checked with
+        every state before it (meta `chain_checked`), so that adjudicating a phase reads the
+        states made since the last check, not the game's whole history. A file changed under
+        the mark afterwards is not read again here: `referee verify` and `referee audit` check
+        every state (docs/architecture.md, "What the referee checks and what `verify` checks").
         """
+        mark = self.get_meta(CHAIN_CHECKED_META)
         pending: str | None = digest
-        while pending is not None and pending not in self._checked_states:
-            envelope = json.loads(self._state_bytes(pending))
-            self._checked_states.add(pending)
+        walked = []  # counted as checked only once the walk reached a checked state or the first
+        while pending is not None and pending not in self._checked_states and pending != mark:
+            envelope = json.loads(self.state_bytes(pending))
+            walked.append(pending)
             previous = envelope.get("previous") if isinstance(envelope, dict) else None
             pending = previous if isinstance(previous, str) else None
+        self._checked_states.update(walked)
+        if walked:
+            self.set_meta(CHAIN_CHECKED_META, digest)
 
     def current_state_hash(self) -> str:
         """Return the hash of the game's current state."""
@@ -569,6 +597,19 @@ class GameDir:
     def phases(self) -> list[OpenPhase]:
         """Return every phase in the order opened."""
         return [_phase(row) for row in self.db.execute("SELECT * FROM phases ORDER BY seq")]
+
+    def has_phase(self, turn: int | None = None, phase: str | None = None) -> bool:
+        """Return whether the game's line holds this phase (or, without one, any phase): one
+        look-up, where reading every phase would grow with the game."""
+        if turn is None:
+            row = self.db.execute("SELECT 1 FROM phases LIMIT 1").fetchone()
+        else:
+            row = self.db.execute("SELECT 1 FROM phases WHERE turn = ? AND phase = ?", (turn, phase)).fetchone()
+        return row is not None
+
+    def adjudicated_count(self) -> int:
+        """Return how many phases of the game's line were adjudicated."""
+        return int(self.db.execute("SELECT COUNT(*) FROM phases WHERE adjudicated_at IS NOT NULL").fetchone()[0])
 
     def next_phase_seq(self) -> int:
         """Return the sequence number the next opened phase gets."""

@@ -8,14 +8,17 @@ included; one left by a killed preview is removed by the next.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.errors import StateError
 from referee.game.engine import adjudicate
-from referee.game.journal import GameDir
+from referee.game.journal import CHAIN_CHECKED_META, GameDir
 from referee.game.results import Adjudication
 from referee.game.supplies import WaitingOnReferee
 
@@ -46,7 +49,7 @@ def preview(path: Path, force: bool = False, scratch_root: Path | None = None) -
     try:
         scratch = scratch_folder / game_dir.path.name
         with game_dir.lock():
-            shutil.copytree(game_dir.path, scratch, ignore=_not_copied)
+            shutil.copytree(game_dir.path, scratch, ignore=_not_copied_for(game_dir))
             with sqlite3.connect(scratch / "journal.sqlite") as copy:
                 game_dir.db.backup(copy)
             game_dir.close()
@@ -60,5 +63,60 @@ def preview(path: Path, force: bool = False, scratch_root: Path | None = None) -
         shutil.rmtree(scratch_folder, ignore_errors=True)
 
 
-def _not_copied(folder: str, names: list[str]) -> list[str]:
-    return [name for name in names if name in NOT_COPIED or name.startswith(SCRATCH_PREFIX)]
+def _not_copied_for(game_dir: GameDir) -> Callable[[str, list[str]], list[str]]:
+    """Return copytree's `ignore` for a preview of `game_dir`: what adjudicating the open phase
+    reads is copied, the game's history is not (its past states, records and letters), so that a
+    preview costs the same late in a game as early."""
+    wanted = _states_read(game_dir)
+    phase = game_dir.open_phase()
+    letters = {phase.folder} if phase is not None else set()
+    past: dict[str, set[str]] = {
+        str(game_dir.states): wanted,
+        str(game_dir.records): set(),
+        str(game_dir.mail): letters,
+        str(game_dir.orders): set(),
+        str(game_dir.refused): set(),
+    }
+    if phase is not None:  # the order files on record for the open phase (orders/STEM/FILE), with their .sig
+        files = [order.file for order in game_dir.standing_orders(phase).values()]
+        files += [row.body["file"] for row in game_dir.overrides(phase.turn, phase.phase) if row.kind == "order"]
+        for file in files:
+            folder = game_dir.orders
+            *parents, name = Path(file).parts
+            for part in parents:
+                past[str(folder)].add(part)
+                folder = folder / part
+                past.setdefault(str(folder), set())
+            past[str(folder)].update((name, f"{name}.sig"))
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        kept = past.get(str(Path(folder)))
+        return [
+            name
+            for name in names
+            if name in NOT_COPIED or name.startswith(SCRATCH_PREFIX) or (kept is not None and name not in kept)
+        ]
+
+    return ignore
+
+
+def _states_read(game_dir: GameDir) -> set[str]:
+    """Return the file names of the states adjudicating the open phase may read: from its state
+    back through the referee's state edits to the last state checked with its chain
+    (`GameDir.check_state_chain`), and the current state."""
+    names: set[str] = set()
+    phase = game_dir.open_phase()
+    mark = game_dir.get_meta(CHAIN_CHECKED_META)
+    pending = phase.state_before if phase is not None else None
+    while pending is not None and pending != mark and f"{pending}.json" not in names:
+        names.add(f"{pending}.json")
+        try:
+            envelope = json.loads(game_dir.state_bytes(pending))
+        except StateError:
+            break  # copied as it is: the preview's adjudication says what is wrong with it
+        previous = envelope.get("previous") if isinstance(envelope, dict) else None
+        pending = previous if isinstance(previous, str) else None
+    names.add(f"{game_dir.current_state_hash()}.json")
+    if mark is not None:
+        names.add(f"{mark}.json")
+    return names

@@ -27,7 +27,6 @@ from referee.game.registry import find_game
 from referee.game.states import envelope_of, state_hash
 from referee.kit.contract import GameModule, PhaseSpec
 from referee.kit.schema import check
-from referee.protocol.canonical import load_json
 from referee.protocol.dice import phase_key
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key, typed_values
 from referee.protocol.orders import parse_order_file
@@ -35,7 +34,7 @@ from referee.protocol.records import ENTERED_BY_REFEREE, phase_record, public_op
 from referee.protocol.replay import order_bytes, read_replay, revealed_secret
 from referee.protocol.signatures import PublicKey, load_public_key_file
 from referee.protocol.states import state_commitment
-from referee.protocol.verify import RECORD_NAME, verify_game_dir
+from referee.protocol.verify import RECORD_NAME, verify_game_dir_records
 
 
 @dataclass
@@ -69,7 +68,7 @@ def public_audit(folder: Path) -> PublicAuditReport:
     """Replay the finished game whose public files are in `folder`; return what was confirmed."""
     folder = Path(folder)
     report = PublicAuditReport()
-    checked = verify_game_dir(folder, final=True)
+    checked, read = verify_game_dir_records(folder, final=True)
     report.problems += checked.problems
     key: PublicKey | None = None
     if (folder / "referee.pub").is_file():
@@ -82,18 +81,18 @@ def public_audit(folder: Path) -> PublicAuditReport:
     report.problems += problems
     if replay is None or secret is None or problems:
         return report
+    # The records as verify read them: each record file is read and parsed once.
+    named = [(name, record) for name, record in read if RECORD_NAME.match(name)]
+    records = [(name, record) for name, record in named if record is not None]
+    if len(records) != len(named):
+        return report  # a record that is not a JSON object: verify's problems say which
     try:
-        _Replay(replay, secret, report).run(_records(folder))
+        _Replay(replay, secret, report).run(records)
     except _Divergence as divergence:
         report.problems.append(str(divergence))
     except RefereeError as error:  # the replay could not go on: the files do not make a game
         report.problems.append(f"the replay stopped: {error.message}")
     return report
-
-
-def _records(folder: Path) -> list[tuple[str, dict[str, Any]]]:
-    paths = sorted(p for p in (folder / "records").glob("*.json") if RECORD_NAME.match(p.name))
-    return [(path.name, load_json(path.read_bytes())) for path in paths]
 
 
 class _Replay:

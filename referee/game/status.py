@@ -21,8 +21,7 @@ def status(path: Path) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
     if unfinished:
         result["interrupted"] = [{"operation": r.id, "command": r.command, "finish": r.rerun} for r in unfinished]
-    phases = game_dir.phases()
-    result["adjudicated"] = sum(1 for p in phases if p.adjudicated_at)
+    result["adjudicated"] = game_dir.adjudicated_count()
     unreachable = unreachable_players(game_dir)
     if unreachable:  # only when there is one: the usual status stays as it was
         result["unreachable"] = unreachable

@@ -11,6 +11,7 @@ publishes reveals, is `referee.game.reveal`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,21 +46,28 @@ class HiddenDraw:
 
 def hidden_draws(records_dir: Path) -> list[HiddenDraw]:
     """Return every hidden draw listed by the version 3 records in records/ and its superseded/."""
-    draws = []
     paths = sorted(records_dir.glob("*.json")) + sorted(records_dir.glob("superseded/*/*.json"))
-    for path in paths:
-        data = path.read_bytes()
-        try:
-            record = json.loads(data)
-        except ValueError:
-            continue  # `referee verify` names a broken record
+    return hidden_draws_of((path.relative_to(records_dir).as_posix(), path.read_bytes(), None) for path in paths)
+
+
+def hidden_draws_of(files: Iterable[tuple[str, bytes, Any]]) -> list[HiddenDraw]:
+    """Return the hidden draws of records given as (name under records/, bytes, parsed record or
+    None): a caller that parsed them already (`referee verify`) passes them, not parsing twice."""
+    draws = []
+    for name, data, parsed in files:
+        record = parsed
+        if record is None:
+            try:
+                record = json.loads(data)
+            except ValueError:
+                continue  # `referee verify` names a broken record
         if not isinstance(record, dict) or not holds_hidden(record):
             continue
-        name = path.relative_to(records_dir).as_posix()
+        digest = sha256_hex(data)
         for entry in record.get("hidden") or []:
             if isinstance(entry, dict):
                 commitments = tuple(entry.get("commitments") or ())
-                draws.append(HiddenDraw(name, sha256_hex(data), record, entry["label"], entry["spec"], commitments))
+                draws.append(HiddenDraw(name, digest, record, entry["label"], entry["spec"], commitments))
     return draws
 
 
@@ -78,13 +86,17 @@ class RevealCheck:
     final_proof: Final | None = None  # the game secret and the inputs, for the card moves' check
 
 
-def verify_reveals(game_dir: Path, referee_key: Any, require_final: bool) -> RevealCheck:
+def verify_reveals(
+    game_dir: Path, referee_key: Any, require_final: bool, hidden: list[HiddenDraw] | None = None
+) -> RevealCheck:
     """Check every reveal in GAMEDIR/reveals/: its signature, and each draw it reveals against
     the commitments of its record. With `require_final`, a reveal of the game secret must prove
-    every hidden draw of every record."""
+    every hidden draw of every record. `hidden`: the records' hidden draws, when the caller has
+    read the records already (otherwise they are read from GAMEDIR/records/)."""
     check = RevealCheck()
     problems = check.problems
-    draws = {(d.record, d.label): d for d in hidden_draws(game_dir / "records")}
+    listed = hidden if hidden is not None else hidden_draws(game_dir / "records")
+    draws = {(d.record, d.label): d for d in listed}
     proven: set[tuple[str, str]] = set()
     secrets: list[bytes] = []
     inputs: dict[tuple[str, str], Any] = {}

@@ -27,7 +27,7 @@ from referee.protocol.records import (
     holds_hidden,
     transcript_orders,
 )
-from referee.protocol.reveals import verify_reveals
+from referee.protocol.reveals import hidden_draws_of, verify_reveals
 from referee.protocol.signatures import PublicKey, check_signature, load_public_key_file
 from referee.protocol.states import STATE_SCHEME
 from referee.protocol.yamlsafe import load_strict
@@ -643,8 +643,22 @@ def _beacon_link(name_a: str, a: dict[str, Any], name_b: str, b: dict[str, Any])
 
 def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> VerifyReport:
     """Return the report on the record files at `paths` (each with its `.sig`) and their chain."""
+    return _verify_record_files(paths, referee_key)[0]
+
+
+# A record file as one pass read it: its path, its bytes (None: unreadable) and its parsed
+# record (None: not a JSON object). The later checks of `verify_game_dir` take these rather than
+# reading and parsing each record again.
+_ReadRecord = tuple[Path, bytes | None, dict[str, Any] | None]
+
+
+def _verify_record_files(
+    paths: Sequence[Path], referee_key: PublicKey | None
+) -> tuple[VerifyReport, list[_ReadRecord]]:
+    """Return verify_records' report and each record as it was read, in file-name order."""
     report = VerifyReport()
     entries: list[tuple[str, int | None, dict[str, Any] | None]] = []
+    read: list[_ReadRecord] = []
     for path in sorted((Path(p) for p in paths), key=lambda p: p.name):
         report.records += 1
         try:
@@ -652,6 +666,7 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
         except OSError as error:
             report.problems.append(f"{path.name}: cannot read the record: {error.strerror or error}")
             entries.append((path.name, _sequence(path), None))
+            read.append((path, None, None))
             continue
         sig_path = path.with_name(path.name + ".sig")
         try:
@@ -671,11 +686,12 @@ def verify_records(paths: Sequence[Path], referee_key: PublicKey | None) -> Veri
             report.beacon_chain = str(record["beacon_proof"].get("chain_hash"))
         report.problems += _name_problems(path, record)
         entries.append((path.name, _sequence(path), record))
+        read.append((path, record_bytes, record))
     report.problems += _check_chain(entries)
     report.openings, opening_problems = check_public_openings(entries)
     report.problems += opening_problems
     report.problems = [_one_line(line) for line in report.problems]
-    return report
+    return report, read
 
 
 def _check_states(states_dir: Path) -> list[str]:
@@ -699,29 +715,27 @@ def _check_states(states_dir: Path) -> list[str]:
             problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
             continue
         try:
-            canonical = canonical_json(load_json(data))
+            state = load_json(data)
+            canonical = canonical_json(state)
         except (UnicodeDecodeError, ValueError) as error:
             problems.append(f"{shown}: not valid JSON ({error})")
             continue
         if canonical != data:
             problems.append(f"{shown}: not canonical JSON")
             continue
-        previous = load_json(data).get("previous") if data.startswith(b"{") else None
+        previous = state.get("previous") if isinstance(state, dict) else None
         if isinstance(previous, str) and not (states_dir / f"{previous}.json").is_file():
             problems.append(f"{shown}: the state it follows, states/{previous}.json, is missing: the chain is broken")
     return problems
 
 
-def _missing_states(record_paths: Sequence[Path], states_dir: Path) -> list[str]:
+def _missing_states(records: Sequence[_ReadRecord], states_dir: Path) -> list[str]:
     """Return a line for each state a record names that GAMEDIR/states/ does not hold."""
     problems: list[str] = []
-    for path in record_paths:
-        try:
-            record = load_json(path.read_bytes())
-        except (OSError, UnicodeDecodeError, ValueError):
-            continue  # the record's own check has said why
-        if not isinstance(record, dict) or "state_scheme" in record:
-            continue  # states named by commitments (section 15): the audit confirms them, not a file name
+    for path, _, record in records:
+        if record is None or "state_scheme" in record:
+            continue  # unreadable (its own check said why), or states named by commitments (section
+            # 15): the audit confirms those, not a file name
         for key in ("state_before", "state_after"):
             digest = record.get(key)
             named = isinstance(digest, str) and STATE_NAME.match(f"{digest}.json")
@@ -730,20 +744,13 @@ def _missing_states(record_paths: Sequence[Path], states_dir: Path) -> list[str]
     return problems
 
 
-def _card_move_problems(paths: Sequence[Path], game_dir: Path, final: Final | None) -> list[str]:
+def _card_move_problems(records: Sequence[_ReadRecord], game_dir: Path, final: Final | None) -> list[str]:
     """Return the problems in the records' card moves (section 12), replayed in chain order,
     with the deck definitions of GAMEDIR/game.yaml when it is there."""
-    records = []
-    for path in paths:
-        try:
-            record = load_json(path.read_bytes())
-        except (OSError, UnicodeDecodeError, ValueError):
-            continue  # the record's own check has said why
-        if isinstance(record, dict) and record.get("protocol") == PROTOCOL_V4:
-            records.append((path.name, record))
-    if not records:
+    moves = [(path.name, record) for path, _, record in records if record and record.get("protocol") == PROTOCOL_V4]
+    if not moves:
         return []
-    return check_card_moves(records, final, deck_definitions(game_dir / "game.yaml"))
+    return check_card_moves(moves, final, deck_definitions(game_dir / "game.yaml"))
 
 
 def deck_definitions(config: Path) -> dict[str, dict[str, int]] | None:
@@ -764,6 +771,15 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
     present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret
     must be revealed and prove every hidden draw."""
+    return verify_game_dir_records(game_dir, final)[0]
+
+
+def verify_game_dir_records(
+    game_dir: Path, final: bool = False
+) -> tuple[VerifyReport, list[tuple[str, dict[str, Any] | None]]]:
+    """Return verify_game_dir's report and the records of GAMEDIR/records/ as it read them (file
+    name, parsed record or None when unreadable), in file-name order: the public replay takes
+    them from here rather than reading and parsing every record again."""
     game_dir = Path(game_dir)
     problems: list[str] = []
     key_path = game_dir / "referee.pub"
@@ -780,25 +796,31 @@ def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
             problems.append(error.message)  # it names the file already
     records_dir = game_dir / "records"
     paths = sorted(records_dir.glob("*.json")) if records_dir.is_dir() else []
+    # One pass: each record is read and parsed once here, and the later checks take it from `read`.
+    read: list[_ReadRecord] = []
     if paths:
-        report = verify_records(paths, referee_key)
+        report, read = _verify_record_files(paths, referee_key)
     else:
         report = VerifyReport()
         problems.append(f"no records found in {records_dir}: nothing has been adjudicated yet")
     report.problems[:0] = problems
+    hidden_files = [(path.name, data, record) for path, data, record in read if data is not None]
     for path in sorted(records_dir.glob("superseded/*/*.json")) if records_dir.is_dir() else []:
         report.superseded += 1
         shown = f"superseded/{path.parent.name}/{path.name}"
         sig_path = path.with_name(path.name + ".sig")
         signature = sig_path.read_bytes() if sig_path.is_file() else None
-        report.problems += verify_record(path.read_bytes(), signature, referee_key, shown)[1]
+        data = path.read_bytes()
+        record, record_problems = verify_record(data, signature, referee_key, shown)
+        report.problems += record_problems
+        hidden_files.append((shown, data, record))
     states_dir = game_dir / "states"
     if states_dir.is_dir():
         report.problems += _check_states(states_dir)
-        report.problems += _missing_states(paths, states_dir)
-    revealed = verify_reveals(game_dir, referee_key, final)
+        report.problems += _missing_states(read, states_dir)
+    revealed = verify_reveals(game_dir, referee_key, final, hidden_draws_of(hidden_files))
     report.hidden_proven, report.final = revealed.proven, revealed.final
     report.problems += revealed.problems
-    report.problems += _card_move_problems(paths, game_dir, revealed.final_proof)
+    report.problems += _card_move_problems(read, game_dir, revealed.final_proof)
     report.problems = [_one_line(line) for line in report.problems]
-    return report
+    return report, [(path.name, record) for path, _, record in read]
