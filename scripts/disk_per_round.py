@@ -5,8 +5,9 @@ letters (mail/), outbox, other.
 
     PYTHONPATH=$PWD python3 scripts/disk_per_round.py 10 100 1000
 
-For each round N asked, prints what adjudicating round N (and opening round N+1) added to the
-game directory. Sizes are allocated bytes (du), as a referee's disk sees them.
+For each round N asked, prints what playing round N (four order files, adjudicating, opening
+round N+1, sending every letter) added to the game directory: apparent bytes (the files'
+lengths) and allocated bytes (du: at least one 4 KiB block a file on most file systems).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ TABLES = (
 
 def allocated(path: Path) -> int:
     st = path.stat()
-    return st.st_blocks * 512
+    return st.st_size if APPARENT else st.st_blocks * 512
+
+
+APPARENT = False
 
 
 def sizes(game: Path) -> dict[str, int]:
@@ -80,6 +84,14 @@ def play_round(work: Path, game: Path, turn: int) -> None:
     adjudicate(game)
 
 
+def send_all(game: Path) -> None:
+    """Do what sending does to the outbox: every letter in new/ goes to cur/."""
+    from referee.mail.smtp import _mark_sent
+
+    for path in sorted((game / "outbox" / "new").glob("*.eml")):
+        _mark_sent(game / "outbox", path)
+
+
 def checkpoint(game: Path) -> None:
     db = sqlite3.connect(game / "journal.sqlite")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -96,15 +108,29 @@ def main() -> None:
             if turn in wanted:
                 checkpoint(game)
                 before = sizes(game)
+                global APPARENT
+                APPARENT = True
+                before_apparent = sizes(game)
+                APPARENT = False
             play_round(work, game, turn)
+            send_all(game)
             if turn in wanted:
                 checkpoint(game)
                 after = sizes(game)
+                APPARENT = True
+                after_apparent = sizes(game)
+                APPARENT = False
+                apparent = {k: after_apparent[k] - before_apparent[k] for k in after}
+                parts = ", ".join(f"{k} {v / 1024:.1f}" for k, v in apparent.items())
+                print(f"round {turn}, apparent bytes: {sum(apparent.values()) / 1024:.1f} KiB ({parts})")
                 delta = {k: after[k] - before[k] for k in after}
                 total = sum(delta.values())
                 parts = ", ".join(f"{k} {v / 1024:.1f}" for k, v in delta.items())
-                print(f"round {turn}: {total / 1024:.1f} KiB ({parts}); game directory {sum(after.values()) / 1024 / 1024:.1f} MiB;"
-                      f" CPU so far {time.process_time() - start:.1f} s", flush=True)
+                print(
+                    f"round {turn}, allocated (du): {total / 1024:.1f} KiB ({parts}); game directory {sum(after.values()) / 1024 / 1024:.1f} MiB;"
+                    f" CPU so far {time.process_time() - start:.1f} s",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

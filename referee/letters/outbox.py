@@ -2,6 +2,10 @@
 
 Every message has a deterministic Message-ID and a file name made from it, so writing the
 same letter twice (after a crash) leaves one message, and a sender can tell a resend.
+
+A letter sent is moved to cur/ and kept there as its headers alone (`keep_sent`): its text and
+files are kept once, under GAMEDIR/mail/, where the audit reads them; the headers are what
+cur/ is for (the Message-ID never posted twice, a bounce matched to its letter and player).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
+from email.parser import BytesParser
 from email.utils import formataddr, formatdate
 from pathlib import Path
 
@@ -103,3 +108,38 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
     os.replace(staged, path)
     fsync_dir(path.parent)
     return path
+
+
+# What a sent letter's copy in cur/ keeps: who, what, when, and its place in the thread.
+KEPT_HEADERS = ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted", "X-Loop")
+SENT_NOTE = (
+    "This letter was sent. The outbox keeps its headers only: its text and files are kept once,\n"
+    "in the game directory's mail/ folder.\n"
+)
+
+
+def keep_sent(outbox: Path, path: Path) -> Path:
+    """Move a letter just sent from new/ to cur/, then cut that copy down to its headers (see
+    the module docstring); return its path in cur/. The move comes first: after a crash before
+    the cut, cur/ keeps the whole letter, which is only a few bytes too many."""
+    (outbox / "cur").mkdir(exist_ok=True)
+    kept = outbox / "cur" / path.name
+    os.replace(path, kept)
+    fsync_dir(kept.parent)
+    headers = BytesParser(policy=HEADER_POLICY).parsebytes(kept.read_bytes(), headersonly=True)
+    if headers.get("X-Referee-Kept") is not None:
+        return kept
+    stub = EmailMessage(policy=HEADER_POLICY)
+    for name in KEPT_HEADERS:
+        for value in headers.get_all(name, []):
+            stub[name] = value
+    stub["X-Referee-Kept"] = "headers"
+    stub.set_content(SENT_NOTE)
+    staged = outbox / "tmp" / path.name
+    staged.parent.mkdir(exist_ok=True)
+    with open(staged, "wb") as handle:
+        handle.write(bytes(stub))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(staged, kept)  # the name is in cur/ already: the folder needs no second sync
+    return kept
