@@ -123,7 +123,9 @@ def _log_phases(game_dir: GameDir, players: list[str], first: int, last: int, rn
                 until = rng.choice([None, "2026-01-01", "2099-01-01"])
                 why = rng.choice(["declared", "missed"])
                 player = rng.choice(players)
-                game_dir.log("player.absent", {"player": player, "until": until, "why": why, "source": "s"}, player=player)
+                game_dir.log(
+                    "player.absent", {"player": player, "until": until, "why": why, "source": "s"}, player=player
+                )
             if rng.random() < 0.05:
                 player = rng.choice(players)
                 game_dir.log("player.back", {"player": player, "why": "w"}, player=player)
@@ -222,3 +224,56 @@ def test_reminders_are_those_of_the_open_phase(tmp_path: Path, make_game: MakeGa
     facts = phase_facts(game_dir, phase, date(2026, 6, 1))
     assert facts.reminded == frozenset() and not facts.alerted
     game_dir.close()
+
+
+# -- bytes on disk a round ----------------------------------------------------------------
+
+
+def _bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def test_a_round_adds_the_same_bytes_at_round_2_and_8_and_sent_letters_keep_their_headers(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    from referee.letters.outbox import keep_sent, post
+    from referee.mail.smtp import pending
+
+    game = make_game(tmp_path)
+    outbox = game.dir / "outbox"
+
+    def send_all() -> None:
+        for path in pending(outbox):
+            keep_sent(outbox, path)
+
+    send_all()
+    added = {}
+    for turn in range(1, 9):
+        before = {name: _bytes(game.dir / name) for name in ("states", "records", "outbox")}
+        _play_rounds(game, turn, turn)
+        send_all()
+        added[turn] = {name: _bytes(game.dir / name) - size for name, size in before.items()}
+    for name in ("states", "records", "outbox"):
+        assert abs(added[8][name] - added[2][name]) <= 64, (name, added[2], added[8])
+    kept = sorted((outbox / "cur").glob("*.eml"))
+    assert kept and not list((outbox / "new").glob("*.eml"))
+    for path in kept:
+        text = path.read_text(encoding="utf-8")
+        assert "X-Referee-Kept: headers" in text and "Message-ID: <" in text and "To: " in text
+        assert len(text) < 1500  # the letter itself (its views, its record) is under mail/
+    # A letter written again after a crash is not posted a second time, nor cut twice.
+    from email import message_from_bytes, policy
+
+    first = message_from_bytes(kept[0].read_bytes(), policy=policy.default)
+    again = post(outbox, _letter_like(first), "referee@example.org", "Referee")
+    assert again == kept[0] and not list((outbox / "new").glob("*.eml"))
+    cut = kept[0].read_bytes()
+    assert keep_sent(outbox, kept[0]) == kept[0] and kept[0].read_bytes() == cut
+
+
+def _letter_like(message: Any) -> Any:
+    from referee.letters.outbox import Letter
+
+    return Letter(
+        to=str(message["To"]), subject=str(message["Subject"]), text="t", html="", message_id=str(message["Message-ID"])
+    )
