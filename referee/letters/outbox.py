@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from email.utils import formataddr, formatdate
 from pathlib import Path
 
@@ -111,35 +110,47 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
 
 
 # What a sent letter's copy in cur/ keeps: who, what, when, and its place in the thread.
-KEPT_HEADERS = ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted", "X-Loop")
+KEPT_HEADERS = frozenset(
+    name.lower()
+    for name in ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted", "X-Loop")
+)
+KEPT_MARK = b"X-Referee-Kept: headers\n"
 SENT_NOTE = (
-    "This letter was sent. The outbox keeps its headers only: its text and files are kept once,\n"
-    "in the game directory's mail/ folder.\n"
+    b"MIME-Version: 1.0\n"
+    b'Content-Type: text/plain; charset="utf-8"\n'
+    b"Content-Transfer-Encoding: 7bit\n"
+    b"\n"
+    b"This letter was sent. The outbox keeps its headers only: its text and files are kept once,\n"
+    b"in the game directory's mail/ folder.\n"
 )
 
 
 def keep_sent(outbox: Path, path: Path) -> Path:
     """Move a letter just sent from new/ to cur/, then cut that copy down to its headers (see
     the module docstring); return its path in cur/. The move comes first: after a crash before
-    the cut, cur/ keeps the whole letter, which is only a few bytes too many."""
+    the cut, cur/ keeps the whole letter, which is only some bytes too many."""
     (outbox / "cur").mkdir(exist_ok=True)
     kept = outbox / "cur" / path.name
     os.replace(path, kept)
     fsync_dir(kept.parent)
-    headers = BytesParser(policy=HEADER_POLICY).parsebytes(kept.read_bytes(), headersonly=True)
-    if headers.get("X-Referee-Kept") is not None:
+    head = kept.read_bytes().replace(b"\r\n", b"\n").split(b"\n\n", 1)[0] + b"\n"
+    # Header fields by bytes, not through the email package: a letter's headers are ours, and
+    # parsing them cost more than sending.
+    fields: list[bytes] = []
+    for line in head.splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t") and fields:
+            fields[-1] += line
+        else:
+            fields.append(line)
+    if KEPT_MARK in fields:
         return kept
-    stub = EmailMessage(policy=HEADER_POLICY)
-    for name in KEPT_HEADERS:
-        for value in headers.get_all(name, []):
-            stub[name] = value
-    stub["X-Referee-Kept"] = "headers"
-    stub.set_content(SENT_NOTE)
+    chosen = [
+        field for field in fields if field.split(b":", 1)[0].strip().decode("ascii", "replace").lower() in KEPT_HEADERS
+    ]
     staged = outbox / "tmp" / path.name
     staged.parent.mkdir(exist_ok=True)
-    with open(staged, "wb") as handle:
-        handle.write(bytes(stub))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(staged, kept)  # the name is in cur/ already: the folder needs no second sync
+    staged.write_bytes(b"".join(chosen) + KEPT_MARK + SENT_NOTE)
+    # No sync: the whole letter is under mail/, and a copy cut short by a crash still names the
+    # letter in cur/; a rename over a file makes the common file systems write its data first.
+    os.replace(staged, kept)
     return kept
