@@ -58,11 +58,22 @@ def attendance(game_dir: GameDir) -> dict[str, Any]:
     for entry in entries:
         _fold(fold, entry)
     fold["through"] = entries[-1]["id"]
-    try:  # a cache of the log: a pass that cannot write it now (the journal busy) folds again next time
+    _keep(game_dir, fold)
+    return fold
+
+
+def _keep(game_dir: GameDir, fold: dict[str, Any]) -> None:
+    """Store the fold, unless another process is writing the journal: it is a cache of the log,
+    so the pass does not wait for the journal (the next one folds those entries again)."""
+    db = game_dir.db
+    waits = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
         game_dir.set_meta(ATTENDANCE_META, json.dumps(fold, sort_keys=True))
     except sqlite3.OperationalError:
         pass
-    return fold
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(waits)}")
 
 
 def _fold(fold: dict[str, Any], entry: dict[str, Any]) -> None:

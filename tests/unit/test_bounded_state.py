@@ -277,3 +277,24 @@ def _letter_like(message: Any) -> Any:
     return Letter(
         to=str(message["To"]), subject=str(message["Subject"]), text="t", html="", message_id=str(message["Message-ID"])
     )
+
+
+def test_the_fold_is_not_stored_while_another_process_writes_the_journal(tmp_path: Path, make_game: MakeGame) -> None:
+    import sqlite3
+
+    game = make_game(tmp_path)
+    game_dir = GameDir(game.dir)
+    with game_dir.transaction():
+        game_dir.log("player.absent", {"player": "bob", "until": None, "why": "declared", "source": "s"}, player="bob")
+    writer = sqlite3.connect(game.dir / "journal.sqlite", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        assert absent_players(game_dir, date(2026, 6, 1)) == {"bob"}  # answered from the log
+        assert game_dir.get_meta(attendance.ATTENDANCE_META) is None  # not kept: the journal was busy
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert absent_players(game_dir, date(2026, 6, 1)) == {"bob"}
+    assert json.loads(game_dir.get_meta(attendance.ATTENDANCE_META) or "{}")["absent"]["bob"]["why"] == "declared"
+    assert game_dir.db.execute("PRAGMA busy_timeout").fetchone()[0] > 0  # the journal's own wait is back
+    game_dir.close()
