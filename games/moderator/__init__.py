@@ -24,4 +24,5 @@ GAME = GameModule(
     standing=standing.standing,
     example=standing.example,
     supplies=SUPPLIES,
+    new_game_options=rules.NEW_GAME_OPTIONS,
 )

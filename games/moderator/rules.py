@@ -48,7 +48,12 @@ OPTIONS = {
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
     "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
     "hand_limit, deal, discard, reshuffle}} (see README.md)",
+    "history": "what the state keeps of declarations and notes: last-round (written into every new "
+    "game's configuration) or every-round (games begun before; left out, it means every-round)",
 }
+HISTORIES = ("last-round", "every-round")
+# New games keep only the last round's declarations and notes: the records hold every round's.
+NEW_GAME_OPTIONS = {"history": "last-round"}
 MAX_CARD_ACTIONS = 50
 
 ROLL_SCHEMA = {
@@ -114,6 +119,9 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
     rounds = options.get("rounds")
     if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1):
         raise GameDataError(f"option 'rounds' must be a whole number of at least 1, got {rounds!r}")
+    history = options.get("history", "every-round")
+    if history not in HISTORIES:
+        raise GameDataError(f"option 'history' must be one of {', '.join(HISTORIES)}, got {history!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
     return {
         "round": 1,
@@ -125,7 +133,18 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "last_rolls": [],
         "cards": decks.new_decks(definitions, players),
         "hidden_notes": [],
+        # A game begun before the option keeps the state it began with (no key): it replays as played.
+        **({"history": history} if history != "every-round" else {}),
     }
+
+
+def _kept(state: Mapping[str, Any], key: str, this_round: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the state's declarations or notes after this round: this round's alone (history
+    last-round), or every round's so far (games begun before, whose states kept them all)."""
+    entry = [{"round": state["round"], "by": this_round}] if this_round else []
+    if state.get("history") == "last-round":
+        return entry
+    return [*state[key], *entry]
 
 
 def _cards(state: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -297,10 +316,8 @@ def resolve(
     new_state = {
         **state,
         "round": state["round"] + 1,
-        "declarations": [*state["declarations"], {"round": state["round"], "by": declarations}]
-        if declarations
-        else list(state["declarations"]),
-        "notes": [*state["notes"], {"round": state["round"], "by": notes}] if notes else list(state["notes"]),
+        "declarations": _kept(state, "declarations", declarations),
+        "notes": _kept(state, "notes", notes),
         "last_rolls": rolled,
         "cards": cards,
         "hidden_notes": hidden,

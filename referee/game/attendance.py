@@ -7,10 +7,18 @@ Log entries (kind: data):
     player.back      {player, why}
     schedule.remind  {player, index, deadline}      (turn and phase set)
     schedule.alert   {reason, missing}               (turn and phase set)
+
+What a pass needs of that log (who is away, who missed how many phases in a row, who was
+reminded in the open phase) is folded into one small meta value, `attendance`, with the id of
+the last log entry folded: each pass reads only the entries written since, so a pass costs the
+same at phase 1,000 as at phase 1. A journal without the value (a game begun before it) has it
+folded from the whole log once. A phase opened again after a rollback reminds afresh.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +30,9 @@ from referee.game.journal import GameDir, OpenPhase
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
 
 ATTENDANCE_KINDS = ("player.absent", "player.back", "order.accepted")
+# Every log kind the attendance fold reads (see the module docstring).
+FOLDED_KINDS = (*ATTENDANCE_KINDS, "phase.adjudicated", "phase.open", "schedule.remind", "schedule.alert")
+ATTENDANCE_META = "attendance"
 # A referee home's configuration file (referee.mail.home), whose `defaults:` every game's schedule starts from.
 HOME_CONFIG_NAME = "referee.yaml"
 
@@ -31,22 +42,73 @@ def game_schedule(config: GameConfig, defaults: dict[str, Any]) -> Schedule:
     return parse_schedule(config.schedule, f"game {config.game}: schedule", defaults)
 
 
+def attendance(game_dir: GameDir) -> dict[str, Any]:
+    """Return the attendance fold brought up to date with the log: {through: last log id read,
+    absent: {player: the absence in force, or None}, missed: {player: phases missed in a row},
+    phase: [turn, phase] the reminders are of, reminded: [[player, index]], alerted}."""
+    stored = game_dir.get_meta(ATTENDANCE_META)
+    fold: dict[str, Any] = (
+        json.loads(stored)
+        if stored
+        else {"through": 0, "absent": {}, "missed": {}, "phase": None, "reminded": [], "alerted": False}
+    )
+    entries = game_dir.log_entries(FOLDED_KINDS, since_id=fold["through"])
+    if not entries:
+        return fold
+    for entry in entries:
+        _fold(fold, entry)
+    fold["through"] = entries[-1]["id"]
+    _keep(game_dir, fold)
+    return fold
+
+
+def _keep(game_dir: GameDir, fold: dict[str, Any]) -> None:
+    """Store the fold, unless another process is writing the journal: it is a cache of the log,
+    so the pass does not wait for the journal (the next one folds those entries again)."""
+    db = game_dir.db
+    waits = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        game_dir.set_meta(ATTENDANCE_META, json.dumps(fold, sort_keys=True))
+    except sqlite3.OperationalError:
+        pass
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(waits)}")
+
+
+def _fold(fold: dict[str, Any], entry: dict[str, Any]) -> None:
+    kind, data, player = entry["kind"], entry["data"], entry.get("player")
+    if kind == "player.absent":
+        fold["absent"][data["player"]] = data
+    elif kind == "player.back":
+        fold["absent"][data["player"]] = None
+    elif kind == "order.accepted" and player:
+        current = fold["absent"].get(player)
+        if current is not None and current.get("why") == "missed":
+            fold["absent"][player] = None
+        fold["missed"][player] = 0
+    elif kind == "phase.adjudicated":
+        for defaulted in data.get("defaulted", []):
+            fold["missed"][defaulted] = fold["missed"].get(defaulted, 0) + 1
+    elif kind in ("phase.open", "schedule.remind", "schedule.alert"):
+        here = [entry["turn"], entry["phase"]]
+        if fold["phase"] != here:
+            fold.update(phase=here, reminded=[], alerted=False)
+        if kind == "schedule.remind":
+            fold["reminded"].append([data["player"], int(data["index"])])
+        elif kind == "schedule.alert":
+            fold["alerted"] = True
+
+
 def absent_players(game_dir: GameDir, today: date) -> set[str]:
     """Return the players not awaited today: declared away (until a date not yet past), or marked
     absent after missed phases and not heard from since (an accepted order brings them back)."""
-    state: dict[str, dict[str, Any] | None] = {}
-    for entry in game_dir.log_entries(ATTENDANCE_KINDS):
-        data = entry["data"]
-        if entry["kind"] == "player.absent":
-            state[data["player"]] = data
-        elif entry["kind"] == "player.back":
-            state[data["player"]] = None
-        elif entry["kind"] == "order.accepted" and entry.get("player"):
-            current = state.get(entry["player"])
-            if current is not None and current.get("why") == "missed":
-                state[entry["player"]] = None
+    return _away(attendance(game_dir), today)
+
+
+def _away(fold: dict[str, Any], today: date) -> set[str]:
     absent = set()
-    for player, data in state.items():
+    for player, data in fold["absent"].items():
         if data is None:
             continue
         until = data.get("until")
@@ -57,35 +119,21 @@ def absent_players(game_dir: GameDir, today: date) -> set[str]:
 
 def missed_in_a_row(game_dir: GameDir) -> dict[str, int]:
     """Return, for each player, how many adjudicated phases in a row ended without their orders."""
-    streak: dict[str, int] = {}
-    for entry in game_dir.log_entries(("phase.adjudicated", "order.accepted")):
-        if entry["kind"] == "order.accepted" and entry.get("player"):
-            streak[entry["player"]] = 0
-        elif entry["kind"] == "phase.adjudicated":
-            for player in entry["data"].get("defaulted", []):
-                streak[player] = streak.get(player, 0) + 1
-    return streak
+    return dict(attendance(game_dir)["missed"])
 
 
 def phase_facts(game_dir: GameDir, phase: OpenPhase, today: date) -> PhaseFacts:
     """Return what `deadlines.plan` needs to know of the open phase."""
-    reminded = set()
-    alerted = False
-    for entry in game_dir.log_entries(("schedule.remind", "schedule.alert")):
-        if (entry["turn"], entry["phase"]) != (phase.turn, phase.phase):
-            continue
-        if entry["kind"] == "schedule.remind":
-            reminded.add((entry["data"]["player"], int(entry["data"]["index"])))
-        else:
-            alerted = True
+    fold = attendance(game_dir)
+    here = fold["phase"] == [phase.turn, phase.phase]
     return PhaseFacts(
         phase=phase.phase,
         opened_at=parse_moment(phase.opened_at),
         active=phase.active,
         received=frozenset(game_dir.standing_orders(phase.seq)),
-        absent=frozenset(absent_players(game_dir, today) & set(phase.active)),
-        reminded=frozenset(reminded),
-        alerted=alerted,
+        absent=frozenset(_away(fold, today) & set(phase.active)),
+        reminded=frozenset((player, index) for player, index in fold["reminded"]) if here else frozenset(),
+        alerted=here and fold["alerted"],
     )
 
 

@@ -70,7 +70,10 @@ def init_game(path: Path, config_file: Path, operation: str | None = None) -> di
             f"the configuration names {', '.join(names)}",
             hints=("give each role exactly one player, named after the role",),
         )
-    config = GameConfig(**{**config.__dict__, "scenario": scenario})
+    # The module's options for new games are written into game.yaml: pinned there, they keep the
+    # rules this game begins with, whatever a later version of the module gives new games.
+    options = {**module.new_game_options, **config.options}
+    config = GameConfig(**{**config.__dict__, "scenario": scenario, "options": options})
     path = Path(path)
     config_bytes = config_yaml(config)
     intent = Intent.of(

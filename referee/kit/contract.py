@@ -203,6 +203,11 @@ class GameModule:
     standing: Callable[[Any, Role], list[Fact]] | None = None
     # A player's own order form for the open phase; None (or a None answer): the phase's example.
     example: Callable[[Any, Role], Example | None] | None = None
+    # Options a new game starts with unless its configuration sets them: `referee init` writes
+    # them into the game's game.yaml, where they are pinned. A rule that changes for new games
+    # takes an option here, so that games begun before (whose configuration lacks it) keep the
+    # rule they began with, and their states still replay in `referee audit`.
+    new_game_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def load_data(package: str, name: str) -> Any:

@@ -2,6 +2,10 @@
 
 Every message has a deterministic Message-ID and a file name made from it, so writing the
 same letter twice (after a crash) leaves one message, and a sender can tell a resend.
+
+A letter sent is moved to cur/ and kept there as its headers alone (`keep_sent`): its text and
+files are kept once, under GAMEDIR/mail/, where the audit reads them; the headers are what
+cur/ is for (the Message-ID never posted twice, a bounce matched to its letter and player).
 """
 
 from __future__ import annotations
@@ -103,3 +107,50 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
     os.replace(staged, path)
     fsync_dir(path.parent)
     return path
+
+
+# What a sent letter's copy in cur/ keeps: who, what, when, and its place in the thread.
+KEPT_HEADERS = frozenset(
+    name.lower()
+    for name in ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted", "X-Loop")
+)
+KEPT_MARK = b"X-Referee-Kept: headers\n"
+SENT_NOTE = (
+    b"MIME-Version: 1.0\n"
+    b'Content-Type: text/plain; charset="utf-8"\n'
+    b"Content-Transfer-Encoding: 7bit\n"
+    b"\n"
+    b"This letter was sent. The outbox keeps its headers only: its text and files are kept once,\n"
+    b"in the game directory's mail/ folder.\n"
+)
+
+
+def keep_sent(outbox: Path, path: Path) -> Path:
+    """Move a letter just sent from new/ to cur/, then cut that copy down to its headers (see
+    the module docstring); return its path in cur/. The move comes first: after a crash before
+    the cut, cur/ keeps the whole letter, which is only some bytes too many."""
+    (outbox / "cur").mkdir(exist_ok=True)
+    kept = outbox / "cur" / path.name
+    os.replace(path, kept)
+    fsync_dir(kept.parent)
+    head = kept.read_bytes().replace(b"\r\n", b"\n").split(b"\n\n", 1)[0] + b"\n"
+    # Header fields by bytes, not through the email package: a letter's headers are ours, and
+    # parsing them cost more than sending.
+    fields: list[bytes] = []
+    for line in head.splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t") and fields:
+            fields[-1] += line
+        else:
+            fields.append(line)
+    if KEPT_MARK in fields:
+        return kept
+    chosen = [
+        field for field in fields if field.split(b":", 1)[0].strip().decode("ascii", "replace").lower() in KEPT_HEADERS
+    ]
+    staged = outbox / "tmp" / path.name
+    staged.parent.mkdir(exist_ok=True)
+    staged.write_bytes(b"".join(chosen) + KEPT_MARK + SENT_NOTE)
+    # No sync: the whole letter is under mail/, and a copy cut short by a crash still names the
+    # letter in cur/; a rename over a file makes the common file systems write its data first.
+    os.replace(staged, kept)
+    return kept

@@ -32,8 +32,8 @@ from email.utils import getaddresses, parseaddr
 from pathlib import Path
 
 from referee.errors import ConfigError, LockedError
-from referee.files import fsync_dir
 from referee.game.journal import GameDir
+from referee.letters.outbox import keep_sent
 from referee.mail.home import Home
 from referee.mail.run import home_lock
 from referee.mail.smtp import pending
@@ -124,10 +124,7 @@ def _send_one_outbox(outbox: Path, sendmail: Path, timeout: float, report: Sendm
         if handed is None:
             report.failed.append(f"{path.name}: {problem}")
             continue
-        (outbox / "cur").mkdir(exist_ok=True)
-        kept = outbox / "cur" / path.name
-        os.replace(path, kept)
-        fsync_dir(kept.parent)
+        kept = keep_sent(outbox, path)
         report.sent.append(Handed(kept, handed.message_id, handed.recipients))
 
 

@@ -22,6 +22,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from pathlib import Path
 
+from referee.letters.outbox import keep_sent
 from referee.mail.home import MailAccount
 from referee.mail.ledger import Ledger
 
@@ -184,6 +185,5 @@ def _mark_failed(outbox: Path, path: Path) -> Path:
 
 
 def _mark_sent(outbox: Path, path: Path) -> None:
-    (outbox / "cur").mkdir(exist_ok=True)
     # The same name as in new/: `referee.letters.outbox.post` looks for it there to never post a letter twice.
-    os.replace(path, outbox / "cur" / path.name)
+    keep_sent(outbox, path)

@@ -113,7 +113,16 @@ def test_the_outbox_leaves_through_a_real_sendmail(tmp_path: Path, make_game: Ma
         sent = {message_from_bytes(raw, policy=policy.default)["Message-ID"] for _, raw in server.delivered}
         assert sent == {message_from_bytes(raw, policy=policy.default)["Message-ID"] for raw in waiting.values()}
         assert _outbox(game.dir, "new") == []
-        assert {path.name: path.read_bytes() for path in _outbox(game.dir, "cur")} == waiting
+        # cur/ keeps each letter sent by its name and headers (its text and files are under mail/)
+        kept = {
+            path.name: message_from_bytes(path.read_bytes(), policy=policy.default) for path in _outbox(game.dir, "cur")
+        }
+        assert kept.keys() == waiting.keys()
+        for name, raw in waiting.items():
+            original = message_from_bytes(raw, policy=policy.default)
+            for header in ("Message-ID", "To", "Subject", "Date", "From"):
+                assert kept[name][header] == original[header]
+            assert kept[name]["X-Referee-Kept"] == "headers" and len(bytes(kept[name])) < len(raw)
 
         again = referee_send(game.dir, env=env)
         assert again.returncode == 0, again.stderr

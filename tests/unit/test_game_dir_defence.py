@@ -125,7 +125,8 @@ def edit_config(game_dir: Path, old: str, new: str) -> None:
     [
         ("game: test-game", "game: other-game", "game was changed"),
         ("title: Test game", "title: Another game", "title was changed"),
-        ("options: {}", "options: {rounds: 2}", "options was changed"),
+        # `referee init` wrote moderator's option for new games (new_game_options) into game.yaml
+        ("history: last-round", "history: last-round\n  rounds: 2", "options was changed"),
         ("name: carol", "name: dave", "players was changed"),
     ],
 )
