@@ -200,7 +200,6 @@ def test_a_watch_ends_on_an_untrusted_certificate_instead_of_retrying_forever(
         watch(home, tick_seconds=1, stop=lambda: time.monotonic() > deadline, backoff_first=0.1)
 
 
-
 def test_a_pass_without_tls_builds_no_tls_context(mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     """`security: none` (loopback) builds no TLS context on a pass that reads and sends mail:
     building one reads every system CA, a quarter of a one-mail `--watch` pass."""
