@@ -1,5 +1,27 @@
-"""The installed games, listed explicitly (the core finds a game by id here)."""
+"""The installed games, listed explicitly (the core finds a game by id here).
 
-from games import cest_la_guerre, moderator, polemos_obb
+Each game's package is imported when first asked for: `GAMES` imports them all, `PACKAGES` names
+each one's by id, so that a command on one game loads that game alone (some read their data files
+at import: cest-la-guerre's take 70 ms, which `referee status` of a moderator game need not pay).
+"""
 
-GAMES = (moderator.GAME, polemos_obb.GAME, cest_la_guerre.GAME)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Game id -> its package, in the order GAMES lists them.
+PACKAGES = {
+    "moderator": "games.moderator",
+    "polemos-obb": "games.polemos_obb",
+    "cest-la-guerre": "games.cest_la_guerre",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Make `GAMES` (every installed game module, in PACKAGES' order) on first use."""
+    if name == "GAMES":
+        found = tuple(importlib.import_module(package).GAME for package in PACKAGES.values())
+        globals()["GAMES"] = found
+        return found
+    raise AttributeError(f"module 'games' has no attribute {name!r}")

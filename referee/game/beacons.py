@@ -11,10 +11,7 @@ the dice.
 
 from __future__ import annotations
 
-import http.client
 import json
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime
 from typing import Any
 
@@ -113,6 +110,8 @@ def fetch_promised_round(game: Game, phase: OpenPhase) -> None:
 def fetch_round(beacon: BeaconConfig, round_number: int) -> Round:
     """Return the round from the first of the beacon's URLs that gives one that verifies;
     raise StateError naming what each URL answered."""
+    import http.client  # deferred for start-up speed, like urllib below: only fetching a round needs HTTP
+
     failures = []
     for base in beacon.urls:
         url = f"{base}/{beacon.chain.chain_hash}/public/{round_number}"
@@ -132,12 +131,16 @@ def fetch_round(beacon: BeaconConfig, round_number: int) -> Round:
 
 
 def _get(url: str, timeout: int) -> bytes:
+    import urllib.request  # deferred for start-up speed: `referee status` never fetches a round
+
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (http(s) only, checked in config)
         return bytes(answer.read(MAX_ANSWER_BYTES + 1))
 
 
 def _reason(error: Exception) -> str:
+    import urllib.error  # loaded by _get already
+
     if isinstance(error, urllib.error.HTTPError):
         return f"HTTP {error.code} {error.reason}"
     if isinstance(error, urllib.error.URLError):

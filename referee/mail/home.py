@@ -89,8 +89,11 @@ class MailAccount:
     timeout: float = 60.0
     ca_file: Path | None = None  # PEM certificates of the CAs to trust, instead of the system's
 
-    def tls_context(self) -> ssl.SSLContext:
-        """Return the TLS context for this account: the system's CAs, or those of `ca_file`."""
+    def tls_context(self) -> ssl.SSLContext | None:
+        """Return the TLS context for this account: the system's CAs, or those of `ca_file`; None
+        for `security: none`, which never uses one (building one reads every system CA: 64 ms a pass)."""
+        if self.security == "none":
+            return None
         return ssl.create_default_context(cafile=str(self.ca_file) if self.ca_file else None)
 
     def untrusted(self, exc: ssl.SSLCertVerificationError) -> tuple[str, tuple[str, ...]]:

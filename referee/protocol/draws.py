@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from referee.protocol.dice import DiceError, DiceSpec, Stream, parse_spec, uniform_limit
+from referee.protocol.dice import DiceError, DiceSpec, Keyed, Stream, first_uniform, parse_spec, uniform_limit
 from referee.protocol.hidden import Hidden, HiddenDraws, check_hidden_label
 
 T = TypeVar("T")
@@ -28,29 +28,33 @@ class Dice:
 
     def __init__(self, key: bytes, hidden: HiddenDraws | None = None) -> None:
         self._key = key
+        self._keyed = Keyed(key)  # keyed once for the phase's thousands of streams
         self._used: set[str] = set()
         self.rolls: list[dict[str, Any]] = []
         self.hidden = hidden if hidden is not None else HiddenDraws(None, 0, "")
 
     def _claim(self, label: str) -> None:
-        if label in self._used:
+        used = self._used
+        before = len(used)
+        used.add(label)
+        if len(used) == before:
             raise DiceError(f"dice label {label!r} was already used in this phase")
-        self._used.add(label)
 
     def _stream(self, label: str) -> Stream:
-        stream = Stream(self._key, label)  # checks the label before it is claimed
+        stream = Stream(self._keyed, label)  # checks the label before it is claimed
         self._claim(label)
         return stream
 
     def roll(self, spec: str | DiceSpec, *, label: str) -> list[int]:
         """Roll a dice spec such as `2d6` or `1d10z`; return each die's value in order."""
         parsed = spec if isinstance(spec, DiceSpec) else parse_spec(spec)
-        uniform = self._stream(label).uniform
         sides = parsed.sides
         offset = 0 if parsed.zero_based else 1
-        if parsed.count == 1:  # the common case, without a comprehension's frame
-            values = [uniform(sides) + offset]
+        if parsed.count == 1:  # the common case: the stream's first value, without a Stream object
+            values = [first_uniform(self._keyed, label, sides) + offset]  # checks the label first
+            self._claim(label)
         else:
+            uniform = self._stream(label).uniform
             values = [uniform(sides) + offset for _ in range(parsed.count)]
         self.rolls.append({"label": label, "spec": parsed.record_spec, "values": values})
         return values

@@ -22,13 +22,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from referee.errors import ConfigError
-from referee.mail.home import Home
+from referee.mail.home import Home, MailAccount
 from referee.mail.imap import Mailbox, MailboxCertificateError
 from referee.mail.replies import post_reply
 from referee.mail.run import run_pass, watch
 
 from mailservers import Dovecot, SmtpServer, dovecot_available
-from mailworld import PASSWORD_ENV, REFEREE, write_home
+from mailworld import PASSWORD_ENV, REFEREE, MailWorld, write_home
 
 USER = "referee-tls"
 
@@ -198,3 +198,18 @@ def test_a_watch_ends_on_an_untrusted_certificate_instead_of_retrying_forever(
     deadline = time.monotonic() + 30
     with pytest.raises(MailboxCertificateError, match="not trusted"):
         watch(home, tick_seconds=1, stop=lambda: time.monotonic() > deadline, backoff_first=0.1)
+
+
+def test_a_pass_without_tls_builds_no_tls_context(mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`security: none` (loopback) builds no TLS context on a pass that reads and sends mail:
+    building one reads every system CA, a quarter of a one-mail `--watch` pass."""
+    built: list[object] = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: built.append(a) or real(*a, **k))
+    mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, "note: hello")))
+    report = mail_world.run()
+    assert report.ok, report.lines()
+    assert mail_world.letters("alice"), "the pass read the orders and sent an acknowledgement"
+    assert built == []
+    account = MailAccount("imap", "127.0.0.1", 993, "ssl", None)
+    assert account.tls_context() is not None and len(built) == 1  # ssl and starttls still build theirs

@@ -3,10 +3,13 @@ spec parsing, transcript refusals, and the hand-check script printed in docs/pro
 
 from __future__ import annotations
 
+import hmac
+import itertools
 import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +351,46 @@ def test_uniform_stays_in_range(n: int, key: bytes, label: str) -> None:
 @given(size=st.integers(min_value=0, max_value=60), key=st.binary(min_size=32, max_size=32))
 def test_shuffle_is_a_permutation(size: int, key: bytes) -> None:
     assert sorted(dice.derive(key, "deck", f"shuffle({size})")) == list(range(size))
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(min_size=0, max_size=200), message=st.binary(max_size=300))
+def test_the_keyed_hmac_gives_the_standard_librarys_bytes(key: bytes, message: bytes) -> None:
+    """The streams' HMAC, keyed once (dice.Keyed), is HMAC-SHA256 to the byte, for any key length
+    (a key longer than SHA-256's block is hashed first, as RFC 2104 says)."""
+    assert dice.Keyed(key).digest(message) == hmac.digest(key, message, "sha256")
+
+
+def _stream_by_the_standard_library(key: bytes, label: str) -> Iterator[int]:
+    """Section 4's stream, written with hmac.digest alone: what the fast paths must match."""
+    for block in itertools.count():
+        digest = hmac.digest(key, label.encode() + b"\x00" + block.to_bytes(8, "big"), "sha256")
+        yield from (int.from_bytes(digest[i : i + 8], "big") for i in range(0, 32, 8))
+
+
+def _uniform_by_the_standard_library(values: Iterator[int], n: int) -> int:
+    limit = 2**64 - 2**64 % n
+    return next(value % n for value in values if value < limit)
+
+
+@pytest.mark.parametrize("n", [6, 10, 2**63 + 1, 2**64 - 1])  # the two large ones reject often
+def test_one_die_rolls_match_the_stream_written_with_the_standard_library(n: int) -> None:
+    key = bytes(range(32))
+    for index in range(200):
+        label = f"roll/{index}"
+        expected = _uniform_by_the_standard_library(_stream_by_the_standard_library(key, label), n)
+        assert dice.first_uniform(dice.Keyed(key), label, n) == expected
+        assert draws.Dice(key).uniform(n, label=label) == expected
+        assert dice.Stream(key, label).uniform(n) == expected
+        if n == 6:
+            assert draws.Dice(key).roll("1d6", label=label) == [expected + 1]
+
+
+def test_many_dice_and_shuffles_match_the_stream_written_with_the_standard_library() -> None:
+    key = b"k" * 32
+    values = _stream_by_the_standard_library(key, "volley")
+    expected = [_uniform_by_the_standard_library(values, 6) + 1 for _ in range(9)]
+    assert draws.Dice(key).roll("9d6", label="volley") == expected
 
 
 # --- the hand-check script of docs/protocol.md -----------------------------------------------

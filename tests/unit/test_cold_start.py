@@ -1,0 +1,53 @@
+"""Start-up: `referee status` loads what it shows and no more (issue 23: cold start within 2x of
+a bare Python start). Counted in module names, never timed: scripts/bench times it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import MakeGame
+
+ROOT = Path(__file__).resolve().parents[2]
+# Run a command as `referee` does, then print which of the named modules it loaded.
+PROBE = """
+import json, runpy, sys
+names, sys.argv = sys.argv[1].split(","), ["referee", *sys.argv[2:]]
+try:
+    runpy.run_module("referee", run_name="__main__")
+except SystemExit:
+    pass
+print(json.dumps(sorted(name for name in names if name in sys.modules)))
+"""
+NEVER_FOR_STATUS = (
+    "jinja2",  # letters are rendered by adjudication, not by a status
+    "imapclient",  # mail is read by `referee run`
+    "ssl",  # no TLS without a mail server
+    "http.client",  # a beacon round is fetched when a phase is adjudicated
+    "urllib.request",
+    "pyrage",  # letters are encrypted when they are written
+    "games.cest_la_guerre",  # a moderator game's status loads that game alone
+    "games.polemos_obb",
+)
+
+
+def loaded(*command: str, names: tuple[str, ...]) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(names), *command], capture_output=True, text=True, env=env, check=True
+    )
+    found: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def test_status_of_an_open_game_loads_no_letters_mail_or_other_game(tmp_path: Path, make_game: MakeGame) -> None:
+    game = make_game(tmp_path)
+    assert loaded("status", str(game.dir), names=("games.moderator", *NEVER_FOR_STATUS)) == ["games.moderator"]
+
+
+def test_the_help_loads_no_game_nor_library(tmp_path: Path) -> None:
+    names = ("games", "yaml", "cryptography", "jinja2", "imapclient")
+    assert loaded("--help", names=names) == []
