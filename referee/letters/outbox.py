@@ -7,7 +7,6 @@ same letter twice (after a crash) leaves one message, and a sender can tell a re
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from email import policy
@@ -15,7 +14,7 @@ from email.message import EmailMessage
 from email.utils import formataddr, formatdate
 from pathlib import Path
 
-from referee.files import atomic_write, fsync_dir
+from referee.files import write_staged
 
 FOLDERS = ("tmp", "new", "cur")
 # Long Message-IDs stay on one line: some mail tools mishandle a folded one.
@@ -97,9 +96,6 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
     for folder in FOLDERS:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
-    staged = outbox / "tmp" / name
-    atomic_write(staged, bytes(build_message(letter, sender, sender_name)))
     path = outbox / "new" / name
-    os.replace(staged, path)
-    fsync_dir(path.parent)
+    write_staged(outbox / "tmp" / name, path, bytes(build_message(letter, sender, sender_name)))
     return path
