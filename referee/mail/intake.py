@@ -1,14 +1,16 @@
 """Mail intake, exactly once: fetch, store, handle, move.
 
 1. Fetch new messages (UIDs above the last stored one, in batches: one FETCH per batch).
-2. Store each raw message durably (HOME/spool/SHA256.eml: write, fsync, rename) and record it
-   in the ledger, with its UID, before anything else happens to it.
-3. Handle each stored message: route its orders to their games (`referee.game.engine.submit`, which
-   handles one mail once, by its source) or answer its command; record the outcome. That the
-   handling starts is committed first: a message whose handling started and never finished
-   killed the process (a crash in a parser, memory, a hang ended by cron's timeout), so the next
-   pass sets it aside unhandled, moves it to the rejected folder and alerts the referee, and
-   every other mail goes on. A mail over the MIME limits (`referee.mail.bounds`) is refused
+2. Store each raw message durably (HOME/spool/SHA256.eml: written, synced and renamed with the
+   rest of its fetch batch) and record it in the ledger, with its UID, before anything else
+   happens to it.
+3. Handle each stored message, in batches made durable together (`referee.mail.batch`): route
+   its orders to their games (`referee.game.engine.submit`, which handles one mail once, by its
+   source) or answer its command; record the outcome. That the handling starts is committed
+   first (the batch's), and HOME/handling names the mail in hand: a message whose handling
+   started and never finished killed the process (a crash in a parser, memory, a hang ended
+   by cron's timeout), so the next pass sets it aside unhandled, moves it to the rejected
+   folder and alerts the referee, and every other mail goes on. A mail over the MIME limits (`referee.mail.bounds`) is refused
    before the email parser reads it.
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
