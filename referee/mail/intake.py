@@ -10,8 +10,8 @@
    first (the batch's), and HOME/handling names the mail in hand: a message whose handling
    started and never finished killed the process (a crash in a parser, memory, a hang ended
    by cron's timeout), so the next pass sets it aside unhandled, moves it to the rejected
-   folder and alerts the referee, and every other mail goes on. A mail over the MIME limits (`referee.mail.bounds`) is refused
-   before the email parser reads it.
+   folder and alerts the referee, and every other mail goes on. A mail over the MIME limits
+   (`referee.mail.bounds`) is refused before the email parser reads it.
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
 A crash between any two steps repeats the later steps only: a message already stored is found
@@ -292,12 +292,15 @@ def _handle_batch(
                 answers.append((message, answer))
             marker.clear()  # every mail's handling finished: none of them is to blame for what follows
             batch.commit()
-    except BaseException:  # Ctrl-C, or the disk failing at the commit: nothing of the batch counts
+    except BaseException as exc:  # Ctrl-C, or the disk failing at the commit: the batch's mails stay stored
         batch.rollback()
         marker.clear()
         with ledger.transaction():
             ledger.end_batch()
-        raise
+        if not isinstance(exc, Exception):
+            raise
+        report.errors.append(f"{len(messages)} mail(s) left for the next pass: {type(exc).__name__}: {exc}")
+        return
     with ledger.transaction():
         for message, answer in answers:
             ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
@@ -306,11 +309,6 @@ def _handle_batch(
     for message, answer in answers:
         report.handled += 1
         report.outcomes.append(f"{message.sha256[:12]} {answer.destination}: {answer.summary}")
-
-
-def _finished(ledger: Ledger, message: StoredMessage, now: datetime) -> None:
-    with ledger.transaction():
-        ledger.finish_handling(message.sha256, now)
 
 
 def set_aside(
