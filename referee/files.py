@@ -73,13 +73,13 @@ def land(group: _Group) -> None:
     if not group.writes:
         return
     staged: list[tuple[Path, Path]] = []
-    for path, (data, mode, named) in group.writes.items():
-        temporary = named or path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.parent.mkdir(parents=True, exist_ok=True)
-        _write_temporary(path, temporary, data, mode, sync=False)
-        staged.append((temporary, path))
+    for path, (_, _, named) in group.writes.items():
+        staged.append((named or path.with_name(f".{path.name}.{os.getpid()}.tmp"), path))
     folders = sorted({path.parent for _, path in staged} | {temporary.parent for temporary, _ in staged})
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    for (temporary, path), (data, mode, _) in zip(staged, group.writes.values(), strict=True):
+        _write_temporary(path, temporary, data, mode, sync=False)
     sync_files([temporary for temporary, _ in staged], folders)  # the contents, before any rename
     for temporary, path in staged:
         os.replace(temporary, path)
@@ -87,16 +87,23 @@ def land(group: _Group) -> None:
 
 
 def _write_temporary(path: Path, temporary: Path, data: bytes, mode: int, sync: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if sync:  # a group made its folders once
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
         if sync:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
             os.replace(temporary, path)
+        else:  # no buffered file object for a small file written once
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

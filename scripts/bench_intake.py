@@ -76,6 +76,64 @@ def order_mails(keys: Path, count: int, games: int) -> list[bytes]:
     return mails
 
 
+STEPS = (
+    ("referee.mail.message", "read_message"),
+    ("referee.mail.intake", "read_message"),
+    ("referee.game.engine", "submit"),
+    ("referee.game.engine", "_examine"),
+    ("referee.game.announce", "post_ack"),
+    ("referee.letters.post", "render"),
+    ("referee.letters.outbox", "build_message"),
+    ("referee.letters.outbox", "post"),
+    ("referee.files", "land"),
+    ("referee.files", "syncfs"),
+    ("referee.files", "_write_temporary"),
+    ("referee.mail.batch", "Batch.game"),
+    ("referee.mail.undeliverable", "mark_reachable"),
+    ("referee.mail.intake", "fetch_and_store"),
+    ("referee.mail.intake", "move_handled"),
+)
+
+
+class Split:
+    """CPU time spent in the main steps of intake (a step inside another counts in both)."""
+
+    def __init__(self) -> None:
+        import importlib
+
+        self.seconds: dict[str, float] = {}
+        self._saved = []
+        for module_name, name in STEPS:
+            module = importlib.import_module(module_name)
+            owner, _, attribute = name.rpartition(".")
+            target = getattr(module, owner) if owner else module
+            if not hasattr(target, attribute):
+                continue
+            original = getattr(target, attribute)
+            label = f"{module_name.rsplit('.', 1)[1]}.{name}"
+            self._saved.append((target, attribute, original))
+            setattr(target, attribute, self._timed(label, original))
+
+    def _timed(self, label: str, function):  # type: ignore[no-untyped-def]
+        def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[label] = self.seconds.get(label, 0.0) + time.process_time() - start
+
+        return timed
+
+    def stop(self) -> None:
+        for target, attribute, original in self._saved:
+            setattr(target, attribute, original)
+
+    def describe(self, mails: int) -> str:
+        return "CPU ms per mail: " + ", ".join(
+            f"{label} {seconds / mails * 1000:.2f}" for label, seconds in self.seconds.items()
+        )
+
+
 class SyncCounter:
     """Counts what makes writes durable: os.fsync, syncfs(2) (referee.files.syncfs) and SQLite commits."""
 
@@ -131,6 +189,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--profile", help="write a cProfile of the pass to this file")
+    parser.add_argument("--split", action="store_true", help="print the CPU time of the main steps (no profiler)")
     args = parser.parse_args()
     if not mailservers.dovecot_available():
         sys.exit("Dovecot is not installed")
@@ -147,6 +206,7 @@ def main() -> None:
             for raw in order_mails(keys, args.mails, args.games):
                 client.append("INBOX", raw)
             client.logout()
+            split = Split() if args.split else None
             counts = SyncCounter()
             counts.start()
             profiler = None
@@ -161,6 +221,9 @@ def main() -> None:
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             finally:
                 counts.stop()
+                if split is not None:
+                    split.stop()
+                    print(split.describe(args.mails))
                 if profiler is not None:
                     profiler.disable()
                     profiler.dump_stats(args.profile)
