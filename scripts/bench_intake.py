@@ -79,9 +79,11 @@ def order_mails(keys: Path, count: int, games: int) -> list[bytes]:
 STEPS = (
     ("referee.mail.message", "read_message"),
     ("referee.mail.intake", "read_message"),
-    ("referee.game.engine", "submit"),
+    ("referee.mail.intake", "submit"),
     ("referee.game.engine", "_examine"),
-    ("referee.game.announce", "post_ack"),
+    ("referee.game.engine", "post_ack"),
+    ("referee.game.engine", "_store_accepted"),
+    ("referee.letters.post", "post"),
     ("referee.letters.post", "render"),
     ("referee.letters.outbox", "build_message"),
     ("referee.letters.outbox", "post"),
