@@ -135,8 +135,11 @@ def submit(
     in_reply_to: str | None = None,
     sender: str | None = None,
     source: str | None = None,
+    opened: Game | None = None,
 ) -> Receipt:
     """Accept or refuse a signed order file; write the acknowledgement. Refusals change nothing.
+
+    `opened` is the game at `path` when the caller has it open already (mail intake's batch).
 
     Mail intake passes the incoming `in_reply_to` Message-ID and the `sender` address (used only
     to answer a file whose signature names no registered player). A `source` (one incoming
@@ -149,7 +152,7 @@ def submit(
     kept on record but nothing is sent to the player (the receipt has no letter; the caller
     shows the problems).
     """
-    game = Game.open(path)
+    game = opened or Game.open(path)
     filled: tuple[str, ...] = ()
     if become is not None:
         if game.config.player(become) is None:

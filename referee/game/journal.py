@@ -236,6 +236,7 @@ class GameDir:
         self._recent_states: dict[str, bytes] = {}  # the last states read, checked (state_bytes)
         self._hidden_secret: bytes | None = None  # never changes once drawn: read once per command
         self._may_create = False
+        self._locks_held = 0  # lock() is re-entrant on one object: mail intake holds it for a batch
 
     def exists(self) -> bool:
         """Return whether this directory holds a game."""
@@ -386,8 +387,21 @@ class GameDir:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run the block in one journal transaction: all of it is stored, or none."""
+        """Run the block in one journal transaction: all of it is stored, or none.
+
+        Inside a transaction already open (mail intake's batch: one commit for a batch's orders)
+        the block is a savepoint of it: undone alone on an error, committed with the batch."""
         db = self.db
+        if db.in_transaction:
+            db.execute("SAVEPOINT block")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK TO block")
+                db.execute("RELEASE block")
+                raise
+            db.execute("RELEASE block")
+            return
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
@@ -403,6 +417,13 @@ class GameDir:
         With `guard`, refuse while an operator's command is unfinished (a crash interrupted it):
         nothing else may change the game before it is finished. The operator's commands pass
         False and decide themselves (referee.game.operations)."""
+        if self._locks_held:  # flock is per open file: a second one in this process would wait on the first
+            self._locks_held += 1
+            try:
+                yield
+            finally:
+                self._locks_held -= 1
+            return
         self.path.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + wait
         with open(self.path / ".lock", "a+") as handle:
@@ -421,7 +442,11 @@ class GameDir:
                 unfinished = self.unfinished_operations()
                 if unfinished:
                     raise interrupted_error(self.path, unfinished[0])
-            yield
+            self._locks_held = 1
+            try:
+                yield
+            finally:
+                self._locks_held = 0
 
     # -- meta -------------------------------------------------------------------------
 

@@ -11,19 +11,20 @@ cur/ is for (the Message-ID never posted twice, a bounce matched to its letter a
 from __future__ import annotations
 
 import hashlib
-import os
 import re
+import secrets
 from dataclasses import dataclass, field
-from email import policy
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
 from pathlib import Path
 
-from referee.files import atomic_write, fsync_dir
+from referee.files import write_staged
+from referee.letters.headers import FoldOnce, RememberedHeaders
 
 FOLDERS = ("tmp", "new", "cur")
 # Long Message-IDs stay on one line: some mail tools mishandle a folded one.
-HEADER_POLICY = policy.default.clone(max_line_length=998)
+BOUNDARY = "=" * 15 + secrets.token_hex(16)
+HEADER_POLICY = FoldOnce(max_line_length=998, header_factory=RememberedHeaders())
 
 
 @dataclass(frozen=True)
@@ -79,12 +80,30 @@ def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage
     message["Auto-Submitted"] = letter.auto_submitted
     message["X-Loop"] = sender
     message.set_content(letter.text)
+    boundary = _boundary(letter)
     if letter.html:  # a short note to a stranger goes as plain text alone
+        message.make_alternative(boundary and f"{boundary}.alt")
         message.add_alternative(letter.html, subtype="html")
+    if letter.attachments:
+        message.make_mixed(boundary and f"{boundary}.mix")
     for item in letter.attachments:
         maintype, _, subtype = item.content_type.partition("/")
         message.add_attachment(item.data, maintype=maintype, subtype=subtype, filename=item.filename)
     return message
+
+
+def _boundary(letter: Letter) -> str | None:
+    """Return this process's MIME boundary, or None (a fresh one is drawn) for a letter that holds it.
+
+    One boundary for every letter makes their Content-Type lines alike, so each is parsed and
+    folded once (`referee.letters.headers`), and spares the email package a regular expression
+    per letter to check a new one. It is random, so no one can put it in a letter before seeing
+    one; a letter whose text or files hold it gets a boundary of its own."""
+    if any(BOUNDARY in text for text in (letter.text, letter.html)):
+        return None
+    if any(BOUNDARY.encode() in item.data for item in letter.attachments):
+        return None
+    return BOUNDARY
 
 
 def maildir_name(message_id: str) -> str:
@@ -101,11 +120,8 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
     for folder in FOLDERS:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
-    staged = outbox / "tmp" / name
-    atomic_write(staged, bytes(build_message(letter, sender, sender_name)))
     path = outbox / "new" / name
-    os.replace(staged, path)
-    fsync_dir(path.parent)
+    write_staged(outbox / "tmp" / name, path, bytes(build_message(letter, sender, sender_name)))
     return path
 
 

@@ -1,15 +1,17 @@
 """Mail intake, exactly once: fetch, store, handle, move.
 
 1. Fetch new messages (UIDs above the last stored one, in batches: one FETCH per batch).
-2. Store each raw message durably (HOME/spool/SHA256.eml: write, fsync, rename) and record it
-   in the ledger, with its UID, before anything else happens to it.
-3. Handle each stored message: route its orders to their games (`referee.game.engine.submit`, which
-   handles one mail once, by its source) or answer its command; record the outcome. That the
-   handling starts is committed first: a message whose handling started and never finished
-   killed the process (a crash in a parser, memory, a hang ended by cron's timeout), so the next
-   pass sets it aside unhandled, moves it to the rejected folder and alerts the referee, and
-   every other mail goes on. A mail over the MIME limits (`referee.mail.bounds`) is refused
-   before the email parser reads it.
+2. Store each raw message durably (HOME/spool/SHA256.eml: written, synced and renamed with the
+   rest of its fetch batch) and record it in the ledger, with its UID, before anything else
+   happens to it.
+3. Handle each stored message, in batches made durable together (`referee.mail.batch`): route
+   its orders to their games (`referee.game.engine.submit`, which handles one mail once, by its
+   source) or answer its command; record the outcome. That the handling starts is committed
+   first (the batch's), and HOME/handling names the mail in hand: a message whose handling
+   started and never finished killed the process (a crash in a parser, memory, a hang ended
+   by cron's timeout), so the next pass sets it aside unhandled, moves it to the rejected
+   folder and alerts the referee, and every other mail goes on. A mail over the MIME limits
+   (`referee.mail.bounds`) is refused before the email parser reads it.
 4. Move handled messages on the server to the processed or rejected folder (one MOVE per batch).
 
 A crash between any two steps repeats the later steps only: a message already stored is found
@@ -26,11 +28,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import Message
 from email.utils import parseaddr
+from pathlib import Path
 
 from referee.errors import RefereeError
-from referee.files import atomic_write
+from referee.files import atomic_write, group_commit
 from referee.game.engine import submit
 from referee.game.results import Receipt
+from referee.mail.batch import Batch, Marker
 from referee.mail.bounds import first_header, mime_excess
 from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
 from referee.mail.commands import help_sections, run_command
@@ -47,6 +51,8 @@ from referee.protocol.display import printable
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
+HANDLE_BATCH = 100  # mails handled and made durable together (`referee.mail.batch`)
+MARKER_FILE = "handling"
 BATCH_BYTES = 32 * 1024 * 1024
 __all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
 TRACE_HEADERS = {
@@ -106,10 +112,11 @@ def fetch_and_store(
         raws.update({uid: _oversized(header, sizes[uid]) for uid, header in mailbox.fetch_headers(large).items()})
         report.fetched += len(raws)
         stored = []
-        for uid in batch:
-            raw = raws.get(uid)
-            if raw is not None:  # gone since the search (another client expunged it): nothing to keep
-                stored.append((uid, raw, _store_file(home, raw)))
+        with group_commit():  # the batch's spool files are durable, with two syncs, before the ledger names them
+            for uid in batch:
+                raw = raws.get(uid)
+                if raw is not None:  # gone since the search (another client expunged it): nothing to keep
+                    stored.append((uid, raw, _store_file(home, raw)))
         with ledger.transaction():
             for uid, raw, sha in stored:
                 incoming_id = _message_id(raw)
@@ -205,45 +212,103 @@ def handle_stored(
     directory: Directory | None,
     while_handling: Callable[[StoredMessage], None] = lambda message: None,
 ) -> Directory | None:
-    """Handle every stored message not yet handled; return the directory if it was needed.
+    """Handle every stored message not yet handled, in batches (`referee.mail.batch`); return the
+    directory if it was needed.
 
     `while_handling` is a test's hook, called once a message's handling has started."""
+    marker_path = home.path / MARKER_FILE
+    _after_a_dead_batch(ledger, marker_path, now)
     waiting = ledger.with_status("stored")
     if waiting and directory is None:
         directory = Directory.load(home)
+    fresh = []
     for message in waiting:
-        with ledger.transaction():
-            attempts = ledger.unfinished_attempts(message.sha256)
-            if not attempts:
-                ledger.start_handling(message.sha256, now)
+        attempts = ledger.unfinished_attempts(message.sha256)
         if attempts:
             set_aside(home, config, ledger, message, attempts, now, report)
-            continue
-        try:
-            while_handling(message)
-            answer = handle_message(home, config, directory or Directory(), ledger, message, now)
-        except RefereeError as exc:  # a game that cannot take mail now: the message waits for the next pass
-            _finished(ledger, message, now)
-            report.errors.append(f"{message.sha256[:12]}: {exc.message}")
-            continue
-        except Exception as exc:  # a bug met by one mail must not stop the others; it stays stored
-            _finished(ledger, message, now)
-            report.errors.append(f"{message.sha256[:12]}: unexpected {type(exc).__name__}: {exc}")
-            continue
-        except BaseException:  # Ctrl-C: the operator stopped the pass, the mail did not
-            _finished(ledger, message, now)
-            raise
-        with ledger.transaction():
-            ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
-            ledger.finish_handling(message.sha256, now)
-        report.handled += 1
-        report.outcomes.append(f"{message.sha256[:12]} {answer.destination}: {answer.summary}")
+        else:
+            fresh.append(message)
+    if not fresh:
+        return directory
+    with Marker(marker_path) as marker:
+        for start in range(0, len(fresh), HANDLE_BATCH):
+            _handle_batch(
+                home,
+                config,
+                ledger,
+                now,
+                report,
+                directory or Directory(),
+                fresh[start : start + HANDLE_BATCH],
+                marker,
+                while_handling,
+            )
     return directory
 
 
-def _finished(ledger: Ledger, message: StoredMessage, now: datetime) -> None:
+def _after_a_dead_batch(ledger: Ledger, marker_path: Path, now: datetime) -> None:
+    """After a pass that died in a batch: the mail it was handling counts as a handling that
+    never finished (it is set aside); the batch's other mails are handled again as new."""
+    started = ledger.batch_started()
+    if not started:
+        return
+    in_hand = Marker.read(marker_path)
     with ledger.transaction():
-        ledger.finish_handling(message.sha256, now)
+        if in_hand in started:
+            ledger.start_handling(in_hand, now)
+        ledger.end_batch()
+
+
+def _handle_batch(
+    home: Home,
+    config: HomeConfig,
+    ledger: Ledger,
+    now: datetime,
+    report: IntakeReport,
+    directory: Directory,
+    messages: list[StoredMessage],
+    marker: Marker,
+    while_handling: Callable[[StoredMessage], None],
+) -> None:
+    """Handle `messages` as one batch: one ledger commit before, letters landed together, one
+    commit per game touched, one ledger commit after (see `referee.mail.batch`)."""
+    with ledger.transaction():
+        ledger.start_batch([message.sha256 for message in messages], now)
+    batch = Batch()
+    answers: list[tuple[StoredMessage, Answer]] = []
+    try:
+        with group_commit():
+            for message in messages:
+                marker.write(message.sha256)
+                try:
+                    while_handling(message)
+                    answer = handle_message(home, config, directory, ledger, message, now, batch)
+                except RefereeError as exc:  # a game that cannot take mail now: the message waits for the next pass
+                    report.errors.append(f"{message.sha256[:12]}: {exc.message}")
+                    continue
+                except Exception as exc:  # a bug met by one mail must not stop the others; it stays stored
+                    report.errors.append(f"{message.sha256[:12]}: unexpected {type(exc).__name__}: {exc}")
+                    continue
+                answers.append((message, answer))
+            marker.clear()  # every mail's handling finished: none of them is to blame for what follows
+            batch.commit()
+    except BaseException as exc:  # Ctrl-C, or the disk failing at the commit: the batch's mails stay stored
+        batch.rollback()
+        marker.clear()
+        with ledger.transaction():
+            ledger.end_batch()
+        if not isinstance(exc, Exception):
+            raise
+        report.errors.append(f"{len(messages)} mail(s) left for the next pass: {type(exc).__name__}: {exc}")
+        return
+    with ledger.transaction():
+        for message, answer in answers:
+            ledger.mark_handled(message.sha256, answer.destination, {"summary": answer.summary}, now)
+            ledger.finish_handling(message.sha256, now)
+        ledger.end_batch()
+    for message, answer in answers:
+        report.handled += 1
+        report.outcomes.append(f"{message.sha256[:12]} {answer.destination}: {answer.summary}")
 
 
 def set_aside(
@@ -297,9 +362,40 @@ def _field(header: Message, name: str) -> str:
 
 
 def handle_message(
-    home: Home, config: HomeConfig, directory: Directory, ledger: Ledger, message: StoredMessage, now: datetime
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    message: StoredMessage,
+    now: datetime,
+    batch: Batch | None = None,
 ) -> Answer:
-    """Decide what one stored mail is and act on it; return where it belongs on the server."""
+    """Decide what one stored mail is and act on it; return where it belongs on the server.
+
+    Orders go into the `batch`'s games, committed by its caller; any other kind of mail first
+    commits the batch, since what it does (a command, a bounce) opens games of its own. Without
+    a batch the mail is a batch of its own, committed here."""
+    if batch is not None:
+        return _handle_message(home, config, directory, ledger, message, now, batch)
+    alone = Batch()
+    try:
+        answer = _handle_message(home, config, directory, ledger, message, now, alone)
+    except BaseException:
+        alone.rollback()
+        raise
+    alone.commit()
+    return answer
+
+
+def _handle_message(
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    message: StoredMessage,
+    now: datetime,
+    batch: Batch,
+) -> Answer:
     raw = (home.spool / message.file).read_bytes()
     excess = mime_excess(raw)
     if excess is not None:  # refused before the email parser reads it
@@ -311,10 +407,13 @@ def handle_message(
         )
         return Answer("rejected", f"over the MIME limits: {excess.what}")
     incoming = read_message(raw, config.referee_email)
+    orders_only = not incoming.automatic and bool(incoming.orders) and not any(map(is_command_file, incoming.orders))
+    if not orders_only:
+        batch.commit()
     if incoming.automatic:
         bounce = handle_bounce(home, config, directory, ledger, raw, now)
         return bounce or Answer("rejected", f"ignored: {incoming.automatic}")
-    mail_from(directory, incoming.sender)
+    mail_from(directory, incoming.sender, (lambda path: batch.game(path).dir) if orders_only else None)
     if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
         limit = config.max_message_bytes // (1024 * 1024)
         _answer_stranger(
@@ -336,11 +435,11 @@ def handle_message(
         answers = [_signed_command(home, config, directory, ledger, incoming, part, now) for part in commands]
         incoming.orders = [part for part in incoming.orders if part not in commands]
         if incoming.orders:
-            answers.append(_route_orders(home, config, directory, ledger, incoming, now))
+            answers.append(_route_orders(home, config, directory, ledger, incoming, now, batch))
         done = any(answer.destination == "processed" for answer in answers)
         return Answer("processed" if done else "rejected", "; ".join(answer.summary for answer in answers))
     if incoming.orders:
-        return _route_orders(home, config, directory, ledger, incoming, now)
+        return _route_orders(home, config, directory, ledger, incoming, now, batch)
     if incoming.problems:
         _answer_stranger(
             home, config, ledger, directory, incoming, now, "Your mail could not be read", incoming.problems
@@ -474,7 +573,13 @@ def _signed_bytes(part: OrderPart) -> bytes:
 
 
 def _route_orders(
-    home: Home, config: HomeConfig, directory: Directory, ledger: Ledger, incoming: Incoming, now: datetime
+    home: Home,
+    config: HomeConfig,
+    directory: Directory,
+    ledger: Ledger,
+    incoming: Incoming,
+    now: datetime,
+    batch: Batch,
 ) -> Answer:
     verdicts: list[str] = []
     accepted = 0
@@ -489,7 +594,12 @@ def _route_orders(
             continue
         # No `sender`: a file signed by no registered key is answered below, within the limiter.
         receipt = submit(
-            path, raw, part.signature, in_reply_to=incoming.message_id, source=f"mail:{incoming.sha256}:{index}"
+            path,
+            raw,
+            part.signature,
+            in_reply_to=incoming.message_id,
+            source=f"mail:{incoming.sha256}:{index}",
+            opened=batch.game(path),
         )
         if receipt.already_handled:
             verdicts.append(f"{part.origin}: already handled")

@@ -12,6 +12,8 @@ twice is handled once and a letter is sent once, across crashes and overlapping 
     refused_sends  per letter refused for good (a 5xx, or a bounce): never tried again
     replies   per stranger's address and day: how many replies, so a loop cannot run away
     command_nonces  per signed command file used: its game, player and nonce, so it is used once
+    batch     the mails of the batch being handled (`referee.mail.batch`): rows left by a pass
+              that died name the mails to look at again
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ CREATE TABLE IF NOT EXISTS command_nonces (game TEXT NOT NULL, player TEXT NOT N
 CREATE INDEX IF NOT EXISTS command_nonces_file ON command_nonces (file_sha256);
 CREATE TABLE IF NOT EXISTS handling (
     sha256 TEXT PRIMARY KEY, attempts INTEGER NOT NULL, started_at TEXT NOT NULL, finished_at TEXT);
+CREATE TABLE IF NOT EXISTS batch (sha256 TEXT PRIMARY KEY, started_at TEXT NOT NULL);
 """
 # A message whose handling killed the process is not handled again: it is set aside (status
 # 'set-aside') and moved to the rejected folder, and the referee is told.
@@ -196,6 +199,20 @@ class Ledger:
             (SET_ASIDE, json.dumps(outcome, sort_keys=True), now.isoformat(), sha256),
         )
         self.finish_handling(sha256, now)
+
+    def start_batch(self, sha256s: list[str], now: datetime) -> None:
+        """Record that handling these messages together starts now (committed before it starts)."""
+        self.db.executemany(
+            "INSERT OR REPLACE INTO batch (sha256, started_at) VALUES (?, ?)",
+            [(sha256, now.isoformat()) for sha256 in sha256s],
+        )
+
+    def batch_started(self) -> set[str]:
+        """Return the messages of a batch whose handling started and never ended (the process died)."""
+        return {row["sha256"] for row in self.db.execute("SELECT sha256 FROM batch")}
+
+    def end_batch(self) -> None:
+        self.db.execute("DELETE FROM batch")
 
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT status, COUNT(*) AS n FROM messages GROUP BY status")

@@ -20,6 +20,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 
+from referee.letters.headers import RememberedHeaders
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.orders import canonical_text
 
@@ -31,6 +32,9 @@ BOUNCE_SENDERS = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?repl
 MAX_TEXT_CHARS = 1_000_000
 MAX_MESSAGE_ID = 250  # RFC 5322 allows 998 per line; real ones are under 100
 GAME_LINE = re.compile(rb"^game:", re.MULTILINE)
+
+
+READING = policy.default.clone(header_factory=RememberedHeaders())  # parsing: see RememberedHeaders
 
 
 @dataclass(frozen=True)
@@ -312,7 +316,7 @@ def read_message(raw: bytes, own_address: str) -> Incoming:
     """Read a raw mail; never raises on bad input."""
     incoming = Incoming(sha256_hex(raw), len(raw), None, None)
     try:
-        message = BytesParser(policy=policy.default).parsebytes(raw)
+        message = BytesParser(policy=READING).parsebytes(raw)
     except Exception as exc:  # the parser is lenient, but a mail is anything a stranger sends
         incoming.problems.append(f"the mail could not be read as MIME ({type(exc).__name__})")
         return incoming

@@ -13,6 +13,7 @@ among the letters sent from the outboxes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from email import policy
@@ -103,10 +104,15 @@ def letter_undeliverable(
     return f"{games}: letter to {who} undeliverable ({reason[:80]}): referee alerted"
 
 
-def mail_from(directory: Directory, sender: str | None) -> None:
-    """A mail from a player shows their address works: clear their unreachable marks."""
+def mail_from(directory: Directory, sender: str | None, game_dir: Callable[[Path], GameDir] | None = None) -> None:
+    """A mail from a player shows their address works: clear their unreachable marks.
+
+    `game_dir` gives the journal of a game already open (mail intake's batch)."""
     for seat in directory.seats_of(sender):
-        _reachable(seat.path, seat.player, "a mail came from them")
+        if game_dir is None:
+            _reachable(seat.path, seat.player, "a mail came from them")
+        else:
+            mark_reachable(game_dir(seat.path), seat.player, "a mail came from them")
 
 
 def _reachable(path: Path, player: str, why: str) -> bool:

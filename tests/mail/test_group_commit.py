@@ -1,0 +1,163 @@
+"""Group commit (issue 23, item 6): a batch of mails is made durable with a few syncs, not a
+dozen per mail, and a crash anywhere in it leaves a state the next pass finishes from."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee import files
+from referee.game.journal import GameDir
+from referee.mail import run
+from referee.mail.ledger import Ledger
+
+from conftest import GAME_ID
+from mailworld import PASSWORD_ENV, MailWorld
+
+ROLL = "rolls: [{label: scout, dice: 2d6, purpose: scouting}]"
+MAILS = 50
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Syncs:
+    """Counts what makes a write durable: os.fsync, syncfs(2), and SQLite commits."""
+
+    def __init__(self) -> None:
+        self.fsync = self.syncfs = self.commits = 0
+
+    @property
+    def total(self) -> int:
+        return self.fsync + self.syncfs + self.commits
+
+
+@contextmanager
+def counting(monkeypatch: pytest.MonkeyPatch) -> Iterator[Syncs]:
+    syncs = Syncs()
+    real_fsync, real_syncfs, real_connect = os.fsync, files.syncfs, sqlite3.connect
+
+    def fsync(fd: int) -> None:
+        syncs.fsync += 1
+        real_fsync(fd)
+
+    def syncfs(folder: Path) -> None:
+        syncs.syncfs += 1
+        real_syncfs(folder)
+
+    def statement(sql: str) -> None:
+        syncs.commits += sql.strip().upper().startswith(("COMMIT", "END"))
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = real_connect(*args, **kwargs)
+        db.set_trace_callback(statement)
+        return db
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", fsync)
+        patch.setattr(files, "syncfs", syncfs)
+        patch.setattr(sqlite3, "connect", connect)
+        yield syncs
+
+
+def accepted_orders(world: MailWorld) -> int:
+    return len(GameDir(world.game_dirs[GAME_ID]).log_entries(("order.accepted",)))
+
+
+def acks(world: MailWorld, player: str) -> list[str]:
+    return [x["Subject"] for x in world.letters(player) if "orders accepted" in x["Subject"]]
+
+
+def test_fifty_order_mails_cost_well_under_one_sync_each(
+    mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for seq in range(1, MAILS + 1):
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL, seq=seq)))
+    counted: list[Syncs] = []
+    intake = run._intake
+
+    def counted_intake(*args: Any) -> Any:  # the intake alone: not the schedule, not the sending
+        with counting(monkeypatch) as syncs:
+            counted.append(syncs)
+            return intake(*args)
+
+    monkeypatch.setattr(run, "_intake", counted_intake)
+    report = mail_world.run()
+
+    assert report.ok, report.lines()
+    assert report.intake.handled == MAILS and report.intake.moved == MAILS
+    assert accepted_orders(mail_world) == MAILS
+    assert len(acks(mail_world, "alice")) == MAILS
+    (syncs,) = counted
+    # Before group commit: 15 os.fsync and 3 SQLite commits per mail. Now, for the batch: the
+    # spool (2 syncfs, 1 commit), the batch's start (1), its letters (2 syncfs), the game (1), the
+    # outcomes (1) and the move (1); the pass's other commits are per pass, not per mail.
+    assert syncs.fsync == 0
+    assert syncs.total / MAILS < 0.3, vars(syncs)
+
+
+def test_a_batch_killed_while_landing_its_letters_is_finished_by_the_next_pass(mail_world: MailWorld) -> None:
+    """Killed between the letters' landing and the game's commit: the letters are there, the game
+    took nothing; the next pass takes every order once and keeps each letter once."""
+    for seq in range(1, 6):
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL, seq=seq)))
+
+    driver = textwrap.dedent(
+        """
+        import os, signal, sys
+        from pathlib import Path
+        from referee import files
+        from referee.mail.home import Home
+        from referee.mail.run import run_pass
+        land = files.land
+        def land_then_die(group):
+            land(group)
+            if any(path.parent.name == "new" for path in group.writes):  # the letters, not the spool
+                os.kill(os.getpid(), signal.SIGKILL)
+        files.land = land_then_die
+        run_pass(Home(Path(sys.argv[1])))
+        """
+    )
+    env = {**os.environ, PASSWORD_ENV: mail_world.dovecot.password, "PYTHONPATH": str(ROOT)}
+    killed = subprocess.run([sys.executable, "-c", driver, str(mail_world.home.path)], env=env, capture_output=True)
+    assert killed.returncode == -9, killed.stderr.decode()
+    outbox = mail_world.game_dirs[GAME_ID] / "outbox" / "new"
+    assert len(list(outbox.iterdir())) == 5  # the acknowledgements landed
+    assert accepted_orders(mail_world) == 0
+    ledger = Ledger(mail_world.home.ledger_path)
+    try:
+        assert ledger.count() == {"stored": 5}
+    finally:
+        ledger.close()
+
+    after = mail_world.run()
+
+    assert after.ok and after.intake.handled == 5 and after.intake.set_aside == 0, after.lines()
+    assert accepted_orders(mail_world) == 5
+    assert len(acks(mail_world, "alice")) == 5
+    assert mail_world.folder("INBOX") == []
+    assert len(mail_world.folder("Processed")) == 5
+
+
+def test_a_group_lands_its_files_at_its_end_or_not_at_all(tmp_path: Path) -> None:
+    with files.group_commit():
+        files.atomic_write(tmp_path / "a", b"one")
+        files.write_staged(tmp_path / "tmp" / "b", tmp_path / "new" / "b", b"two")
+        assert not (tmp_path / "a").exists() and files.pending_write(tmp_path / "a")
+        files.flush_group()
+        assert (tmp_path / "a").read_bytes() == b"one" and (tmp_path / "new" / "b").read_bytes() == b"two"
+        files.atomic_write(tmp_path / "c", b"three")
+    assert (tmp_path / "c").read_bytes() == b"three"
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a", "b", "c"]  # no temporary left
+
+    with pytest.raises(RuntimeError), files.group_commit():
+        files.atomic_write(tmp_path / "d", b"four")
+        raise RuntimeError("a crash")
+    assert not (tmp_path / "d").exists()
