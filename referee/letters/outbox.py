@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
+from functools import lru_cache
 from pathlib import Path
 
 from referee.files import atomic_write, fsync_dir
@@ -59,9 +60,10 @@ def make_message_id(domain: str, *parts: str) -> str:
     return f"<{readable}.{digest}@{domain}>"
 
 
-def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
+def build_message(letter: Letter, sender: str, sender_name: str, placeholders: bool = False) -> EmailMessage:
     """Return the letter as a MIME message: text and HTML alternatives (or text alone, when the
-    letter has no HTML) plus attachments."""
+    letter has no HTML) plus attachments. With `placeholders`, each attachment's body is the
+    line `placeholder(i)` instead of its encoding: `message_bytes` puts the encoding in."""
     message = EmailMessage(policy=HEADER_POLICY)
     message["From"] = formataddr((sender_name, sender))
     message["To"] = letter.to
@@ -77,10 +79,44 @@ def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage
     message.set_content(letter.text)
     if letter.html:  # a short note to a stranger goes as plain text alone
         message.add_alternative(letter.html, subtype="html")
-    for item in letter.attachments:
+    for index, item in enumerate(letter.attachments):
         maintype, _, subtype = item.content_type.partition("/")
-        message.add_attachment(item.data, maintype=maintype, subtype=subtype, filename=item.filename)
+        message.add_attachment(
+            b"" if placeholders else item.data, maintype=maintype, subtype=subtype, filename=item.filename
+        )
+        if placeholders:
+            message.get_payload()[-1].set_payload(placeholder(index))
     return message
+
+
+def placeholder(index: int) -> str:
+    """Return the line that stands for attachment `index`'s body until `message_bytes` fills it."""
+    return f"\x00attachment-{index}\x00\n"
+
+
+def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
+    """Return the letter as the bytes of a MIME message, each distinct attachment encoded once.
+
+    The same public record goes to every player of a phase: encoding and writing it out line by
+    line for each letter cost as much as the rest of the letters together. The message is built
+    with a placeholder line for each attachment's body, which is then replaced by the base64
+    encoding, kept from one letter to the next: the bytes are those `build_message` gives.
+    """
+    built = bytes(build_message(letter, sender, sender_name, placeholders=True))
+    # From the end: the attachments follow the letter's text, whatever the text holds.
+    for index in reversed(range(len(letter.attachments))):
+        token = placeholder(index).encode()
+        at = built.rfind(token)
+        built = built[:at] + _base64_body(letter.attachments[index].data) + built[at + len(token) :]
+    return built
+
+
+@lru_cache(maxsize=16)
+def _base64_body(data: bytes) -> bytes:
+    """Return `data` encoded as an attachment's body is (the email package's own encoder)."""
+    part = EmailMessage(policy=HEADER_POLICY)
+    part.set_content(data, maintype="application", subtype="octet-stream")
+    return str(part.get_payload()).encode("ascii")
 
 
 def maildir_name(message_id: str) -> str:
@@ -98,7 +134,7 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
     staged = outbox / "tmp" / name
-    atomic_write(staged, bytes(build_message(letter, sender, sender_name)))
+    atomic_write(staged, message_bytes(letter, sender, sender_name))
     path = outbox / "new" / name
     os.replace(staged, path)
     fsync_dir(path.parent)

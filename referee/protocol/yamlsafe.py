@@ -78,14 +78,13 @@ def load_strict(text: str, limits: Limits = UNTRUSTED) -> Any:
     excess = measure(text, limits)
     if excess is not None:
         raise YAMLLimitError(excess)
+    loader = _StrictLoader(text)
     try:
-        for event in yaml.parse(text, Loader=_BaseLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                line = event.start_mark.line + 1 if event.start_mark else "?"
-                raise StrictYAMLError(
-                    f"line {line}: YAML anchors and aliases (& and *) are not allowed; write the value out in full"
-                )
-        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
+        # One parse: the document is composed into nodes once, checked, then constructed.
+        node = loader.get_single_node()
+        if node is not None:
+            _refuse_aliases(node)
+        value = loader.construct_document(node) if node is not None else None
     except StrictYAMLError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -97,8 +96,30 @@ def load_strict(text: str, limits: Limits = UNTRUSTED) -> Any:
         raise StrictYAMLError("the YAML is nested too deeply") from None
     except ValueError:  # int() refuses numbers of thousands of digits
         raise StrictYAMLError("the YAML holds a number with thousands of digits") from None
+    finally:
+        loader.dispose()
     _check_plain(value, 0, limits.depth)
     return value
+
+
+def _refuse_aliases(root: yaml.Node) -> None:
+    """Refuse a node met twice: the composer makes an alias the very node its anchor names, so a
+    repeat is an alias (the measure refuses the `&` and `*` it sees; this is the exact check)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            line = node.start_mark.line + 1 if node.start_mark else "?"
+            raise StrictYAMLError(
+                f"line {line}: YAML anchors and aliases (& and *) are not allowed; write the value out in full"
+            )
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, item in node.value:
+                stack += (key, item)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
 
 
 def _check_plain(value: Any, enclosing: int, most: int) -> None:
