@@ -203,6 +203,9 @@ class GameModule:
     standing: Callable[[Any, Role], list[Fact]] | None = None
     # A player's own order form for the open phase; None (or a None answer): the phase's example.
     example: Callable[[Any, Role], Example | None] | None = None
+    # The view a letter attaches (letter format 2), when it must be smaller than `view`: bounded
+    # by the game, not by how much happened in the last phase (the record keeps that). None: `view`.
+    letter_view: Callable[[Any, Role], dict[str, Any]] | None = None
 
 
 def load_data(package: str, name: str) -> Any:

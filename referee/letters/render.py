@@ -50,9 +50,12 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     env.filters["spec_words"] = spec_words
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
+    env.filters["thousands"] = lambda number: f"{number:,}"
+    env.filters["tally"] = tally
     return env
 
 
+_TEXTWRAP_SPACES = frozenset("\t\n\x0b\x0c\r")  # what textwrap turns into spaces
 TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be broken
 
 
@@ -63,6 +66,8 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
     an event) is left whole: the letter shows it as it came."""
     if not text.isprintable():
         return " " * indent + text
+    if indent + len(text) <= width and text.strip(" ") == text and text and not _TEXTWRAP_SPACES.intersection(text):
+        return " " * indent + text  # what textwrap gives a line that fits, without its cost per roll
     return textwrap.fill(
         text,
         width=width,
@@ -71,6 +76,11 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
         break_long_words=False,
         break_on_hyphens=False,
     )
+
+
+def tally(omitted: dict[str, Any]) -> str:
+    """Return one player's count of what a letter leaves out: "p2 2,500"."""
+    return f"{omitted['who']} {omitted['count']:,}"
 
 
 def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:
