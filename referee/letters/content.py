@@ -2,11 +2,12 @@
 with what the events and the referee's overrides say of each roll, the proofs of hidden draws,
 and, in a phase of many rolls, what a player's report lists in full and what it only counts.
 
-Letter formats: 1 lists every event and roll of a phase to every player. 2 (`LETTER_FORMAT`)
-does the same up to `SHOWN_WHOLE` of them; beyond, a player's letter lists their own events
-and rolls in full, the game's own (those of no player), the first `OTHERS_SHOWN` of the other
-players', and counts the rest by player: the public record holds every roll. A phase of
-10,000 rolls among 32 players then makes letters of about 10,000 rolls in all, not 320,000.
+Letter formats (`referee.game.letter_format` keeps which a phase's letters are in): 1 lists
+every event and roll of a phase to every player. 2 does the same up to `SHOWN_WHOLE` of them;
+beyond, a player's letter lists their own events and rolls in full, the game's own (those of
+no player), the first `OTHERS_SHOWN` of the other players', and counts the rest by player:
+the public record holds every roll. A phase of 10,000 rolls among 32 players then makes
+letters of about 10,000 rolls in all, not 320,000.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ from referee.protocol.canonical import canonical_json
 from referee.protocol.hidden import committed_text
 from referee.protocol.yamlsafe import dump
 
-
-LETTER_FORMAT = 2  # the newest letter format (see the module docstring)
 SHOWN_WHOLE = 100  # a phase of at most this many events and rolls is listed whole to everyone
 OTHERS_SHOWN = 10  # beyond, this many of the other players' events and rolls are listed
 

@@ -85,7 +85,8 @@ def build_message(letter: Letter, sender: str, sender_name: str, placeholders: b
             b"" if placeholders else item.data, maintype=maintype, subtype=subtype, filename=item.filename
         )
         if placeholders:
-            message.get_payload()[-1].set_payload(placeholder(index))
+            *_, part = message.iter_parts()
+            part.set_payload(placeholder(index))
     return message
 
 
