@@ -24,8 +24,19 @@ def letter_view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
     rolls = seen["last_rolls"]
     if len(rolls) <= ROLLS_LISTED:
         return seen
-    counted = Counter(_roller(roll["label"]) for roll in rolls)
-    return {**seen, "last_rolls": [], "last_rolls_not_listed": dict(sorted(counted.items()))}
+    return {**seen, "last_rolls": [], "last_rolls_not_listed": _counted(state["last_rolls"])}
+
+
+_last: list[Any] = [None, None]  # the rolls last counted, and their count by player
+
+
+def _counted(rolls: Any) -> dict[str, int]:
+    """Return how many rolls each player made; every player's letter asks of the same rolls,
+    which are counted once (a pure function of `rolls`, kept while they are the same object)."""
+    if _last[0] is not rolls:
+        counted = Counter(_roller(roll["label"]) for roll in rolls)
+        _last[:] = [rolls, dict(sorted(counted.items()))]
+    return dict(_last[1])
 
 
 def _roller(label: str) -> str:
