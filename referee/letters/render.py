@@ -16,6 +16,7 @@ from typing import Any
 from referee.errors import RefereeError
 from referee.kit.contract import GameModule
 from referee.letters.content import spec_words
+from referee.letters.dice_lines import join_values, roll_html, roll_text
 
 
 def template_dir() -> Path:
@@ -35,6 +36,7 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     """Return the Jinja2 environment of the project's templates, plus the templates/ folder of the
     game package `package` as "<game_id>/<name>" (built once each)."""
     import jinja2  # deferred for start-up speed: commands that write no letter never load Jinja2
+    import markupsafe  # Jinja2's own escaping, deferred with it
 
     games = {game_id: jinja2.PackageLoader(package, "templates")} if game_id and package else {}
     env = jinja2.Environment(
@@ -45,9 +47,12 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # each template is compiled once a process: they change only with the project
     )
-    env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
+    env.filters["join_values"] = join_values
     env.filters["spec_words"] = spec_words
+    env.filters["roll_text"] = lambda roll: roll_text(roll, wrap, spec_words)
+    env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, markupsafe.escape, spec_words))
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"

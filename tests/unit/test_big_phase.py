@@ -186,3 +186,90 @@ def test_a_game_begun_before_format_2_keeps_its_letters_and_passes_audit(tmp_pat
     assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80 + 10
     assert "and 110 more, not listed here: alice 110." in bob
     assert audit(game.dir).ok
+
+
+# The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2).
+OLD_TEXT = """{% for roll in rolls %}
+  {{ roll.label }}: {{ roll.spec | spec_words }} -> {{ roll["values"] | join_values }}
+{% if roll.replaced_by %}
+      replaced: the referee ordered a re-roll, {{ roll.replaced_by }}
+{% endif %}
+{% if roll.counts_as %}
+      counts as {{ roll.counts_as | join_values }}, by the referee's ruling
+{% endif %}
+{% if roll.note.get("purpose") %}
+{{ ("purpose: " ~ roll.note.get("purpose")) | wrap(6) }}
+{% endif %}
+{% if roll.note.get("lookup") %}
+{% with lookup = roll.note.get("lookup") %}
+{% filter wrap(6, 4) %}table {{ lookup.title }} ({{ lookup.table }}): natural {{ lookup.natural }}{% for modifier in \
+lookup.modifiers %}, {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.modified }}{% if \
+lookup.clamped != lookup.modified %}, read as {{ lookup.clamped }}{% endif %}{% if lookup.column %}, column \
+{{ lookup.column }}{% endif %}{% endfilter %}
+
+{{ ("row " ~ lookup.row ~ ": " ~ lookup.result) | wrap(6, 4) }}
+{% endwith %}
+{% endif %}
+{% endfor %}"""
+OLD_HTML = """{% for roll in rolls %}<tr><td><code>{{ roll.label }}</code></td><td>{{ roll.spec | spec_words \
+}}</td><td>{{ roll["values"] | join_values }}{% if roll.replaced_by %} (replaced by the re-roll\
+ <code>{{ roll.replaced_by }}</code>){% endif %}{% if roll.counts_as %} (counts as {{ roll.coun\
+ts_as | join_values }}, by the referee's ruling){% endif %}</td>
+<td>{{ roll.note.get("purpose") or "" }}</td><td>{% if roll.note.get("lookup") %}{% with lookup\
+ = roll.note.get("lookup") %}{{ lookup.title }}: {{ lookup.natural }}{% for modifier in lookup.\
+modifiers %} {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.m\
+odified }}{% if lookup.clamped != lookup.modified %} (read {{ lookup.clamped }}){% endif %}{% i\
+f lookup.column %}, column {{ lookup.column }}{% endif %} → row {{ lookup.row }}: <strong>{{ lo\
+okup.result }}</strong>{% endwith %}{% endif %}</td></tr>
+{% endfor %}"""
+NEW_TEXT = "{% for roll in rolls %}\n{{ roll | roll_text }}\n{% endfor %}"
+NEW_HTML = "{% for roll in rolls %}{{ roll | roll_html }}\n{% endfor %}"
+
+
+def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
+    from referee.letters.render import environment
+
+    lookup = {
+        "title": "Fire & <smoke>",
+        "table": "fire",
+        "natural": 4,
+        "modifiers": [{"name": "close", "value": 1}, {"name": "rain", "value": -2}],
+        "modified": 3,
+        "clamped": 3,
+        "column": None,
+        "row": "2-3",
+        "result": "1 hit, \"heavy\" 'losses' " + "and a long tail of words " * 4,
+    }
+    rolls = [
+        {"label": "a", "spec": "2d6", "values": [1, 2], "note": {}, "replaced_by": None, "counts_as": None},
+        {
+            "label": "roll/bob/x<1>",
+            "spec": "uniform(10)",
+            "values": [7],
+            "note": {"purpose": "a purpose " * 12, "lookup": lookup},
+            "replaced_by": "x-2",
+            "counts_as": [6],
+        },
+        {
+            "label": "c",
+            "spec": "1d6",
+            "values": [5],
+            "note": {"purpose": "tab\there", "lookup": {**lookup, "clamped": 2, "column": "line", "modifiers": []}},
+            "replaced_by": None,
+            "counts_as": None,
+        },
+        {
+            "label": "d",
+            "spec": "shuffle(3)",
+            "values": [2, 0, 1],
+            "note": {"purpose": ""},
+            "replaced_by": None,
+            "counts_as": None,
+        },
+    ]
+    for name in ("txt", "html"):
+        env = environment()
+        old, new = (OLD_TEXT, NEW_TEXT) if name == "txt" else (OLD_HTML, NEW_HTML)
+        if name == "html":
+            env = env.overlay(autoescape=True)
+        assert env.from_string(new).render(rolls=rolls) == env.from_string(old).render(rolls=rolls)
