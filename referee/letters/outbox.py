@@ -20,7 +20,8 @@ from referee.files import atomic_write, fsync_dir
 
 FOLDERS = ("tmp", "new", "cur")
 # Long Message-IDs stay on one line: some mail tools mishandle a folded one.
-HEADER_POLICY = policy.default.clone(max_line_length=998)
+MAX_LINE = 998
+HEADER_POLICY = policy.default.clone(max_line_length=MAX_LINE)
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,17 @@ def make_message_id(domain: str, *parts: str) -> str:
     return f"<{readable}.{digest}@{domain}>"
 
 
-def build_message(letter: Letter, sender: str, sender_name: str, placeholders: bool = False) -> EmailMessage:
+def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
     """Return the letter as a MIME message: text and HTML alternatives (or text alone, when the
-    letter has no HTML) plus attachments. With `placeholders`, each attachment's body is the
-    line `placeholder(i)` instead of its encoding: `message_bytes` puts the encoding in."""
+    letter has no HTML) plus attachments."""
+    return _skeleton(letter, sender, sender_name, placeholders=False)[0]
+
+
+def _skeleton(
+    letter: Letter, sender: str, sender_name: str, placeholders: bool
+) -> tuple[EmailMessage, list[tuple[bytes, bytes]]]:
+    """Return the message, and with `placeholders` what `message_bytes` puts in: each body that
+    stands in it as a line `\\x00body-N\\x00`, with its bytes as the email package writes them."""
     message = EmailMessage(policy=HEADER_POLICY)
     message["From"] = formataddr((sender_name, sender))
     message["To"] = letter.to
@@ -76,40 +84,65 @@ def build_message(letter: Letter, sender: str, sender_name: str, placeholders: b
         message["References"] = " ".join(dict.fromkeys(references))
     message["Auto-Submitted"] = letter.auto_submitted
     message["X-Loop"] = sender
-    message.set_content(letter.text)
+    bodies: list[tuple[bytes, bytes]] = []
+
+    def stand_in(body: bytes) -> str:
+        bodies.append((f"\x00body-{len(bodies)}\x00\n".encode(), body))
+        return bodies[-1][0].decode()
+
+    text = _plain_body(letter.text) if placeholders else None
+    if text is None:
+        message.set_content(letter.text)
+    else:
+        message.set_content(stand_in(text[1])[:-1], cte=text[0])
     if letter.html:  # a short note to a stranger goes as plain text alone
-        message.add_alternative(letter.html, subtype="html")
-    for index, item in enumerate(letter.attachments):
+        html = _plain_body(letter.html) if placeholders else None
+        if html is None:
+            message.add_alternative(letter.html, subtype="html")
+        else:
+            message.add_alternative(stand_in(html[1])[:-1], subtype="html", cte=html[0])
+    for item in letter.attachments:
         maintype, _, subtype = item.content_type.partition("/")
         message.add_attachment(
             b"" if placeholders else item.data, maintype=maintype, subtype=subtype, filename=item.filename
         )
         if placeholders:
             *_, part = message.iter_parts()
-            part.set_payload(placeholder(index))
-    return message
+            part.set_payload(stand_in(_base64_body(item.data)))
+    return message, bodies
 
 
-def placeholder(index: int) -> str:
-    """Return the line that stands for attachment `index`'s body until `message_bytes` fills it."""
-    return f"\x00attachment-{index}\x00\n"
+def _plain_body(text: str) -> tuple[str, bytes] | None:
+    """Return how the email package writes `text` when it goes as it is (7bit or 8bit: every line
+    within the limit), or None when it would be encoded (quoted-printable, base64)."""
+    lines = text.encode("utf-8").splitlines()
+    if max((len(line) for line in lines), default=0) > MAX_LINE:
+        return None
+    body = b"\n".join(lines) + b"\n"
+    return ("7bit" if body.isascii() else "8bit"), body
 
 
 def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
     """Return the letter as the bytes of a MIME message, each distinct attachment encoded once.
 
-    The same public record goes to every player of a phase: encoding and writing it out line by
-    line for each letter cost as much as the rest of the letters together. The message is built
-    with a placeholder line for each attachment's body, which is then replaced by the base64
-    encoding, kept from one letter to the next: the bytes are those `build_message` gives.
+    The same public record goes to every player of a phase, and a long phase's letters are long:
+    the email package wrote every body line by line, and encoded the record again for each
+    letter. The message is built with a placeholder line for each body, then each is replaced
+    by its bytes (an attachment's base64 kept from one letter to the next): the bytes are those
+    `build_message` gives, unless a body holds a MIME boundary, when `build_message` writes it.
     """
-    built = bytes(build_message(letter, sender, sender_name, placeholders=True))
-    # From the end: the attachments follow the letter's text, whatever the text holds.
-    for index in reversed(range(len(letter.attachments))):
-        token = placeholder(index).encode()
-        at = built.rfind(token)
-        built = built[:at] + _base64_body(letter.attachments[index].data) + built[at + len(token) :]
-    return built
+    message, bodies = _skeleton(letter, sender, sender_name, placeholders=True)
+    skeleton = bytes(message)
+    boundaries = [b"--" + str(part.get_boundary()).encode() for part in message.walk() if part.is_multipart()]
+    if any(boundary in body for _, body in bodies for boundary in boundaries):
+        return bytes(build_message(letter, sender, sender_name))
+    pieces, at = [], 0
+    for token, body in bodies:
+        found = skeleton.index(token, at)
+        pieces += [skeleton[at:found], body]
+        at = found + len(token)
+    pieces.append(skeleton[at:])
+    return b"".join(pieces)
 
 
 @lru_cache(maxsize=16)

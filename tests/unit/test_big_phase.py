@@ -115,8 +115,8 @@ def test_a_message_is_the_same_bytes_with_each_attachment_encoded_once() -> None
         outbox.Letter(
             f"{player}@example.org",
             "report",
-            f"text for {player} é\n",
-            "<p>html</p>" if player != "carol" else "",
+            f"text for {player} é\r\nFrom here\n" + "a line of the report\n" * 1000,
+            {"alice": "<p>html</p>\n" * 100, "bob": "<p>" + "é" * 1000 + "</p>", "carol": ""}[player],
             f"<{player}@x>",
             attachments=[
                 outbox.Attachment(f"{player}.view.yaml", f"you: {player}\n".encode(), "text/yaml"),
