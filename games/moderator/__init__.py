@@ -2,6 +2,7 @@
 decks of cards and hidden notes)."""
 
 from games.moderator import rules, standing
+from games.moderator.letter_view import letter_view
 from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
 
@@ -23,6 +24,7 @@ GAME = GameModule(
     description=rules.__doc__ or "",
     standing=standing.standing,
     example=standing.example,
+    letter_view=letter_view,
     supplies=SUPPLIES,
     new_game_options=rules.NEW_GAME_OPTIONS,
 )

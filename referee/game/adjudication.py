@@ -18,6 +18,7 @@ from referee.files import atomic_write
 from referee.game.announce import post_notices, post_reports
 from referee.game.beacons import fetch_promised_round, phase_proof, promise_round
 from referee.game.journal import OpenPhase
+from referee.game.letter_format import adopt_from
 from referee.game.opened import Game
 from referee.game.overrides import (
     OverridingDice,
@@ -32,6 +33,7 @@ from referee.game.states import STATE_SCHEME_META, public_state, state_hash, sta
 from referee.game.supplies import waiting_error, wanted_now
 from referee.kit.contract import Event, PhaseSpec
 from referee.kit.needs import NotSupplied
+from referee.letters.content import views_dumped_once
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.dice import commitment, phase_key, transcript
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
@@ -92,6 +94,8 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
         # A new game names its states by commitments (protocol section 15) from its first record;
         # a game begun before keeps plain hashes, or its chain of records would break midway.
         game_dir.set_meta(STATE_SCHEME_META, STATE_SCHEME)
+    if not game_dir.phases():
+        adopt_from(game_dir, seq)  # a new game's letters are in the newest format from the first
     for envelope in opening.chain:
         state = game_dir.save_state(envelope)
     spec = opening.spec
@@ -132,6 +136,14 @@ def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: b
     """Adjudicate the open phase with the game's lock held: record, reports, the next phase."""
     game.dir.check_state_chain(phase.state_before)
     fetch_promised_round(game, phase)  # waits for the round, or refuses, before anything is written
+    # A game begun before letter format 2 writes it from the next phase on: this phase's notice
+    # went out in the old format, and its report keeps to it.
+    adopt_from(game.dir, phase.seq + 1)
+    with views_dumped_once():
+        return _adjudicate_phase(game, phase, force, default_unfit)
+
+
+def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None) -> Adjudication:
     outcome = phase_outcome(game, phase, force, default_unfit=default_unfit)
     state_after = game.dir.save_state(outcome.envelope)
     record_path = game.dir.records / f"{phase.stem}.json"

@@ -14,6 +14,7 @@ from typing import Any
 
 from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
+from referee.game.letter_format import letter_format
 from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
 from referee.game.overrides import public_entry, state_edits_of, view_changes
@@ -21,7 +22,7 @@ from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
-from referee.letters.content import annotated_rolls, proofs, view_yaml
+from referee.letters.content import PhaseLetters, view_yaml
 from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
 from referee.letters.post import deliver, to_every_player
@@ -95,7 +96,7 @@ def notice_context(
     game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str
 ) -> tuple[dict[str, Any], bytes]:
     """Return what the notice of an open phase says to player `name`, and their view (YAML)."""
-    view_bytes = view_yaml(game.module.view(state, name))
+    view_bytes = view_yaml(letter_view(game, phase.seq, state, name))
     context = {
         **game.letterhead.common(name),
         "turn": phase.turn,
@@ -120,6 +121,26 @@ def notice_context(
         "beacon": _beacon_promise(game, phase),
     }
     return context, view_bytes
+
+
+def letter_view(game: Game, seq: int, state: Any, name: str) -> dict[str, Any]:
+    """Return the view of `state` that the letters of phase `seq` attach for player `name`."""
+    if game.module.letter_view is not None and letter_format(game.dir, seq) >= 2:
+        return game.module.letter_view(state, name)
+    return game.module.view(state, name)
+
+
+def phase_letters(game: Game, outcome: Outcome) -> PhaseLetters:
+    """Return the phase's events and rolls indexed for its reports, made once per outcome."""
+    made = outcome.letters.get("index")
+    if made is None:
+        made = outcome.letters["index"] = PhaseLetters(
+            outcome.events,
+            outcome.record["rolls"],
+            outcome.record.get("overrides", []),
+            bounded=letter_format(game.dir, outcome.phase.seq) >= 2,
+        )
+    return made
 
 
 def _beacon_promise(game: Game, phase: OpenPhase) -> dict[str, Any] | None:
@@ -210,18 +231,23 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     """Return what the report of an adjudicated phase says to player `name`, and its attachments."""
     phase, record, envelope = outcome.phase, outcome.record, outcome.envelope
     record_name = f"{phase.stem}.json"
-    visible = [event for event in outcome.events if event.is_visible_to(name)]
-    view_bytes = view_yaml(game.module.view(envelope["state"], name))
+    index = phase_letters(game, outcome)
+    events, rolls = index.events_for(name), index.rolls_for(name)
+    view_bytes = view_yaml(letter_view(game, phase.seq, envelope["state"], name))
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
     context = {
         **game.letterhead.common(name),
         "signed_name": game.letterhead.filed(phase.folder, f"{name}.report"),
         "turn": phase.turn,
         "phase": phase.phase,
-        "events": visible,
+        "events": events.shown,
+        "events_total": events.total,
+        "events_omitted": events.omitted,
         "events_template": events_template(game.module),
         # Only the reader's events annotate the dice: a private event's notes stay private.
-        "rolls": annotated_rolls(record["rolls"], visible, record.get("overrides", [])),
+        "rolls": rolls.shown,
+        "rolls_total": rolls.total,
+        "rolls_omitted": rolls.omitted,
         "record": record,
         "record_file": record_name,
         "record_sha256": sha256_hex(outcome.record_bytes),
@@ -234,7 +260,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "changes": _changes(game, outcome, name),
         "standing": standing_of(game.module, envelope["state"], name),
         "replaces": _replaced_record(game, phase),
-        "proofs": proofs(visible),
+        "proofs": index.proofs_for(name),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]
     if name in outcome.corrections:

@@ -25,6 +25,7 @@ from referee.game.opened import Game
 from referee.game.results import Opening, Outcome
 from referee.game.states import state_hash, wrap_state
 from referee.letters.render import render
+from referee.protocol.bulk import bulk_work
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.signatures import NAMESPACE_ORDERS, NAMESPACE_REFEREE, PublicKey, load_public_key_file, verify
 
@@ -67,6 +68,7 @@ def phases_to_replay(path: Path) -> int:
         game_dir.close()
 
 
+@bulk_work()
 def audit(path: Path, progress: Callable[[int], None] = lambda done: None) -> AuditReport:
     """Replay the game in `path` and return what was confirmed, or where it first diverged.
 

@@ -32,13 +32,14 @@ from referee.game.states import wrap_state
 from referee.game.status import status, status_text
 from referee.game.supplies import WaitingOnReferee, hold
 from referee.kit.schema import check
+from referee.protocol.bulk import bulk_work
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.orders import (
     MAX_ORDER_BYTES,
     ORDER_LIMITS,
     OrderFile,
     order_file_problems,
-    parse_order_file,
+    read_order_file,
 )
 from referee.protocol.problems import Problem
 from referee.protocol.signatures import NAMESPACE_ORDERS, PublicKey, generate_keypair, verify
@@ -248,11 +249,10 @@ def _examine(
     if signer is None:
         return receipt, None
     receipt.player = signer
-    shape = order_file_problems(raw)
+    order, shape = read_order_file(raw)  # the YAML is read once, for its problems and its orders
     problems += shape
-    if shape:
+    if order is None:
         return receipt, None
-    order = parse_order_file(raw)
     receipt.turn, receipt.phase, receipt.seq = order.turn, order.phase, order.seq
     if order.game != game.config.game:
         problems.append(
@@ -468,7 +468,8 @@ def adjudicate(path: Path, expect: str | None = None, force: bool = False) -> Ad
                 hints=("the game has moved on since you looked; check `referee status`",),
             )
         try:
-            return adjudicate_phase(game, phase, force)
+            with bulk_work():
+                return adjudicate_phase(game, phase, force)
         except WaitingOnReferee as waiting:  # held, players told once; the error says what to supply
             raise hold(game, phase, waiting) from None
 

@@ -64,6 +64,8 @@ class Outcome:
     opening: Opening
     corrections: dict[str, str] = field(default_factory=dict)  # player -> corrected order file (in orders/)
     hidden_inputs: dict[str, list[Any]] = field(default_factory=dict)  # label -> what the final reveal publishes
+    # What the letters compute once for every player's report (`announce.phase_letters`).
+    letters: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass

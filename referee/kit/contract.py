@@ -208,6 +208,9 @@ class GameModule:
     # takes an option here, so that games begun before (whose configuration lacks it) keep the
     # rule they began with, and their states still replay in `referee audit`.
     new_game_options: Mapping[str, Any] = field(default_factory=dict)
+    # The view a letter attaches (letter format 2), when it must be smaller than `view`: bounded
+    # by the game, not by how much happened in the last phase (the record keeps that). None: `view`.
+    letter_view: Callable[[Any, Role], dict[str, Any]] | None = None
 
 
 def load_data(package: str, name: str) -> Any:

@@ -1,5 +1,13 @@
 """What letters show, made from plain values: a player's view as YAML, the dice list annotated
-with what the events and the referee's overrides say of each roll, and the proofs of hidden draws.
+with what the events and the referee's overrides say of each roll, the proofs of hidden draws,
+and, in a phase of many rolls, what a player's report lists in full and what it only counts.
+
+Letter formats (`referee.game.letter_format` keeps which a phase's letters are in): 1 lists
+every event and roll of a phase to every player. 2 does the same up to `SHOWN_WHOLE` of them;
+beyond, a player's letter lists their own events and rolls in full, the game's own (those of
+no player), the first `OTHERS_SHOWN` of the other players', and counts the rest by player:
+the public record holds every roll. A phase of 10,000 rolls among 32 players then makes
+letters of about 10,000 rolls in all, not 320,000.
 """
 
 from __future__ import annotations
@@ -7,7 +15,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
@@ -17,44 +27,38 @@ from referee.protocol.canonical import canonical_json
 from referee.protocol.hidden import committed_text
 from referee.protocol.yamlsafe import dump
 
+SHOWN_WHOLE = 100  # a phase of at most this many events and rolls is listed whole to everyone
+OTHERS_SHOWN = 10  # beyond, this many of the other players' events and rolls are listed
+
 
 @lru_cache(maxsize=8)
 def _yaml_of(canonical: bytes) -> bytes:
     return dump(json.loads(canonical)).encode("utf-8")
 
 
+_dumped: dict[bytes, bytes] | None = None  # inside `views_dumped_once`: canonical view -> YAML
+
+
+@contextmanager
+def views_dumped_once() -> Iterator[None]:
+    """Within the body, each distinct view is dumped to YAML once, however many letters attach
+    it (a phase's reports and the next phase's notices show the same state to each player)."""
+    global _dumped
+    outer, _dumped = _dumped, ({} if _dumped is None else _dumped)
+    try:
+        yield
+    finally:
+        _dumped = outer
+
+
 def view_yaml(view: Any) -> bytes:
     """Return a view as YAML; players often share a view, so identical ones are dumped once."""
-    return _yaml_of(canonical_json(view))
-
-
-def annotated_rolls(
-    rolls: list[dict[str, Any]], events: list[Event], overrides: Sequence[dict[str, Any]] = ()
-) -> list[dict[str, Any]]:
-    """Return the record's rolls, each with what the events say of it (purpose, table, row) and
-    what the referee's overrides did to it: `replaced_by` (a re-roll's label), `counts_as`."""
-    notes = {event.data["label"]: event.data for event in events if "label" in event.data}
-    chains: dict[str, list[str]] = {}  # the label the game asked for -> every label drawn for it
-    for entry in overrides:
-        if entry["kind"] == "reroll":
-            chains.setdefault(entry["label"], [entry["label"]]).append(entry["new_label"])
-    replaced_by = {old: new for labels in chains.values() for old, new in pairwise(labels)}
-    asked_as = {labels[-1]: asked for asked, labels in chains.items()}
-    results = {entry["label"]: entry["values"] for entry in overrides if entry["kind"] == "result"}
-    annotated = []
-    for roll in rolls:
-        label = roll["label"]
-        # The game's events name the label it asked for; they describe the draw that counted.
-        asked = asked_as.get(label, None if label in replaced_by else label)
-        annotated.append(
-            {
-                **roll,
-                "note": notes.get(asked, {}) if asked else {},
-                "replaced_by": replaced_by.get(label),
-                "counts_as": results.get(asked) if asked else None,
-            }
-        )
-    return annotated
+    canonical = canonical_json(view)
+    if _dumped is None:
+        return _yaml_of(canonical)
+    if canonical not in _dumped:
+        _dumped[canonical] = dump(json.loads(canonical)).encode("utf-8")
+    return _dumped[canonical]
 
 
 def proofs(events: list[Event]) -> list[dict[str, Any]]:
@@ -107,3 +111,149 @@ def spec_words(spec: str) -> str:
     if match["kind"] == "shuffle":
         return f"a shuffle of {n} (the new order, counting from 0)"
     return f"{n} sealed choice{'' if n == 1 else 's'}"
+
+
+def owner_of(event: Event) -> str | None:
+    """Return the player an event is about (its data's "player"), or None: the game's own."""
+    player = event.data.get("player")
+    return player if isinstance(player, str) else None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """What one letter lists of a phase's events or rolls, in order, and what it counts only:
+    `omitted` is [{"who": PLAYER, "count": N}] in the order the players first appear."""
+
+    shown: list[Any]
+    omitted: list[dict[str, Any]]
+    total: int
+
+
+class PhaseLetters:
+    """A phase's events and rolls, indexed once for the letters of every player.
+
+    Built once per adjudication, so that what each player's report lists costs what it lists:
+    the whole phase is read here once, not once per player. `bounded` is the letter format's
+    (2 bounds a long phase, 1 lists everything to everyone).
+    """
+
+    def __init__(
+        self, events: Sequence[Event], rolls: list[dict[str, Any]], overrides: Sequence[dict[str, Any]], bounded: bool
+    ) -> None:
+        self.events = list(events)
+        self.rolls = rolls
+        self.bounded = bounded
+        self.owner = [owner_of(event) for event in self.events]
+        self.public = [i for i, event in enumerate(self.events) if event.visible_to == "all"]
+        self.restricted = [i for i, event in enumerate(self.events) if event.visible_to != "all"]
+        self.with_openings = [i for i, event in enumerate(self.events) if event.data.get("openings")]
+        self.public_by_owner = _grouped(self.public, self.owner)
+        self.public_notes = _notes(self.events[i] for i in self.public)
+        chains: dict[str, list[str]] = {}  # the label the game asked for -> every label drawn for it
+        for entry in overrides:
+            if entry["kind"] == "reroll":
+                chains.setdefault(entry["label"], [entry["label"]]).append(entry["new_label"])
+        self.replaced_by = {old: new for labels in chains.values() for old, new in pairwise(labels)}
+        asked_as = {labels[-1]: asked for asked, labels in chains.items()}
+        self.results = {entry["label"]: entry["values"] for entry in overrides if entry["kind"] == "result"}
+        # The game's events name the label it asked for; they describe the draw that counted.
+        self.asked = [
+            asked_as.get(roll["label"], None if roll["label"] in self.replaced_by else roll["label"]) for roll in rolls
+        ]
+        self.public_roll_owner = self._roll_owners(self.public_notes)
+        self.public_rolls_by_owner = _grouped(range(len(rolls)), self.public_roll_owner)
+
+    def _roll_owners(self, notes: dict[str, Any]) -> list[str | None]:
+        owners: list[str | None] = []
+        for asked in self.asked:
+            player = notes.get(asked, {}).get("player") if asked else None
+            owners.append(player if isinstance(player, str) else None)
+        return owners
+
+    def _visible_restricted(self, reader: str | None) -> list[int]:
+        return [i for i in self.restricted if self.events[i].is_visible_to(reader)]
+
+    def visible_events(self, reader: str | None) -> list[Event]:
+        """Return every event `reader` may see, in order."""
+        return [self.events[i] for i in sorted(self.public + self._visible_restricted(reader))]
+
+    def events_for(self, reader: str | None) -> Listed:
+        """Return the events `reader`'s letter lists: all they may see, or in a long phase their
+        own, the game's, those only some players see, and the first few of the other players'."""
+        private = self._visible_restricted(reader)
+        total = len(self.public) + len(private)
+        if not self.bounded or total <= SHOWN_WHOLE:
+            return Listed([self.events[i] for i in sorted(self.public + private)], [], total)
+        shown, omitted = _bounded(self.public_by_owner, self.public, self.owner, reader, private)
+        return Listed([self.events[i] for i in shown], omitted, total)
+
+    def rolls_for(self, reader: str | None) -> Listed:
+        """Return the rolls `reader`'s letter lists, annotated (see `annotated_rolls`): all of
+        them, or in a long phase their own, the game's and the first few of the other players'.
+        Only the events `reader` may see annotate a roll or say whose it is."""
+        private = [i for i in self._visible_restricted(reader) if "label" in self.events[i].data]
+        if private:  # rare: events some players see name rolls; this reader's notes are their own
+            notes = _notes(self.visible_events(reader))
+            owners = self._roll_owners(notes)
+            by_owner = _grouped(range(len(self.rolls)), owners)
+        else:
+            notes, owners, by_owner = self.public_notes, self.public_roll_owner, self.public_rolls_by_owner
+        if not self.bounded or len(self.rolls) <= SHOWN_WHOLE:
+            shown: list[int] = list(range(len(self.rolls)))
+            omitted: list[dict[str, Any]] = []
+        else:
+            shown, omitted = _bounded(by_owner, range(len(self.rolls)), owners, reader, [])
+        return Listed([self._annotated(j, notes) for j in shown], omitted, len(self.rolls))
+
+    def _annotated(self, index: int, notes: dict[str, Any]) -> dict[str, Any]:
+        roll, asked = self.rolls[index], self.asked[index]
+        return {
+            **roll,
+            "note": notes.get(asked, {}) if asked else {},
+            "replaced_by": self.replaced_by.get(roll["label"]),
+            "counts_as": self.results.get(asked) if asked else None,
+        }
+
+    def proofs_for(self, reader: str | None) -> list[dict[str, Any]]:
+        """Return the proofs of hidden draws that the events `reader` may see carry."""
+        return proofs([self.events[i] for i in self.with_openings if self.events[i].is_visible_to(reader)])
+
+
+def _grouped(indices: Any, owner: Sequence[str | None]) -> dict[str | None, list[int]]:
+    groups: dict[str | None, list[int]] = {}
+    for i in indices:
+        groups.setdefault(owner[i], []).append(i)
+    return groups
+
+
+def _notes(events: Any) -> dict[str, Any]:
+    return {event.data["label"]: event.data for event in events if "label" in event.data}
+
+
+def _bounded(
+    by_owner: dict[str | None, list[int]],
+    order: Any,
+    owner: Sequence[str | None],
+    reader: str | None,
+    also: list[int],
+) -> tuple[list[int], list[dict[str, Any]]]:
+    """Return the positions a bounded letter lists (the reader's, the game's, `also`, and the
+    first `OTHERS_SHOWN` of other players'), and the count of the others' left out, by player."""
+    first: list[int] = []
+    if OTHERS_SHOWN:
+        for i in order:  # stops after the reader's own and a few others': what is listed anyway
+            if owner[i] is not None and owner[i] != reader:
+                first.append(i)
+                if len(first) == OTHERS_SHOWN:
+                    break
+    mine = by_owner.get(reader, []) if reader is not None else []
+    shown = sorted({*mine, *by_owner.get(None, []), *also, *first})
+    listed: dict[str | None, int] = {}
+    for i in first:
+        listed[owner[i]] = listed.get(owner[i], 0) + 1
+    omitted = [
+        {"who": who, "count": len(positions) - listed.get(who, 0)}
+        for who, positions in by_owner.items()
+        if who is not None and who != reader and len(positions) > listed.get(who, 0)
+    ]
+    return shown, omitted

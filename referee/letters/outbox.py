@@ -11,20 +11,23 @@ cur/ is for (the Message-ID never posted twice, a bounce matched to its letter a
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
+from functools import lru_cache
 from pathlib import Path
 
-from referee.files import write_staged
+from referee.files import fsync_dir, write_staged
 from referee.letters.headers import FoldOnce, RememberedHeaders
 
 FOLDERS = ("tmp", "new", "cur")
 # Long Message-IDs stay on one line: some mail tools mishandle a folded one.
+MAX_LINE = 998
 BOUNDARY = "=" * 15 + secrets.token_hex(16)
-HEADER_POLICY = FoldOnce(max_line_length=998, header_factory=RememberedHeaders())
+HEADER_POLICY = FoldOnce(max_line_length=MAX_LINE, header_factory=RememberedHeaders())
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,14 @@ def make_message_id(domain: str, *parts: str) -> str:
 def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage:
     """Return the letter as a MIME message: text and HTML alternatives (or text alone, when the
     letter has no HTML) plus attachments."""
+    return _skeleton(letter, sender, sender_name, placeholders=False)[0]
+
+
+def _skeleton(
+    letter: Letter, sender: str, sender_name: str, placeholders: bool
+) -> tuple[EmailMessage, list[tuple[bytes, bytes]]]:
+    """Return the message, and with `placeholders` what `message_bytes` puts in: each body that
+    stands in it as a line `\\x00body-N\\x00`, with its bytes as the email package writes them."""
     message = EmailMessage(policy=HEADER_POLICY)
     message["From"] = formataddr((sender_name, sender))
     message["To"] = letter.to
@@ -79,17 +90,77 @@ def build_message(letter: Letter, sender: str, sender_name: str) -> EmailMessage
         message["References"] = " ".join(dict.fromkeys(references))
     message["Auto-Submitted"] = letter.auto_submitted
     message["X-Loop"] = sender
-    message.set_content(letter.text)
+    bodies: list[tuple[bytes, bytes]] = []
+
+    def stand_in(body: bytes) -> str:
+        bodies.append((f"\x00body-{len(bodies)}\x00\n".encode(), body))
+        return bodies[-1][0].decode()
+
+    text = _plain_body(letter.text) if placeholders else None
+    if text is None:
+        message.set_content(letter.text)
+    else:
+        message.set_content(stand_in(text[1])[:-1], cte=text[0])
     boundary = _boundary(letter)
     if letter.html:  # a short note to a stranger goes as plain text alone
         message.make_alternative(boundary and f"{boundary}.alt")
-        message.add_alternative(letter.html, subtype="html")
+        html = _plain_body(letter.html) if placeholders else None
+        if html is None:
+            message.add_alternative(letter.html, subtype="html")
+        else:
+            message.add_alternative(stand_in(html[1])[:-1], subtype="html", cte=html[0])
     if letter.attachments:
         message.make_mixed(boundary and f"{boundary}.mix")
     for item in letter.attachments:
         maintype, _, subtype = item.content_type.partition("/")
-        message.add_attachment(item.data, maintype=maintype, subtype=subtype, filename=item.filename)
-    return message
+        message.add_attachment(
+            b"" if placeholders else item.data, maintype=maintype, subtype=subtype, filename=item.filename
+        )
+        if placeholders:
+            *_, part = message.iter_parts()
+            part.set_payload(stand_in(_base64_body(item.data)))
+    return message, bodies
+
+
+def _plain_body(text: str) -> tuple[str, bytes] | None:
+    """Return how the email package writes `text` when it goes as it is (7bit or 8bit: every line
+    within the limit), or None when it would be encoded (quoted-printable, base64)."""
+    lines = text.encode("utf-8").splitlines()
+    if max((len(line) for line in lines), default=0) > MAX_LINE:
+        return None
+    body = b"\n".join(lines) + b"\n"
+    return ("7bit" if body.isascii() else "8bit"), body
+
+
+def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
+    """Return the letter as the bytes of a MIME message, each distinct attachment encoded once.
+
+    The same public record goes to every player of a phase, and a long phase's letters are long:
+    the email package wrote every body line by line, and encoded the record again for each
+    letter. The message is built with a placeholder line for each body, then each is replaced
+    by its bytes (an attachment's base64 kept from one letter to the next): the bytes are those
+    `build_message` gives, unless a body holds a MIME boundary, when `build_message` writes it.
+    """
+    message, bodies = _skeleton(letter, sender, sender_name, placeholders=True)
+    skeleton = bytes(message)
+    boundaries = [b"--" + str(part.get_boundary()).encode() for part in message.walk() if part.is_multipart()]
+    if any(boundary in body for _, body in bodies for boundary in boundaries):
+        return bytes(build_message(letter, sender, sender_name))
+    pieces, at = [], 0
+    for token, body in bodies:
+        found = skeleton.index(token, at)
+        pieces += [skeleton[at:found], body]
+        at = found + len(token)
+    pieces.append(skeleton[at:])
+    return b"".join(pieces)
+
+
+@lru_cache(maxsize=16)
+def _base64_body(data: bytes) -> bytes:
+    """Return `data` encoded as an attachment's body is (the email package's own encoder)."""
+    part = EmailMessage(policy=HEADER_POLICY)
+    part.set_content(data, maintype="application", subtype="octet-stream")
+    return str(part.get_payload()).encode("ascii")
 
 
 def _boundary(letter: Letter) -> str | None:
@@ -121,7 +192,7 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
     path = outbox / "new" / name
-    write_staged(outbox / "tmp" / name, path, bytes(build_message(letter, sender, sender_name)))
+    write_staged(outbox / "tmp" / name, path, message_bytes(letter, sender, sender_name))
     return path
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from referee.errors import RefereeError
 from referee.kit.contract import GameModule
 from referee.letters.content import spec_words
+from referee.letters.dice_lines import join_values, roll_html, roll_text
 
 
 def template_dir() -> Path:
@@ -35,6 +36,7 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     """Return the Jinja2 environment of the project's templates, plus the templates/ folder of the
     game package `package` as "<game_id>/<name>" (built once each)."""
     import jinja2  # deferred for start-up speed: commands that write no letter never load Jinja2
+    import markupsafe  # Jinja2's own escaping, deferred with it
 
     games = {game_id: jinja2.PackageLoader(package, "templates")} if game_id and package else {}
     env = jinja2.Environment(
@@ -45,14 +47,20 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # each template is compiled once a process: they change only with the project
     )
-    env.filters["join_values"] = lambda values: ", ".join(str(v) for v in values)
+    env.filters["join_values"] = join_values
     env.filters["spec_words"] = spec_words
+    env.filters["roll_text"] = lambda roll: roll_text(roll, wrap, spec_words)
+    env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, markupsafe.escape, spec_words))
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
+    env.filters["thousands"] = lambda number: f"{number:,}"
+    env.filters["tally"] = tally
     return env
 
 
+_TEXTWRAP_SPACES = frozenset("\t\n\x0b\x0c\r")  # what textwrap turns into spaces
 TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be broken
 
 
@@ -63,6 +71,8 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
     an event) is left whole: the letter shows it as it came."""
     if not text.isprintable():
         return " " * indent + text
+    if indent + len(text) <= width and text.strip(" ") == text and text and not _TEXTWRAP_SPACES.intersection(text):
+        return " " * indent + text  # what textwrap gives a line that fits, without its cost per roll
     return textwrap.fill(
         text,
         width=width,
@@ -71,6 +81,11 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
         break_long_words=False,
         break_on_hyphens=False,
     )
+
+
+def tally(omitted: dict[str, Any]) -> str:
+    """Return one player's count of what a letter leaves out: "p2 2,500"."""
+    return f"{omitted['who']} {omitted['count']:,}"
 
 
 def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:

@@ -61,11 +61,24 @@ def canonical_text(text: str) -> str:
 
 def parse_order_file(raw: bytes) -> OrderFile:
     """Return the parsed order file, or raise OrderRefusedError listing every problem found."""
-    problems = order_file_problems(raw)
-    if problems:
+    order, problems = read_order_file(raw)
+    if order is None:
         raise OrderRefusedError("the order file is malformed", problems)
-    data = load_strict(_decode(raw), ORDER_LIMITS)
-    return OrderFile(
+    return order
+
+
+def order_file_problems(raw: bytes) -> list[Problem]:
+    """Return every problem with the file's bytes, YAML and header fields (empty: well formed)."""
+    return read_order_file(raw)[1]
+
+
+def read_order_file(raw: bytes) -> tuple[OrderFile | None, list[Problem]]:
+    """Return the order file parsed (None when it is malformed) and every problem with its
+    bytes, YAML and header fields: the YAML is read once for both."""
+    problems, data = _read(raw)
+    if problems:
+        return None, problems
+    order = OrderFile(
         game=data["game"],
         turn=data["turn"],
         phase=data["phase"],
@@ -75,6 +88,7 @@ def parse_order_file(raw: bytes) -> OrderFile:
         orders=data["orders"] if data["orders"] is not None else {},
         raw=raw,
     )
+    return order, []
 
 
 def _decode(raw: bytes) -> str:
@@ -82,8 +96,7 @@ def _decode(raw: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def order_file_problems(raw: bytes) -> list[Problem]:
-    """Return every problem with the file's bytes, YAML and header fields (empty: well formed)."""
+def _read(raw: bytes) -> tuple[list[Problem], Any]:
     if len(raw) > MAX_ORDER_BYTES:
         return [
             Problem(
@@ -91,7 +104,7 @@ def order_file_problems(raw: bytes) -> list[Problem]:
                 "file",
                 f"the file is {len(raw):,} bytes; order files may be at most {MAX_ORDER_BYTES:,} bytes (256 KiB)",
             )
-        ]
+        ], None
     try:
         text = _decode(raw)
     except UnicodeDecodeError as exc:
@@ -101,7 +114,7 @@ def order_file_problems(raw: bytes) -> list[Problem]:
                 "file",
                 f"the file is not UTF-8 text (byte {exc.start} is not valid UTF-8); save it as UTF-8",
             )
-        ]
+        ], None
     try:
         data = load_strict(text, ORDER_LIMITS)
     except YAMLLimitError as exc:
@@ -113,10 +126,10 @@ def order_file_problems(raw: bytes) -> list[Problem]:
                     exc.excess.describe("your order file")
                     + ": write the orders as the order form in your notice shows",
                 )
-            ]
-        return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
+            ], None
+        return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")], None
     except StrictYAMLError as exc:
-        return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")]
+        return [Problem("invalid.yaml", "file", f"the file is not acceptable YAML: {exc}")], None
     if not isinstance(data, dict):
         found = "empty" if data is None else "a single value or list"
         return [
@@ -125,8 +138,8 @@ def order_file_problems(raw: bytes) -> list[Problem]:
                 "file",
                 f"the file must be a YAML mapping of header fields (game:, turn:, ...), but it is {found}",
             )
-        ]
-    return header_problems(data)
+        ], None
+    return header_problems(data), data
 
 
 def header_problems(data: dict) -> list[Problem]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.protocol import beacon, dice, hidden
+from referee.protocol.bulk import bulk_work
 from referee.protocol.canonical import canonical_json, load_json, sha256_hex
 from referee.protocol.errors import RefereeError
 from referee.protocol.piles import Final, check_card_moves
@@ -767,6 +768,7 @@ def deck_definitions(config: Path) -> dict[str, dict[str, int]] | None:
         return None
 
 
+@bulk_work()
 def verify_game_dir(game_dir: Path, final: bool = False) -> VerifyReport:
     """Return the report on GAMEDIR: its records against GAMEDIR/referee.pub, GAMEDIR/states/ if
     present, and the hidden draws revealed in GAMEDIR/reveals/. With `final`, the game secret

@@ -78,14 +78,11 @@ def load_strict(text: str, limits: Limits = UNTRUSTED) -> Any:
     excess = measure(text, limits)
     if excess is not None:
         raise YAMLLimitError(excess)
+    loader = _StrictLoader(text)
     try:
-        for event in yaml.parse(text, Loader=_BaseLoader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                line = event.start_mark.line + 1 if event.start_mark else "?"
-                raise StrictYAMLError(
-                    f"line {line}: YAML anchors and aliases (& and *) are not allowed; write the value out in full"
-                )
-        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
+        # One parse: the document is composed into nodes once, checked, then constructed.
+        node = loader.get_single_node()
+        value = _plain(loader, node, limits.depth) if node is not None else None
     except StrictYAMLError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -97,8 +94,90 @@ def load_strict(text: str, limits: Limits = UNTRUSTED) -> Any:
         raise StrictYAMLError("the YAML is nested too deeply") from None
     except ValueError:  # int() refuses numbers of thousands of digits
         raise StrictYAMLError("the YAML holds a number with thousands of digits") from None
-    _check_plain(value, 0, limits.depth)
+    finally:
+        loader.dispose()
     return value
+
+
+_TAG = "tag:yaml.org,2002:"
+_SCALARS = {_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"}
+
+
+class _Unusual(Exception):
+    """A node the direct construction leaves to PyYAML's constructor (a merge key `<<`, say)."""
+
+
+def _plain(loader: Any, root: yaml.Node, most: int) -> Any:
+    """Return the plain data of the composed document `root`, checked as `load_strict` promises.
+
+    Plain data is built straight from the nodes, in one walk that also refuses aliases, keys
+    that are not text or appear twice, nesting deeper than `most` and numbers that are not
+    finite: PyYAML's generic constructor cost twice as much for an order file of many rolls.
+    A node it does not know (merge keys, odd tags) goes to that constructor, checked after.
+    """
+    seen: set[int] = set()
+
+    def build(node: yaml.Node, enclosing: int) -> Any:
+        if id(node) in seen:  # the composer makes an alias the very node its anchor names
+            raise StrictYAMLError(f"line {node.start_mark.line + 1}: {_ALIASES}")
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _TAG + "str":
+                return node.value
+            if node.tag not in _SCALARS:
+                raise _Unusual
+            value = loader.yaml_constructors[node.tag](loader, node)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise StrictYAMLError("numbers must be finite (no .nan or .inf)")
+            return value
+        if enclosing >= most:
+            raise StrictYAMLError(f"the YAML nests more than {most} levels deep")
+        if isinstance(node, yaml.SequenceNode) and node.tag == _TAG + "seq":
+            return [build(item, enclosing + 1) for item in node.value]
+        if not (isinstance(node, yaml.MappingNode) and node.tag == _TAG + "map"):
+            raise _Unusual
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag in (_TAG + "merge", _TAG + "value"):
+                raise _Unusual
+            key = build(key_node, enclosing + 1)
+            if not isinstance(key, str):
+                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key {shown(key)} must be a text")
+            if key in mapping:
+                raise StrictYAMLError(f"line {key_node.start_mark.line + 1}: key '{key}' appears twice")
+            mapping[key] = build(value_node, enclosing + 1)
+        return mapping
+
+    try:
+        return build(root, 0)
+    except _Unusual:
+        _refuse_aliases(root)
+        value = loader.construct_document(root)
+        _check_plain(value, 0, most)
+        return value
+
+
+_ALIASES = "YAML anchors and aliases (& and *) are not allowed; write the value out in full"
+
+
+def _refuse_aliases(root: yaml.Node) -> None:
+    """Refuse a node met twice: the composer makes an alias the very node its anchor names, so a
+    repeat is an alias (the measure refuses the `&` and `*` it sees; this is the exact check)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            line = node.start_mark.line + 1 if node.start_mark else "?"
+            raise StrictYAMLError(
+                f"line {line}: YAML anchors and aliases (& and *) are not allowed; write the value out in full"
+            )
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, item in node.value:
+                stack += (key, item)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
 
 
 def _check_plain(value: Any, enclosing: int, most: int) -> None:

@@ -1,0 +1,275 @@
+"""A phase of many rolls (issue 23 item 3): what it costs is counted, never timed.
+
+Each order file is parsed once, each distinct view dumped once, the garbage collector is back
+on after the work, each distinct attachment is encoded once, and a player's letter is bounded:
+their own rolls in full, the others' counted, every roll in the record. A game begun before
+letter format 2 keeps its old letters, and `audit` confirms both formats.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+import yaml
+
+import referee.letters.content
+import referee.protocol.orders
+import referee.protocol.yamlsafe
+from referee.game.audit import audit
+from referee.game.engine import adjudicate
+from referee.game.journal import GameDir
+from referee.game.letter_format import LETTERS_META
+from referee.letters import outbox
+from referee.protocol.bulk import bulk_work
+from referee.protocol.verify import verify_game_dir
+
+from conftest import MakeGame, TestGame
+
+
+def rolls(player: str, count: int, start: int = 0) -> str:
+    """Return `count` roll requests, every other one on the morale table."""
+    return "rolls:\n" + "".join(
+        f"  - {{label: {player}{i}, table: morale, purpose: check {i}}}\n"
+        if i % 2
+        else f"  - {{label: {player}{i}, dice: 2d6, purpose: roll {i}}}\n"
+        for i in range(start, start + count)
+    )
+
+
+def submit_all(game: TestGame, turn: int, counts: dict[str, int]) -> None:
+    for player, count in counts.items():
+        receipt = game.submit(player, turn, rolls(player, count) if count else "{}")
+        assert receipt.accepted, receipt.problems
+
+
+def counting(target: Any, name: str) -> list[int]:
+    """Patch `target.name` to count its calls; return the counter (a one-item list)."""
+    calls = [0]
+    original = getattr(target, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    return calls, mock.patch.object(target, name, counted)  # type: ignore[return-value]
+
+
+def test_an_order_file_is_parsed_once_when_submitted_and_once_when_adjudicated(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    game = make_game(tmp_path, players=("alice", "bob"))
+    parses, patch = counting(referee.protocol.orders, "load_strict")
+    with patch:
+        submit_all(game, 1, {"alice": 30, "bob": 20})
+        assert parses[0] == 2  # one per file: its problems and its orders from one reading
+        adjudicate(game.dir)
+        assert parses[0] == 4
+
+
+def test_yaml_is_read_by_the_parser_once() -> None:
+    text = rolls("p", 50)
+    composed, patch = counting(referee.protocol.yamlsafe._StrictLoader, "get_single_node")
+    with patch, mock.patch("yaml.parse", side_effect=AssertionError("a second parse")):
+        assert len(referee.protocol.yamlsafe.load_strict(text)["rolls"]) == 50
+    assert composed[0] == 1
+    with pytest.raises(referee.protocol.yamlsafe.StrictYAMLError, match="anchors and aliases"):
+        referee.protocol.yamlsafe._refuse_aliases(yaml.compose("a: &x [1]\nb: *x\n"))
+
+
+def test_each_distinct_view_is_dumped_once_per_adjudication(tmp_path: Path, make_game: MakeGame) -> None:
+    players = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy")
+    game = make_game(tmp_path, players=players)
+    submit_all(game, 1, dict.fromkeys(players, 1))
+    dumps, patch = counting(referee.letters.content, "dump")
+    with patch:
+        adjudicate(game.dir)
+    # Every view names its reader: ten distinct views, each attached to a report and to the
+    # next phase's notice (the same state), dumped once each; more than the old cache's 8.
+    assert dumps[0] == len(players)
+
+
+def test_the_garbage_collector_is_back_on_after_bulk_work_also_on_error() -> None:
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), bulk_work():
+        assert not gc.isenabled()
+        raise RuntimeError("the work failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with bulk_work():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
+
+
+def test_a_message_is_the_same_bytes_with_each_attachment_encoded_once() -> None:
+    record = os.urandom(200_000)
+    letters = [
+        outbox.Letter(
+            f"{player}@example.org",
+            "report",
+            f"text for {player} é\r\nFrom here\n" + "a line of the report\n" * 1000,
+            {"alice": "<p>html</p>\n" * 100, "bob": "<p>" + "é" * 1000 + "</p>", "carol": ""}[player],
+            f"<{player}@x>",
+            attachments=[
+                outbox.Attachment(f"{player}.view.yaml", f"you: {player}\n".encode(), "text/yaml"),
+                outbox.Attachment("record.json", record, "application/json", kept=False, public=True),
+            ],
+        )
+        for player in ("alice", "bob", "carol")
+    ]
+    boundary = re.compile(rb"=+[0-9]+==")
+    outbox._base64_body.cache_clear()
+    with mock.patch.object(outbox, "formatdate", return_value="Wed, 25 Nov 2026 12:00:00 GMT"):
+        for letter in letters:
+            plain = bytes(outbox.build_message(letter, "referee@example.org", "Referee"))
+            assert boundary.sub(b"B", outbox.message_bytes(letter, "referee@example.org", "Referee")) == boundary.sub(
+                b"B", plain
+            )
+    assert outbox._base64_body.cache_info().misses == 4  # three views and one record
+
+
+def letter(game: TestGame, folder: str, name: str) -> str:
+    return (game.dir / "mail" / folder / name).read_text(encoding="utf-8")
+
+
+def test_a_long_phase_letter_lists_the_readers_rolls_and_counts_the_others(tmp_path: Path, make_game: MakeGame) -> None:
+    counts = {"p1": 2000, "p2": 2000, "p3": 2000, "p4": 2000, "p5": 2000, "quiet": 0}
+    game = make_game(tmp_path, players=tuple(counts))
+    submit_all(game, 1, counts)
+    result = adjudicate(game.dir)
+    assert result.rolls == 10_000
+    folder = result.phase.folder
+    quiet = letter(game, folder, "quiet.report.txt")
+    # Bounded by what the reader rolled: about 160 bytes a roll of theirs (its event and its
+    # line under Dice), whatever the others rolled.
+    for player, own in (("quiet", 0), ("p1", 2000)):
+        assert len(letter(game, folder, f"{player}.report.txt").encode()) < 64 * 1024 + 200 * own
+        assert len(letter(game, folder, f"{player}.report.html").encode()) < 64 * 1024 + 400 * own
+    assert "10,000 rolls, in the order drawn" in quiet
+    assert re.search(r"and 9,990 more, not listed here: p1 1,990,\s+p2 2,000", quiet)
+    assert len(re.findall(r"^  roll/", quiet, flags=re.M)) == 10  # the first few of the others'
+    mine = letter(game, folder, "p3.report.txt")
+    assert {f"roll/p3/p3{i}" for i in range(2000)} <= set(re.findall(r"^  (roll/\S+):", mine, flags=re.M))
+    assert re.search(r"and 7,990 more, not listed here: p1 1,990,\s+p2 2,000,\s+p4 2,000,\s+p5 2,000\.", mine)
+    for player in ("quiet", "p3"):
+        for view in ("view.yaml", "view-after.yaml"):
+            assert (game.dir / "mail" / folder / f"{player}.{view}").stat().st_size < 4 * 1024
+    assert "last_rolls_not_listed:" in letter(game, folder, "p3.view-after.yaml")
+    assert verify_game_dir(game.dir).ok
+    assert audit(game.dir).ok
+
+
+def test_a_game_begun_before_format_2_keeps_its_letters_and_passes_audit(tmp_path: Path, make_game: MakeGame) -> None:
+    counts = {"alice": 120, "bob": 80}
+    game = make_game(tmp_path, players=tuple(counts))
+    game_dir = GameDir(game.dir)
+    with game_dir.transaction():  # as a game begun before: no format in its journal
+        game_dir.db.execute("DELETE FROM meta WHERE key = ?", (LETTERS_META,))
+    game_dir.close()
+    submit_all(game, 1, counts)
+    first = adjudicate(game.dir)
+    # Its first report keeps the old format, which lists every roll to every player...
+    assert len(re.findall(r"^  roll/", letter(game, first.phase.folder, "bob.report.txt"), flags=re.M)) == 200
+    assert GameDir(game.dir).get_meta(LETTERS_META) == str(first.phase.seq + 1)
+    submit_all(game, 2, {"alice": 120, "bob": 80})
+    second = adjudicate(game.dir)
+    # ...the next phases are written in format 2.
+    bob = letter(game, second.phase.folder, "bob.report.txt")
+    assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80 + 10
+    assert "and 110 more, not listed here: alice 110." in bob
+    assert audit(game.dir).ok
+
+
+# The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2).
+OLD_TEXT = """{% for roll in rolls %}
+  {{ roll.label }}: {{ roll.spec | spec_words }} -> {{ roll["values"] | join_values }}
+{% if roll.replaced_by %}
+      replaced: the referee ordered a re-roll, {{ roll.replaced_by }}
+{% endif %}
+{% if roll.counts_as %}
+      counts as {{ roll.counts_as | join_values }}, by the referee's ruling
+{% endif %}
+{% if roll.note.get("purpose") %}
+{{ ("purpose: " ~ roll.note.get("purpose")) | wrap(6) }}
+{% endif %}
+{% if roll.note.get("lookup") %}
+{% with lookup = roll.note.get("lookup") %}
+{% filter wrap(6, 4) %}table {{ lookup.title }} ({{ lookup.table }}): natural {{ lookup.natural }}{% for modifier in \
+lookup.modifiers %}, {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.modified }}{% if \
+lookup.clamped != lookup.modified %}, read as {{ lookup.clamped }}{% endif %}{% if lookup.column %}, column \
+{{ lookup.column }}{% endif %}{% endfilter %}
+
+{{ ("row " ~ lookup.row ~ ": " ~ lookup.result) | wrap(6, 4) }}
+{% endwith %}
+{% endif %}
+{% endfor %}"""
+OLD_HTML = """{% for roll in rolls %}<tr><td><code>{{ roll.label }}</code></td><td>{{ roll.spec | spec_words \
+}}</td><td>{{ roll["values"] | join_values }}{% if roll.replaced_by %} (replaced by the re-roll\
+ <code>{{ roll.replaced_by }}</code>){% endif %}{% if roll.counts_as %} (counts as {{ roll.coun\
+ts_as | join_values }}, by the referee's ruling){% endif %}</td>
+<td>{{ roll.note.get("purpose") or "" }}</td><td>{% if roll.note.get("lookup") %}{% with lookup\
+ = roll.note.get("lookup") %}{{ lookup.title }}: {{ lookup.natural }}{% for modifier in lookup.\
+modifiers %} {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.m\
+odified }}{% if lookup.clamped != lookup.modified %} (read {{ lookup.clamped }}){% endif %}{% i\
+f lookup.column %}, column {{ lookup.column }}{% endif %} → row {{ lookup.row }}: <strong>{{ lo\
+okup.result }}</strong>{% endwith %}{% endif %}</td></tr>
+{% endfor %}"""
+NEW_TEXT = "{% for roll in rolls %}\n{{ roll | roll_text }}\n{% endfor %}"
+NEW_HTML = "{% for roll in rolls %}{{ roll | roll_html }}\n{% endfor %}"
+
+
+def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
+    from referee.letters.render import environment
+
+    lookup = {
+        "title": "Fire & <smoke>",
+        "table": "fire",
+        "natural": 4,
+        "modifiers": [{"name": "close", "value": 1}, {"name": "rain", "value": -2}],
+        "modified": 3,
+        "clamped": 3,
+        "column": None,
+        "row": "2-3",
+        "result": "1 hit, \"heavy\" 'losses' " + "and a long tail of words " * 4,
+    }
+    rolls = [
+        {"label": "a", "spec": "2d6", "values": [1, 2], "note": {}, "replaced_by": None, "counts_as": None},
+        {
+            "label": "roll/bob/x<1>",
+            "spec": "uniform(10)",
+            "values": [7],
+            "note": {"purpose": "a purpose " * 12, "lookup": lookup},
+            "replaced_by": "x-2",
+            "counts_as": [6],
+        },
+        {
+            "label": "c",
+            "spec": "1d6",
+            "values": [5],
+            "note": {"purpose": "tab\there", "lookup": {**lookup, "clamped": 2, "column": "line", "modifiers": []}},
+            "replaced_by": None,
+            "counts_as": None,
+        },
+        {
+            "label": "d",
+            "spec": "shuffle(3)",
+            "values": [2, 0, 1],
+            "note": {"purpose": ""},
+            "replaced_by": None,
+            "counts_as": None,
+        },
+    ]
+    for name in ("txt", "html"):
+        env = environment()
+        old, new = (OLD_TEXT, NEW_TEXT) if name == "txt" else (OLD_HTML, NEW_HTML)
+        if name == "html":
+            env = env.overlay(autoescape=True)
+        assert env.from_string(new).render(rolls=rolls) == env.from_string(old).render(rolls=rolls)
