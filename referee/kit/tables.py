@@ -395,7 +395,8 @@ def _parse_modifiers(value: Any, source: str, where: str) -> tuple[dict[str, int
         key = f"{where}, modifiers.{name}"
         if isinstance(amount, Mapping):
             _refuse_unknown(amount, _RANGE_KEYS, source, key)
-            low, high = amount.get("min"), amount.get("max")
+            low: Any = amount.get("min")
+            high: Any = amount.get("max")
             if not (_is_number(low) and _is_number(high)):
                 _fail(source, key, f"needs whole numbers min and max, got {_show(low)} and {_show(high)}", hint)
             if low > high:
