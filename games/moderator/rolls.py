@@ -473,7 +473,7 @@ def _roll(
         "total": sum(values),
     }
     if after is not None:
-        data.update(after=after, because=reason)
+        data.update(follows=after, because=reason)
     text = f"{head or player} rolled {spec} for “{purpose}” ({name}): {' + '.join(map(str, values))}"
     text += f" = {sum(values)}" if len(values) > 1 else ""
     if table is not None:
@@ -500,7 +500,7 @@ def _result_follow_ups(
     head = f"{player}'s {label.removeprefix(f'roll/{player}/')}, then ({result['text']}):"
     if depth > MAX_DEPTH:
         text = f"{head} no further pick or roll: a chain stops after {MAX_DEPTH} follow-ups"
-        return [Event("roll.chain-stopped", text, {"player": player, "after": label, "depth": MAX_DEPTH})]
+        return [Event("roll.chain-stopped", text, {"player": player, "follows": label, "depth": MAX_DEPTH})]
     events: list[Event] = []
     reason = f"result {result['text']}"
     if "pick" in result:
@@ -541,7 +541,7 @@ def _pick(
         "purpose": purpose,
         "from": name,
         "lines": [index + 1 for index in order],
-        "after": after,
+        "follows": after,
         "because": reason,
     }
     lines = ", ".join(str(index + 1) for index in order)

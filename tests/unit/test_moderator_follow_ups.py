@@ -118,7 +118,7 @@ def test_a_structured_result_picks_then_rolls_each_under_its_own_label() -> None
     assert first.data["lookup"]["result_text"] == "The Pox" and first.text.endswith("Random event: The Pox")
     assert pick.kind == "pick" and pick.data["label"] == "roll/alice/event/pick"
     order = Stream(KEY, "roll/alice/event/pick").shuffle(list(range(len(LEADERS))))
-    assert pick.data["picked"] == [LEADERS[order[0]]] and pick.data["after"] == "roll/alice/event"
+    assert pick.data["picked"] == [LEADERS[order[0]]] and pick.data["follows"] == "roll/alice/event"
     assert recovery.data["label"] == "roll/alice/event/roll" and recovery.data["request"] == "event"
     face = Stream(KEY, "roll/alice/event/roll").uniform(10)
     assert recovery.data["values"] == [face]
