@@ -170,7 +170,7 @@ class Table:
         applied: list[tuple[str, int]] = []
         for item in modifiers:
             name, value = _modifier_item(item, where)
-            if name not in self.modifiers and name not in self.ranges:
+            if not isinstance(name, str) or (name not in self.modifiers and name not in self.ranges):
                 known = ", ".join(self.modifier_names) or "none"
                 raise GameDataError(f"{where} has no modifier {_show(name)}; its modifiers: {known}")
             if any(name == seen for seen, _ in applied):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import yaml
 from games.moderator import rules
 from games.moderator.rolls import MAX_DEPTH
 from referee.errors import GameDataError
+from referee.kit.schema import check as check_schema_of
 from referee.protocol.dice import Stream
 from referee.protocol.draws import Dice
 from referee.protocol.hidden import HiddenDraws
@@ -269,3 +271,58 @@ def test_a_roll_without_the_new_forms_makes_the_same_event_as_before() -> None:
     assert "result_text" not in event.data["lookup"] or isinstance(event.data["lookup"]["result"], dict)
     face = event.data["values"][0]
     assert event.text.startswith(f"alice rolled 1d10z for “a test” (plain): {face}; The Pox, recovery (7.02): ")
+
+
+def random_request(rng: random.Random, n: int) -> dict[str, Any]:
+    """A roll request from well- and ill-formed pieces, so that both validation and resolution run."""
+    request: dict[str, Any] = {"label": f"r{n}", "purpose": "fuzz"}
+    request.update(rng.choice([{"table": t} for t in TABLES["tables"]] + [{"dice": "2d6"}, {"dice": "1d10z"}]))
+    if rng.random() < 0.3:
+        request["modifiers"] = rng.choice([[{"later-rolls": rng.randint(-25, 2)}], ["later-rolls"], ["x"], [{"a": 1}]])
+    if rng.random() < 0.2:
+        request["column"] = rng.choice(["line", "column"])
+    steps = []
+    for _ in range(rng.randint(0, 3)):
+        step: dict[str, Any] = {}
+        condition = rng.choice(
+            [
+                {},
+                {"total": rng.choice([">= 5", "< 3", 7, "!= 2", "= 0", "x"])},
+                {"result": "dies"},
+                {"effect": "leader-dies"},
+            ]
+        )
+        if condition or rng.random() < 0.2:
+            step["if"] = condition
+        step.update(
+            rng.choice(
+                [
+                    {"dice": "1d6"},
+                    {"table": rng.choice(list(TABLES["tables"]))},
+                    {"pick": {"from": rng.choice(["leaders", "nobody", LEADERS[:2], {"note": "n"}])}},
+                    {"pick": {"from": "leaders", "count": rng.randint(1, 7)}},
+                ]
+            )
+        )
+        steps.append(step)
+    if steps:
+        request["then"] = steps
+    return request
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_follow_ups_validate_or_resolve_cleanly(seed: int) -> None:
+    rng = random.Random(seed)
+    state = new_state()
+    schema = rules.phase(state).schema  # type: ignore[union-attr]
+    resolved = 0
+    for n in range(150):
+        orders = {"rolls": [random_request(rng, n)]}
+        if check_schema_of(orders, schema) or rules.validate(state, "alice", orders):
+            continue
+        state, events = rules.resolve(state, {"alice": orders}, Dice(rng.randbytes(32)))
+        assert rules.check(state) == [] and events
+        labels = [e.data["label"] for e in events if "label" in e.data]
+        assert len(labels) == len(set(labels)) and all(label.startswith(f"roll/alice/r{n}") for label in labels)
+        resolved += 1
+    assert resolved > 10

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.errors import GameDataError
 from referee.kit.tables import Tables, parse_tables
@@ -123,6 +125,11 @@ def test_a_numeric_modifier_is_refused_outside_its_range_without_a_value_or_twic
     assert cockpit.lookup("random-event", [5], [{"elite": 1}]).modified == 6
     with pytest.raises(GameDataError, match="must be given a whole number"):
         cockpit.lookup("random-event", [5], [{"rating-difference": "2"}])
+    for strange in (["elite"], 3, None, ("elite",)):
+        with pytest.raises(GameDataError, match="has no modifier"):
+            cockpit.lookup("random-event", [5], [strange])
+    with pytest.raises(GameDataError, match="must be a list of names"):
+        cockpit.lookup("random-event", [5], {"elite": 1})  # type: ignore[arg-type]
     with pytest.raises(GameDataError, match="one \\{name: value\\} item"):
         cockpit.lookup("random-event", [5], [{"rating-difference": 1, "elite": 1}])
 
@@ -238,3 +245,39 @@ def test_bad_effect_vocabularies_are_refused() -> None:
     assert "effects: must be a non-empty list of words" in error_for({**rows_with("x"), "effects": []})
     assert "names worn more than once" in error_for({**rows_with("x"), "effects": ["worn", "worn"]})
     assert "'Worn Out' is not a valid effect word" in error_for({**rows_with("x"), "effects": ["Worn Out"]})
+
+
+_KEYS = ("text", "effects", "track", "roll", "pick", "from", "count", "min", "max", "worn", "x")
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers(-30, 30) | st.sampled_from(["", "x", "worn", "t", "leaders", "Bad"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(list(_KEYS)), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(result=plain, modifiers=plain, effects=plain)
+def test_structured_results_and_numeric_modifiers_raise_only_game_data_errors(
+    result: Any, modifiers: Any, effects: Any
+) -> None:
+    data = {"title": "T", "dice": "1d6", "modifiers": modifiers, "effects": effects}
+    data["rows"] = [{"range": "1-", "result": result}, {"range": "2+", "result": "x"}]
+    try:
+        tables = Tables(parse_tables({"schema_version": 1, "tables": {"t": data}}, "fuzz"))
+    except GameDataError as err:
+        assert err.message.startswith("fuzz: ")
+        return
+    try:
+        tables.lookup("t", [1], modifiers if isinstance(modifiers, list) else [])
+    except GameDataError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(asked=plain)
+def test_any_modifiers_asked_for_raise_only_game_data_errors(asked: Any) -> None:
+    tables = Tables(parse_tables(yaml.safe_load(COCKPIT), "cockpit.yaml", effects=("flood-ends",)))
+    try:
+        tables.lookup("random-event", [3], asked)
+    except GameDataError:
+        pass
