@@ -157,6 +157,7 @@ def roll_problems(
     """Return the problems with a player's roll requests and their follow-ups."""
     problems: list[Problem] = []
     seen: set[str] = set()
+    chains: dict[str, list[tuple[str, str]]] = {}
     for index, request in enumerate(orders.get("rolls") or []):
         path = f"orders.rolls[{index}]"
         if request["label"] in seen:
@@ -168,17 +169,23 @@ def roll_problems(
                 )
             )
         seen.add(request["label"])
-        found, table = _draw_problems(tables, lists, request, path)
+        found, table = _draw_problems(tables, lists, request, path, chains)
         problems += found
         for number, step in enumerate(request.get("then") or []):
-            problems += _then_problems(tables, lists, notes, players, player, table, step, f"{path}.then[{number}]")
+            where = f"{path}.then[{number}]"
+            problems += _then_problems(tables, lists, notes, players, player, table, step, where, chains)
     return problems
 
 
 def _draw_problems(
-    tables: Tables, lists: Mapping[str, Sequence[str]], request: Mapping[str, Any], path: str
+    tables: Tables,
+    lists: Mapping[str, Sequence[str]],
+    request: Mapping[str, Any],
+    path: str,
+    chains: dict[str, list[tuple[str, str]]],
 ) -> tuple[list[Problem], Table | None]:
-    """Return the problems of a roll (a request or a follow-up) and the table it reads, if any."""
+    """Return the problems of a roll (a request or a follow-up) and the table it reads, if any;
+    `chains` keeps each table's follow-up problems, found once per orders."""
     problems: list[Problem] = []
     table = None
     if "table" in request:
@@ -192,7 +199,9 @@ def _draw_problems(
             return problems, None
         table = tables.get(request["table"])
         problems += table_problems(table, request, path)
-        problems += _chain_problems(tables, lists, table, f"{path}.table")
+        if table.id not in chains:
+            chains[table.id] = _chain_problems(tables, lists, table)
+        problems += [Problem(code, f"{path}.table", message) for code, message in chains[table.id]]
     elif "modifiers" in request or "column" in request:
         problems.append(Problem("illegal.no-table", path, "modifiers and column need a 'table' to read"))
     if "dice" not in request:
@@ -219,7 +228,8 @@ def table_problems(table: Table, request: Mapping[str, Any], path: str) -> list[
     """Return the problems of a roll's modifiers and column for `table`."""
     problems = []
     try:
-        table.modifier_values(request.get("modifiers", []))
+        if request.get("modifiers"):
+            table.modifier_values(request["modifiers"])
     except GameDataError as error:
         code = "illegal.duplicate-modifier" if "named twice" in str(error) else "illegal.modifier"
         if " has no modifier " in str(error):
@@ -240,20 +250,21 @@ def table_problems(table: Table, request: Mapping[str, Any], path: str) -> list[
     return problems
 
 
-def _chain_problems(tables: Tables, lists: Mapping[str, Sequence[str]], table: Table, path: str) -> list[Problem]:
-    """Return what a structured result of `table`, or of a table it rolls on, would miss: a table
-    to roll on (or one with columns, which a follow-up cannot choose), or a list to pick from."""
-    problems: list[Problem] = []
+def _chain_problems(tables: Tables, lists: Mapping[str, Sequence[str]], table: Table) -> list[tuple[str, str]]:
+    """Return (code, message) of what a structured result of `table`, or of a table it rolls on,
+    would miss: a table to roll on (or one with columns, which a follow-up cannot choose), or a
+    list to pick from."""
+    problems: list[tuple[str, str]] = []
     visited, queue = {table.id}, [table]
     while queue:
         current = queue.pop(0)
         for target in current.follow_up_tables():
             if target not in tables:
                 message = f"table '{current.id}' may roll on table '{target}', which the game does not have"
-                problems.append(Problem("illegal.follow-up-table", path, message + "; the referee must supply it"))
+                problems.append(("illegal.follow-up-table", message + "; the referee must supply it"))
             elif tables.get(target).columns:
                 message = f"table '{current.id}' may roll on table '{target}', whose columns a follow-up cannot choose"
-                problems.append(Problem("illegal.follow-up-table", path, message))
+                problems.append(("illegal.follow-up-table", message))
             elif target not in visited:
                 visited.add(target)
                 queue.append(tables.get(target))
@@ -261,7 +272,7 @@ def _chain_problems(tables: Tables, lists: Mapping[str, Sequence[str]], table: T
             if origin not in lists:
                 known = ", ".join(sorted(lists)) or "none"
                 message = f"table '{current.id}' may pick from the list '{origin}', which the game's options lack"
-                problems.append(Problem("illegal.follow-up-list", path, f"{message} (lists: {known})"))
+                problems.append(("illegal.follow-up-list", f"{message} (lists: {known})"))
     return problems
 
 
@@ -294,6 +305,7 @@ def _then_problems(
     table: Table | None,
     step: Mapping[str, Any],
     path: str,
+    chains: dict[str, list[tuple[str, str]]],
 ) -> list[Problem]:
     problems = _condition_problems(table, step.get("if"), step, f"{path}.if")
     rolls = [key for key in ("table", "dice", "modifiers", "column") if key in step]
@@ -305,7 +317,7 @@ def _then_problems(
     elif not rolls:
         problems.append(Problem("invalid.missing", path, "give a table or dice to roll, or a pick"))
     else:
-        problems += _draw_problems(tables, lists, step, path)[0]
+        problems += _draw_problems(tables, lists, step, path, chains)[0]
     return problems
 
 
@@ -494,7 +506,7 @@ def _result_follow_ups(
     """Carry out a structured result's pick, then its roll (and theirs, up to MAX_DEPTH deep)."""
     lookup = parent.data.get("lookup")
     result = lookup["result"] if lookup else None
-    if not isinstance(result, Mapping) or not ({"pick", "roll"} & set(result)):
+    if not isinstance(result, dict) or ("pick" not in result and "roll" not in result):  # as_dict's plain data
         return []
     label = parent.data["label"]
     head = f"{player}'s {label.removeprefix(f'roll/{player}/')}, then ({result['text']}):"

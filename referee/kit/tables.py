@@ -88,7 +88,7 @@ class Lookup:
     @property
     def structured(self) -> bool:
         """Return whether the result is a structured result (a mapping with `text`)."""
-        return isinstance(self.result, Mapping)
+        return not isinstance(self.result, (str, int, float)) and isinstance(self.result, Mapping)
 
     @property
     def text(self) -> str:
@@ -163,7 +163,9 @@ class Table:
         `modifiers` lists names (a fixed modifier) and one-item mappings {name: value} (a numeric
         modifier, or a fixed one given its own value)."""
         where = f"table {self.id} ({self.title})"
-        if isinstance(modifiers, (str, Mapping)) or not isinstance(modifiers, Sequence):
+        if type(modifiers) not in (list, tuple) and (
+            isinstance(modifiers, (str, Mapping)) or not isinstance(modifiers, Sequence)
+        ):
             raise GameDataError(
                 f"{where}: modifiers must be a list of names and {{name: value}} items, got {_show(modifiers)}"
             )
@@ -412,6 +414,8 @@ def _parse_modifiers(value: Any, source: str, where: str) -> tuple[dict[str, int
 
 def _modifier_item(item: Any, where: str) -> tuple[Any, int | None]:
     """Return (name, value) of one modifier asked for: a name gives no value."""
+    if isinstance(item, str):
+        return item, None
     if isinstance(item, Mapping):
         if len(item) != 1:
             raise GameDataError(f"{where}: a modifier with a value is one {{name: value}} item, got {_show(item)}")
