@@ -12,15 +12,19 @@ Event Table is missing from the source: the `random-event` table is the referee'
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from played import copy_game
 
 from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import GameDir
+from referee.game.public_audit import public_audit
+from referee.game.reveal import reveal
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -197,3 +201,21 @@ def test_the_game_verifies_and_audits(played: tuple[TestGame, dict[int, list[dic
     assert verified.ok, verified.problems
     audited = audit(game.dir)
     assert audited.ok, audited.divergence
+
+
+def test_a_player_replays_the_finished_game_from_their_letters(
+    played: tuple[TestGame, dict[int, list[dict[str, Any]]]], tmp_path: Path
+) -> None:
+    """After the final reveal, `referee audit --public` resolves every round again from the
+    letters the allied player received, the sealed pick included."""
+    game = copy_game(played[0], tmp_path / "game")
+    reveal(game.dir, final=True)
+    verified = verify_game_dir(game.dir, final=True)
+    assert verified.ok and verified.final, verified.problems
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
+    try:
+        from test_public_audit import player_folder
+    finally:
+        sys.path.pop(0)
+    report = public_audit(player_folder(game.dir, tmp_path / "allied", "allied"))
+    assert report.ok and report.records == 3, report.problems
