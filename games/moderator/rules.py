@@ -26,6 +26,9 @@ from games.moderator.hidden_notes import (
     reveal_notes,
     seal_note,
 )
+from games.moderator.rolls import LABEL as LABEL  # what standing.py and tests name
+from games.moderator.rolls import ROLL_SCHEMA, parse_lists, roll_problems, roll_request
+from games.moderator.rolls import roll_label as roll_label
 from referee.kit import (
     Dice,
     Event,
@@ -36,16 +39,15 @@ from referee.kit import (
     Secret,
     Tables,
     decks,
-    parse_spec,
     parse_tables,
 )
 
 PHASE = "round"
 MAX_ROLLS = 5000
-LABEL = r"[a-z0-9][a-z0-9_.-]{0,47}"
 OPTIONS = {
     "rounds": "how many rounds the game lasts (a whole number; leave out for no limit)",
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
+    "lists": "public lists to pick from at random: {ID: [item, ...]} (see README.md, Follow-ups)",
     "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
     "hand_limit, deal, discard, reshuffle}} (see README.md)",
     "history": "what the state keeps of declarations and notes: last-round (written into every new "
@@ -56,33 +58,6 @@ HISTORIES = ("last-round", "every-round")
 NEW_GAME_OPTIONS = {"history": "last-round"}
 MAX_CARD_ACTIONS = 50
 
-ROLL_SCHEMA = {
-    "type": "map",
-    "description": "one roll request",
-    "required": ["label", "purpose"],
-    "fields": {
-        "label": {
-            "type": "str",
-            "pattern": LABEL,
-            "example": "cavalry-charge",
-            "description": "your name for the roll, unique in your orders (lower-case, digits, - _ .)",
-        },
-        "dice": {"type": "str", "max": 16, "description": "dice spec: 2d6, 3d6, 1d10, 1d10z (a d10 read 0-9)"},
-        "purpose": {"type": "str", "max": 300, "description": "what the roll is for, in words"},
-        "table": {
-            "type": "str",
-            "max": 64,
-            "description": "a table from the game's configuration, to read the roll on",
-        },
-        "modifiers": {
-            "type": "list",
-            "max": 20,
-            "items": {"type": "str", "max": 64},
-            "description": "names of the table's modifiers that apply",
-        },
-        "column": {"type": "str", "max": 64, "description": "the table column to read, for tables with columns"},
-    },
-}
 ORDER_SCHEMA: dict[str, Any] = {
     "type": "map",
     "fields": {
@@ -123,6 +98,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
     if history not in HISTORIES:
         raise GameDataError(f"option 'history' must be one of {', '.join(HISTORIES)}, got {history!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
+    lists = parse_lists(options.get("lists"))
     return {
         "round": 1,
         "rounds": rounds,
@@ -135,6 +111,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "hidden_notes": [],
         # A game begun before the option keeps the state it began with (no key): it replays as played.
         **({"history": history} if history != "every-round" else {}),
+        **({"lists": lists} if lists else {}),
     }
 
 
@@ -180,95 +157,12 @@ def _tables(state: Mapping[str, Any]) -> Tables:
 def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
     """Return the problems with a player's orders: duplicate labels, bad dice, unknown tables,
     card actions the state does not allow, hidden notes and reveals."""
-    problems = _roll_problems(state, orders)
+    problems = roll_problems(
+        _tables(state), state.get("lists", {}), state.get("hidden_notes", []), state["players"], player, orders
+    )
     problems += decks.action_problems(_cards(state), player, orders.get("cards") or [], "orders.cards")
     problems += note_problems(state.get("hidden_notes", []), state["players"], player, orders)
     return problems
-
-
-def _roll_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
-    tables = _tables(state)
-    seen: set[str] = set()
-    for index, request in enumerate(orders.get("rolls") or []):
-        path = f"orders.rolls[{index}]"
-        if request["label"] in seen:
-            problems.append(
-                Problem(
-                    "illegal.duplicate-label",
-                    f"{path}.label",
-                    f"the label '{request['label']}' is used twice; each roll needs its own label",
-                )
-            )
-        seen.add(request["label"])
-        table = None
-        if "table" in request:
-            if request["table"] not in tables:
-                known = ", ".join(tables.names()) or "none (the configuration has no tables)"
-                problems.append(
-                    Problem(
-                        "illegal.unknown-table",
-                        f"{path}.table",
-                        f"there is no table '{request['table']}'; tables: {known}",
-                    )
-                )
-                continue
-            table = tables.get(request["table"])
-            problems += _table_problems(table, request, path)
-        elif "modifiers" in request or "column" in request:
-            problems.append(Problem("illegal.no-table", path, "modifiers and column need a 'table' to read"))
-        if "dice" not in request:
-            if table is None:
-                problems.append(
-                    Problem("invalid.missing", f"{path}.dice", "give the dice to roll (e.g. 2d6) or a table")
-                )
-            continue
-        try:
-            spec = parse_spec(request["dice"])
-        except ValueError as exc:
-            problems.append(Problem("invalid.dice", f"{path}.dice", str(exc)))
-            continue
-        if table is not None and spec != table.dice:
-            problems.append(
-                Problem(
-                    "illegal.dice-mismatch",
-                    f"{path}.dice",
-                    f"table '{table.id}' is read with {table.dice.text}, not {spec.text}; leave 'dice' out",
-                )
-            )
-    return problems
-
-
-def _table_problems(table: Any, request: Mapping[str, Any], path: str) -> list[Problem]:
-    problems = []
-    for name in request.get("modifiers", []):
-        if name not in table.modifiers:
-            known = ", ".join(table.modifiers) or "none"
-            problems.append(
-                Problem(
-                    "illegal.unknown-modifier",
-                    f"{path}.modifiers",
-                    f"table '{table.id}' has no modifier '{name}'; its modifiers: {known}",
-                )
-            )
-    if len(set(request.get("modifiers", []))) != len(request.get("modifiers", [])):
-        problems.append(Problem("illegal.duplicate-modifier", f"{path}.modifiers", "a modifier is named twice"))
-    if table.columns and request.get("column") not in table.columns:
-        problems.append(
-            Problem(
-                "illegal.column",
-                f"{path}.column",
-                f"table '{table.id}' needs a column: one of {', '.join(table.columns)}",
-            )
-        )
-    elif not table.columns and "column" in request:
-        problems.append(Problem("illegal.column", f"{path}.column", f"table '{table.id}' has no columns"))
-    return problems
-
-
-def roll_label(player: str, label: str) -> str:
-    """Return the dice label of a player's roll request (unique in the phase)."""
-    return f"roll/{player}/{label}"
 
 
 def resolve(
@@ -289,9 +183,9 @@ def resolve(
     for player in sorted(orders):
         order = orders[player]
         for request in order.get("rolls") or []:
-            event = _roll(player, request, tables, dice)
-            events.append(event)
-            rolled.append(_summary(event.data))
+            happened = roll_request(player, request, tables, dice, state.get("lists", {}), hidden)
+            events += happened
+            rolled += [_summary(event.data) for event in happened if event.kind in ("roll", "pick")]
         for action in order.get("cards") or []:
             cards, happened = decks.apply_action(cards, player, action, dice)
             events += happened
@@ -325,31 +219,14 @@ def resolve(
     return new_state, events
 
 
-def _roll(player: str, request: Mapping[str, Any], tables: Tables, dice: Dice) -> Event:
-    label = roll_label(player, request["label"])
-    table = tables.get(request["table"]) if "table" in request else None
-    spec = request.get("dice") or table.dice.text  # type: ignore[union-attr]
-    values = dice.roll(spec, label=label)
-    data: dict[str, Any] = {
-        "label": label,
-        "player": player,
-        "request": request["label"],
-        "purpose": request["purpose"],
-        "dice": spec,
-        "values": values,
-        "total": sum(values),
-    }
-    text = f"{player} rolled {spec} for “{request['purpose']}” ({request['label']}): {' + '.join(map(str, values))}"
-    text += f" = {sum(values)}" if len(values) > 1 else ""
-    if table is not None:
-        lookup = tables.lookup(table.id, values, request.get("modifiers", ()), request.get("column")).as_dict()
-        data["lookup"] = lookup
-        text += f"; {lookup['title']}: {lookup['result']}"
-    return Event("roll", text, data)
-
-
 def _summary(roll: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the little a state keeps of a roll: the report and the record hold the rest."""
+    """Return the little a state keeps of a roll or a pick: the report and the record hold the rest
+    (a pick from a sealed note keeps only the lines picked, not the items)."""
+    if "values" not in roll:
+        return {
+            "label": roll["label"],
+            **({"picked": roll["picked"]} if "picked" in roll else {"lines": roll["lines"]}),
+        }
     summary = {"label": roll["label"], "values": roll["values"]}
     if "lookup" in roll:
         summary["result"] = roll["lookup"]["result"]

@@ -3,6 +3,12 @@
 A table names its dice, its modifiers and its rows, so a lookup reports which table, which
 modifiers and which row gave a result. Tables are checked at load: rows in increasing
 order, no overlaps, and every total the dice and modifiers can make is covered.
+
+A modifier is fixed (`elite: 2`) or numeric (`rating-difference: {min: -6, max: 6}`): a numeric
+one takes its value from whoever asks for the lookup, within its range. A row's result is a
+text, a number, or a structured result `{text, effects, track, roll, pick}` (only `text` is
+required) whose effects are words the table declares (`effects: [leader-dies, ...]`) or the
+game module allows.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,8 +31,15 @@ SCHEMA_VERSION = 1
 MAX_NUMBER = 1_000_000_000
 _ID = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _FILE_KEYS = ("schema_version", "tables")
-_TABLE_KEYS = ("title", "dice", "modifiers", "clamp", "columns", "rows")
+_TABLE_KEYS = ("title", "dice", "modifiers", "clamp", "columns", "effects", "rows")
 _ROW_KEYS = ("range", "result")
+_RANGE_KEYS = ("min", "max")
+_RESULT_KEYS = ("text", "effects", "track", "roll", "pick")
+_PICK_KEYS = ("from", "count")
+MAX_PICK = 50
+_RESULT_HINT = (
+    "write a structured result as {text: ..., effects: [...], track: {TRACK: 1}, roll: TABLE, pick: {from: LIST}}"
+)
 _RANGE_TEXT = re.compile(r"(-?[0-9]{1,9})(?:-(-?[0-9]{1,9})|(\+)|(-))?")
 _ID_HINT = "use lower-case letters, digits, '-' and '_', starting with a letter or digit (e.g. morale, crt-1)"
 _RANGE_HINT = 'write a range as [low, high], a number, or text such as "7-9", "12+" (and above) or "2-" (and below)'
@@ -72,16 +85,33 @@ class Lookup:
     column: str | None
     result: Any
 
+    @property
+    def structured(self) -> bool:
+        """Return whether the result is a structured result (a mapping with `text`)."""
+        return not isinstance(self.result, (str, int, float)) and isinstance(self.result, Mapping)
+
+    @property
+    def text(self) -> str:
+        """Return the result as a report shows it: a structured result's text, else the result."""
+        return str(self.result["text"] if self.structured else self.result)
+
     def as_dict(self) -> dict[str, Any]:
-        """Return the lookup as plain JSON data for events and reports."""
+        """Return the lookup as plain JSON data for events and reports; a structured result
+        stays a mapping under `result`, its text also under `result_text` (only then)."""
         data = {field.name: getattr(self, field.name) for field in fields(self)}
         data.update(values=list(self.values), modifiers=[{"name": n, "value": v} for n, v in self.modifiers])
+        if self.structured:
+            data["result"] = _plain(self.result)
+            data["result_text"] = self.text
         return data
 
 
 @dataclass(frozen=True)
 class Table:
-    """A parsed, checked table; `columns` is None unless each row's result is a column mapping."""
+    """A parsed, checked table; `columns` is None unless each row's result is a column mapping.
+
+    `modifiers` holds the fixed modifiers by name, `ranges` the numeric ones (name -> (min, max)),
+    `effects` the words a structured result of this table may name."""
 
     id: str
     title: str
@@ -90,18 +120,86 @@ class Table:
     clamp: tuple[int, int] | None
     columns: tuple[str, ...] | None
     rows: tuple[Row, ...]
+    ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    effects: tuple[str, ...] = ()
+
+    @property
+    def modifier_names(self) -> tuple[str, ...]:
+        """Return the names of every modifier, fixed and numeric, as the table declares them."""
+        return (*self.modifiers, *self.ranges)
+
+    def describe_modifier(self, name: str) -> str:
+        """Return a modifier as a player reads it: "elite +2" or "rating-difference -6 to +6"."""
+        if name in self.ranges:
+            low, high = self.ranges[name]
+            return f"{name} {low:+d} to {high:+d}"
+        return f"{name} {self.modifiers[name]:+d}"
 
     @property
     def reachable(self) -> tuple[int, int]:
         """Return the lowest and highest totals a lookup can read, after modifiers and clamp."""
         low = self.dice.lowest + sum(v for v in self.modifiers.values() if v < 0)
         high = self.dice.highest + sum(v for v in self.modifiers.values() if v > 0)
+        low += sum(min(least, 0) for least, _ in self.ranges.values())
+        high += sum(max(most, 0) for _, most in self.ranges.values())
         if self.clamp is not None:
             low, high = _clamp(low, self.clamp), _clamp(high, self.clamp)
         return low, high
 
-    def lookup(self, values: Sequence[int], modifiers: Sequence[str] = (), column: str | None = None) -> Lookup:
-        """Return the Lookup for rolled `values` with the named modifiers, read in `column`."""
+    def follow_up_tables(self) -> tuple[str, ...]:
+        """Return the ids of the tables this table's structured results roll on (`roll:`)."""
+        found: list[str] = []
+        for row in self.rows:
+            results = row.result.values() if self.columns is not None else (row.result,)
+            for result in results:
+                if isinstance(result, Mapping) and "roll" in result and result["roll"] not in found:
+                    found.append(result["roll"])
+        return tuple(found)
+
+    def modifier_values(self, modifiers: Any) -> list[tuple[str, int]]:
+        """Return each modifier asked for, in order, as (name, value); raise GameDataError naming
+        the first that is unknown, out of its range, without its value, or given twice.
+
+        `modifiers` lists names (a fixed modifier) and one-item mappings {name: value} (a numeric
+        modifier, or a fixed one given its own value)."""
+        where = f"table {self.id} ({self.title})"
+        if type(modifiers) not in (list, tuple) and (
+            isinstance(modifiers, (str, Mapping)) or not isinstance(modifiers, Sequence)
+        ):
+            raise GameDataError(
+                f"{where}: modifiers must be a list of names and {{name: value}} items, got {_show(modifiers)}"
+            )
+        applied: list[tuple[str, int]] = []
+        for item in modifiers:
+            name, value = _modifier_item(item, where)
+            if not isinstance(name, str) or (name not in self.modifiers and name not in self.ranges):
+                known = ", ".join(self.modifier_names) or "none"
+                raise GameDataError(f"{where} has no modifier {_show(name)}; its modifiers: {known}")
+            if any(name == seen for seen, _ in applied):
+                raise GameDataError(
+                    f"{where}: modifier {name} was named twice; each modifier applies once",
+                    hints=("give a numeric modifier once, with the sum of its parts as its value",),
+                )
+            if name in self.ranges:
+                low, high = self.ranges[name]
+                if value is None:
+                    raise GameDataError(
+                        f"{where}: modifier {name} needs a value from {low} to {high}",
+                        hints=(f"write {{{name}: N}} instead of the bare name",),
+                    )
+                if not low <= value <= high:
+                    raise GameDataError(f"{where}: modifier {name} is {value}, outside its range {low} to {high}")
+            elif value is not None and value != self.modifiers[name]:
+                raise GameDataError(
+                    f"{where}: modifier {name} is fixed at {self.modifiers[name]:+d}, not {value:+d}",
+                    hints=(f"name it without a value: {name}",),
+                )
+            applied.append((name, self.modifiers[name] if value is None else value))
+        return applied
+
+    def lookup(self, values: Sequence[int], modifiers: Sequence[Any] = (), column: str | None = None) -> Lookup:
+        """Return the Lookup for rolled `values` with the modifiers asked for (names, and
+        {name: value} items for numeric ones: see `modifier_values`), read in `column`."""
         where = f"table {self.id} ({self.title})"
         if (
             isinstance(values, (str, bytes))
@@ -113,16 +211,7 @@ class Table:
                 f"{where} rolls {self.dice.text}, but was given the values {_show(values)}",
                 hints=(f"pass the {self.dice.count} value(s) of dice.roll(table.dice, label=...)",),
             )
-        if isinstance(modifiers, str) or not isinstance(modifiers, Sequence):
-            raise GameDataError(f"{where}: modifiers must be a list of names, got {_show(modifiers)}")
-        applied: list[tuple[str, int]] = []
-        for name in modifiers:
-            if not isinstance(name, str) or name not in self.modifiers:
-                known = ", ".join(self.modifiers) or "none"
-                raise GameDataError(f"{where} has no modifier {_show(name)}; its modifiers: {known}")
-            if any(name == seen for seen, _ in applied):
-                raise GameDataError(f"{where}: modifier {name} was named twice; each modifier applies once")
-            applied.append((name, self.modifiers[name]))
+        applied = self.modifier_values(modifiers)
         natural = sum(values)
         modified = natural + sum(value for _, value in applied)
         clamped = modified if self.clamp is None else _clamp(modified, self.clamp)
@@ -184,9 +273,9 @@ class Tables:
         return table
 
     def lookup(
-        self, table_id: str, values: Sequence[int], modifiers: Sequence[str] = (), column: str | None = None
+        self, table_id: str, values: Sequence[int], modifiers: Sequence[Any] = (), column: str | None = None
     ) -> Lookup:
-        """Read table `table_id` for rolled `values` with the named modifiers; return the Lookup."""
+        """Read table `table_id` for rolled `values` with the modifiers asked for; return the Lookup."""
         return self.get(table_id).lookup(values, modifiers, column)
 
 
@@ -200,8 +289,9 @@ def require(tables: Tables, table_id: str, supply_hint: str) -> Table:
     return tables.get(table_id)
 
 
-def parse_tables(data: Any, source: str) -> dict[str, Table]:
-    """Return the tables of a whole tables file's mapping, checked; `source` names it in errors."""
+def parse_tables(data: Any, source: str, effects: Sequence[str] = ()) -> dict[str, Table]:
+    """Return the tables of a whole tables file's mapping, checked; `source` names it in errors.
+    `effects` are words every table's structured results may name besides its own `effects:`."""
     if not isinstance(data, Mapping):
         _fail(source, "the file", f"must be a mapping with schema_version: 1 and tables:, got {_show(data)}")
     _refuse_unknown(data, _FILE_KEYS, source, "the file")
@@ -216,11 +306,12 @@ def parse_tables(data: Any, source: str) -> dict[str, Table]:
     tables = data.get("tables")
     if not isinstance(tables, Mapping):
         _fail(source, "tables", f"must be a mapping of table id to table, got {_show(tables)}")
-    return {table_id: parse_table(table_id, table, source) for table_id, table in tables.items()}
+    return {table_id: parse_table(table_id, table, source, effects) for table_id, table in tables.items()}
 
 
-def parse_table(table_id: str, data: Any, source: str) -> Table:
-    """Return one table parsed from its mapping, checked; raise GameDataError naming what to fix."""
+def parse_table(table_id: str, data: Any, source: str, effects: Sequence[str] = ()) -> Table:
+    """Return one table parsed from its mapping, checked; raise GameDataError naming what to fix.
+    `effects` are words its structured results may name besides the table's own `effects:`."""
     if not isinstance(table_id, str) or not _ID.fullmatch(table_id):
         _fail(source, f"table {_show(table_id)}", "is not a valid table id", _ID_HINT)
     where = f"table {table_id}"
@@ -241,14 +332,16 @@ def parse_table(table_id: str, data: Any, source: str) -> Table:
         dice = parse_spec(data["dice"])
     except ValueError as exc:  # DiceError, or int() refusing a thousand-digit number
         _fail(source, f"{where}, dice", str(exc), "write the dice as 2d6, 1d10 or 1d10z (a d10 read 0-9)")
-    modifiers = _parse_modifiers(data.get("modifiers", {}), source, where)
+    modifiers, ranges = _parse_modifiers(data.get("modifiers", {}), source, where)
+    own_effects = _parse_effects(data["effects"], source, where) if data.get("effects") is not None else ()
+    vocabulary = (*own_effects, *(word for word in effects if word not in own_effects))
     clamp = _parse_clamp(data["clamp"], source, f"{where}, clamp") if data.get("clamp") is not None else None
     columns = _parse_columns(data["columns"], source, where) if data.get("columns") is not None else None
     raw_rows = data.get("rows")
     if not isinstance(raw_rows, list) or not raw_rows:
         _fail(source, f"{where}, rows", f"must be a non-empty list of rows, got {_show(raw_rows)}", _ROW_HINT)
-    rows = tuple(_parse_row(row, source, f"{where}, rows[{i}]", columns) for i, row in enumerate(raw_rows))
-    table = Table(table_id, title, dice, modifiers, clamp, columns, rows)
+    rows = tuple(_parse_row(row, source, f"{where}, rows[{i}]", columns, vocabulary) for i, row in enumerate(raw_rows))
+    table = Table(table_id, title, dice, modifiers, clamp, columns, rows, ranges, own_effects)
     _check_rows(table, source, where)
     return table
 
@@ -290,20 +383,60 @@ def load_tables_file(path: str | os.PathLike[str]) -> dict[str, Table]:
     return parse_tables(data, str(path))
 
 
-def _parse_modifiers(value: Any, source: str, where: str) -> dict[str, int]:
+def _parse_modifiers(value: Any, source: str, where: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     if value is None:
-        return {}
+        return {}, {}
+    hint = "write modifiers: {shaken: -1, elite: 2, rating-difference: {min: -6, max: 6}}"
     if not isinstance(value, Mapping):
-        hint = "write modifiers: {shaken: -1, elite: 2}"
         _fail(source, f"{where}, modifiers", f"must be a mapping of name to number, got {_show(value)}", hint)
     modifiers: dict[str, int] = {}
+    ranges: dict[str, tuple[int, int]] = {}
     for name, amount in value.items():
         if not isinstance(name, str) or not _ID.fullmatch(name):
             _fail(source, f"{where}, modifiers", f"{_show(name)} is not a valid modifier name", _ID_HINT)
-        if not _is_number(amount):
-            _fail(source, f"{where}, modifiers.{name}", f"must be a whole number such as -1 or 2, not {_show(amount)}")
-        modifiers[name] = amount
-    return modifiers
+        key = f"{where}, modifiers.{name}"
+        if isinstance(amount, Mapping):
+            _refuse_unknown(amount, _RANGE_KEYS, source, key)
+            low: Any = amount.get("min")
+            high: Any = amount.get("max")
+            if not (_is_number(low) and _is_number(high)):
+                _fail(source, key, f"needs whole numbers min and max, got {_show(low)} and {_show(high)}", hint)
+            if low > high:
+                _fail(source, key, f"min {low} is above max {high}", "put the lower bound under min")
+            ranges[name] = (low, high)
+        elif _is_number(amount):
+            modifiers[name] = amount
+        else:
+            message = f"must be a whole number such as -1 or 2, or a range {{min: -6, max: 6}}, not {_show(amount)}"
+            _fail(source, key, message)
+    return modifiers, ranges
+
+
+def _modifier_item(item: Any, where: str) -> tuple[Any, int | None]:
+    """Return (name, value) of one modifier asked for: a name gives no value."""
+    if isinstance(item, str):
+        return item, None
+    if isinstance(item, Mapping):
+        if len(item) != 1:
+            raise GameDataError(f"{where}: a modifier with a value is one {{name: value}} item, got {_show(item)}")
+        ((name, value),) = item.items()
+        if not _is_number(value):
+            raise GameDataError(f"{where}: modifier {_show(name)} must be given a whole number, got {_show(value)}")
+        return name, value
+    return item, None
+
+
+def _parse_effects(value: Any, source: str, where: str) -> tuple[str, ...]:
+    key = f"{where}, effects"
+    if not isinstance(value, list) or not value:
+        _fail(source, key, f"must be a non-empty list of words, got {_show(value)}", "write effects: [leader-dies]")
+    for word in value:
+        if not isinstance(word, str) or not _ID.fullmatch(word):
+            _fail(source, key, f"{_show(word)} is not a valid effect word", _ID_HINT)
+    if len(set(value)) != len(value):
+        twice = sorted({word for word in value if value.count(word) > 1})
+        _fail(source, key, f"names {', '.join(twice)} more than once")
+    return tuple(value)
 
 
 def _parse_columns(value: Any, source: str, where: str) -> tuple[str, ...]:
@@ -320,7 +453,9 @@ def _parse_columns(value: Any, source: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _parse_row(value: Any, source: str, where: str, columns: tuple[str, ...] | None) -> Row:
+def _parse_row(
+    value: Any, source: str, where: str, columns: tuple[str, ...] | None, vocabulary: tuple[str, ...]
+) -> Row:
     if not isinstance(value, Mapping):
         _fail(source, where, f"must be a mapping with range and result, got {_show(value)}", _ROW_HINT)
     _refuse_unknown(value, _ROW_KEYS, source, where)
@@ -330,7 +465,7 @@ def _parse_row(value: Any, source: str, where: str, columns: tuple[str, ...] | N
     low, high = _parse_range(value["range"], source, f"{where}.range")
     result = value["result"]
     if columns is None:
-        _check_result(result, source, f"{where}.result")
+        result = _parse_result(result, source, f"{where}.result", vocabulary)
     else:
         if not isinstance(result, Mapping):
             _fail(source, f"{where}.result", f"must map each of {', '.join(columns)} to a result, got {_show(result)}")
@@ -341,9 +476,9 @@ def _parse_row(value: Any, source: str, where: str, columns: tuple[str, ...] | N
             parts += [f"has undeclared column(s) {', '.join(extra)}"] * bool(extra)
             hint = f"give exactly the declared columns: {', '.join(columns)}"
             _fail(source, f"{where}.result", "; ".join(parts), hint, _QUOTE_HINT)
-        for column in columns:
-            _check_result(result[column], source, f"{where}.result.{column}")
-        result = {column: result[column] for column in columns}
+        result = {
+            column: _parse_result(result[column], source, f"{where}.result.{column}", vocabulary) for column in columns
+        }
     return Row(low, high, result)
 
 
@@ -372,10 +507,88 @@ def _parse_range(value: Any, source: str, key: str) -> tuple[int | None, int | N
     _fail(source, key, f"{_show(value)} is not a range", _RANGE_HINT)
 
 
-def _check_result(value: Any, source: str, key: str) -> None:
+def _parse_result(value: Any, source: str, key: str, vocabulary: tuple[str, ...]) -> Any:
+    """Return a row's result checked: a text, a number, or a structured result (a mapping)."""
+    if isinstance(value, Mapping):
+        return _parse_structured(value, source, key, vocabulary)
     is_number = _is_int(value) or (isinstance(value, float) and math.isfinite(value))
     if not (is_number or (isinstance(value, str) and value.strip())):
-        _fail(source, key, f"must be a text or a number, got {_show(value)}", _QUOTE_HINT)
+        _fail(source, key, f"must be a text, a number or a structured result, got {_show(value)}", _QUOTE_HINT)
+    return value
+
+
+def _parse_structured(value: Mapping[Any, Any], source: str, key: str, vocabulary: tuple[str, ...]) -> dict[str, Any]:
+    _refuse_unknown(value, _RESULT_KEYS, source, key)
+    text = value.get("text")
+    if not isinstance(text, str) or not text.strip():
+        _fail(source, f"{key}.text", f"must be a non-empty text, got {_show(text)}", _RESULT_HINT)
+    result: dict[str, Any] = {"text": text}
+    if "effects" in value:
+        effects = value["effects"]
+        if not isinstance(effects, list) or not all(isinstance(word, str) for word in effects):
+            _fail(source, f"{key}.effects", f"must be a list of effect words, got {_show(effects)}")
+        for index, word in enumerate(effects):
+            if word not in vocabulary:
+                known = ", ".join(vocabulary) or "none (declare them in the table: effects: [leader-dies, ...])"
+                close = difflib.get_close_matches(word, vocabulary, 1)
+                hints = (f"did you mean {close[0]}?",) if close else ()
+                _fail(
+                    source,
+                    f"{key}.effects[{index}]",
+                    f"{_show(word)} is not a declared effect; effects: {known}",
+                    *hints,
+                )
+        result["effects"] = list(effects)
+    if "track" in value:
+        track = value["track"]
+        if not isinstance(track, Mapping) or not track:
+            _fail(
+                source,
+                f"{key}.track",
+                f"must map each track to a change, got {_show(track)}",
+                "write track: {peace: 1}",
+            )
+        for name, change in track.items():
+            if not isinstance(name, str) or not _ID.fullmatch(name):
+                _fail(source, f"{key}.track", f"{_show(name)} is not a valid track name", _ID_HINT)
+            if not _is_number(change):
+                _fail(source, f"{key}.track.{name}", f"must be a whole number such as 1 or -2, got {_show(change)}")
+        result["track"] = dict(track)
+    if "roll" in value:
+        if not isinstance(value["roll"], str) or not _ID.fullmatch(value["roll"]):
+            _fail(
+                source,
+                f"{key}.roll",
+                f"must be the id of a table to roll on next, got {_show(value['roll'])}",
+                _ID_HINT,
+            )
+        result["roll"] = value["roll"]
+    if "pick" in value:
+        result["pick"] = _parse_pick(value["pick"], source, f"{key}.pick")
+    return result
+
+
+def _parse_pick(value: Any, source: str, key: str) -> dict[str, Any]:
+    hint = "write pick: {from: LIST, count: 1}, LIST the name of a list the game declares"
+    if not isinstance(value, Mapping):
+        _fail(source, key, f"must be a mapping {{from: LIST, count: N}}, got {_show(value)}", hint)
+    _refuse_unknown(value, _PICK_KEYS, source, key)
+    origin = value.get("from")
+    if not isinstance(origin, str) or not _ID.fullmatch(origin):
+        _fail(source, f"{key}.from", f"must name a list, got {_show(origin)}", hint)
+    count = value.get("count", 1)
+    if not _is_int(count) or not 1 <= count <= MAX_PICK:
+        _fail(source, f"{key}.count", f"must be a whole number from 1 to {MAX_PICK}, got {_show(count)}")
+    return {"from": origin, "count": count}
+
+
+def _plain(value: Any) -> Any:
+    """Return a structured result as plain JSON data (lists, not tuples; dicts, not mappings)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _parse_clamp(value: Any, source: str, key: str) -> tuple[int, int]:
@@ -417,7 +630,7 @@ def _check_rows(table: Table, source: str, where: str) -> None:
             source,
             key,
             f"no row for total(s) {', '.join(gaps)}; {table.dice.text}"
-            f"{' with its modifiers' if table.modifiers else ''}{' after clamp' if table.clamp else ''}"
+            f"{' with its modifiers' if table.modifier_names else ''}{' after clamp' if table.clamp else ''}"
             f" can make any total from {low} to {high}",
             'add rows for those totals, or open the first and last rows with "N-" and "N+"',
             "or add clamp: [low, high] to keep modified totals within the rows",

@@ -28,10 +28,19 @@ def roll_text(roll: dict[str, Any], wrap: Callable[..., str], spec_words: Callab
     note = roll["note"]
     if note.get("purpose"):
         lines.append(wrap(f"purpose: {note.get('purpose')}", 6))
+    if note.get("follows"):
+        lines.append(wrap(f"follows {note.get('follows')} ({note.get('because')})", 6, 4))
     lookup = note.get("lookup")
     if lookup:
         lines.append(wrap(_reading(lookup, ", read as "), 6, 4))
-        lines.append(wrap(f"row {lookup['row']}: {lookup['result']}", 6, 4))
+        result = lookup["result"]
+        effects = result.get("effects") if isinstance(result, dict) else None
+        tail = f" [{', '.join(map(str, effects))}]" if effects else ""
+        lines.append(wrap(f"row {lookup['row']}: {_result_text(lookup)}{tail}", 6, 4))
+    if note.get("picked"):
+        lines.append(wrap(f"picked from {note.get('from')}: {'; '.join(map(str, note.get('picked')))}", 6, 4))
+    elif note.get("lines"):
+        lines.append(wrap(f"picked line(s) {', '.join(map(str, note.get('lines')))} of {note.get('from')}", 6, 4))
     return "\n".join(lines)
 
 
@@ -55,9 +64,22 @@ def roll_html(roll: dict[str, Any], escape: Callable[[Any], str], spec_words: Ca
             cells.append(f" (read {escape(lookup['clamped'])})")
         if lookup.get("column"):
             cells.append(f", column {escape(lookup['column'])}")
-        cells.append(f" → row {escape(lookup['row'])}: <strong>{escape(lookup['result'])}</strong>")
+        cells.append(f" → row {escape(lookup['row'])}: <strong>{escape(_result_text(lookup))}</strong>")
+    if note.get("follows"):
+        cells.append(f" (follows {escape(note.get('follows'))}: {escape(note.get('because'))})")
+    if note.get("picked"):
+        picked = "; ".join(map(str, note.get("picked")))
+        cells.append(f" picked from {escape(note.get('from'))}: <strong>{escape(picked)}</strong>")
+    elif note.get("lines"):
+        lines = ", ".join(map(str, note.get("lines")))
+        cells.append(f" picked line(s) {escape(lines)} of {escape(note.get('from'))}")
     cells.append("</td></tr>")
     return "".join(cells)
+
+
+def _result_text(lookup: dict[str, Any]) -> Any:
+    """Return a row's result as a letter words it: a structured result by its text."""
+    return lookup.get("result_text", lookup["result"])
 
 
 def _reading(lookup: dict[str, Any], read_as: str) -> str:

@@ -188,7 +188,8 @@ def test_a_game_begun_before_format_2_keeps_its_letters_and_passes_audit(tmp_pat
     assert audit(game.dir).ok
 
 
-# The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2).
+# The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2),
+# with follow-ups, picks and structured results.
 OLD_TEXT = """{% for roll in rolls %}
   {{ roll.label }}: {{ roll.spec | spec_words }} -> {{ roll["values"] | join_values }}
 {% if roll.replaced_by %}
@@ -200,27 +201,43 @@ OLD_TEXT = """{% for roll in rolls %}
 {% if roll.note.get("purpose") %}
 {{ ("purpose: " ~ roll.note.get("purpose")) | wrap(6) }}
 {% endif %}
+{% if roll.note.get("follows") %}
+{{ ("follows " ~ roll.note.get("follows") ~ " (" ~ roll.note.get("because") ~ ")") | wrap(6, 4) }}
+{% endif %}
 {% if roll.note.get("lookup") %}
 {% with lookup = roll.note.get("lookup") %}
-{% filter wrap(6, 4) %}table {{ lookup.title }} ({{ lookup.table }}): natural {{ lookup.natural }}{% for modifier in \
-lookup.modifiers %}, {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.modified }}{% if \
-lookup.clamped != lookup.modified %}, read as {{ lookup.clamped }}{% endif %}{% if lookup.column %}, column \
-{{ lookup.column }}{% endif %}{% endfilter %}
+{% filter wrap(6, 4) %}table {{ lookup.title }} ({{ lookup.table }}): natural {{ lookup.natural }}{\
+% for modifier in lookup.modifiers %}, {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% en\
+dfor %} = {{ lookup.modified }}{% if lookup.clamped != lookup.modified %}, read as {{ lookup.clampe\
+d }}{% endif %}{% if lookup.column %}, column {{ lookup.column }}{% endif %}{% endfilter %}
 
-{{ ("row " ~ lookup.row ~ ": " ~ lookup.result) | wrap(6, 4) }}
+{{ ("row " ~ lookup.row ~ ": " ~ lookup.get("result_text", lookup.result) ~ (" [" ~ lookup.result.ef\
+fects | join(", ") ~ "]" if lookup.result is mapping and lookup.result.get("effects") else "")) | wr\
+ap(6, 4) }}
 {% endwith %}
 {% endif %}
+{% if roll.note.get("picked") %}
+{{ ("picked from " ~ roll.note.get("from") ~ ": " ~ roll.note.get("picked") | join("; ")) | wrap(6\
+, 4) }}
+{% elif roll.note.get("lines") %}
+{{ ("picked line(s) " ~ roll.note.get("lines") | join(", ") ~ " of " ~ roll.note.get("from")) | wrap\
+(6, 4) }}
+{% endif %}
 {% endfor %}"""
-OLD_HTML = """{% for roll in rolls %}<tr><td><code>{{ roll.label }}</code></td><td>{{ roll.spec | spec_words \
-}}</td><td>{{ roll["values"] | join_values }}{% if roll.replaced_by %} (replaced by the re-roll\
- <code>{{ roll.replaced_by }}</code>){% endif %}{% if roll.counts_as %} (counts as {{ roll.coun\
-ts_as | join_values }}, by the referee's ruling){% endif %}</td>
-<td>{{ roll.note.get("purpose") or "" }}</td><td>{% if roll.note.get("lookup") %}{% with lookup\
- = roll.note.get("lookup") %}{{ lookup.title }}: {{ lookup.natural }}{% for modifier in lookup.\
-modifiers %} {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.m\
-odified }}{% if lookup.clamped != lookup.modified %} (read {{ lookup.clamped }}){% endif %}{% i\
-f lookup.column %}, column {{ lookup.column }}{% endif %} → row {{ lookup.row }}: <strong>{{ lo\
-okup.result }}</strong>{% endwith %}{% endif %}</td></tr>
+OLD_HTML = """{% for roll in rolls %}<tr><td><code>{{ roll.label }}</code></td><td>{{ roll.spec | spec_words }}</t\
+d><td>{{ roll["values"] | join_values }}{% if roll.replaced_by %} (replaced by the re-roll <code>{\
+{ roll.replaced_by }}</code>){% endif %}{% if roll.counts_as %} (counts as {{ roll.counts_as | join_\
+values }}, by the referee's ruling){% endif %}</td>
+<td>{{ roll.note.get("purpose") or "" }}</td><td>{% if roll.note.get("lookup") %}{% with lookup = ro\
+ll.note.get("lookup") %}{{ lookup.title }}: {{ lookup.natural }}{% for modifier in lookup.modifier\
+s %} {{ modifier.name }} {{ "%+d" | format(modifier.value) }}{% endfor %} = {{ lookup.modified }}{\
+% if lookup.clamped != lookup.modified %} (read {{ lookup.clamped }}){% endif %}{% if lookup.colum\
+n %}, column {{ lookup.column }}{% endif %} → row {{ lookup.row }}: <strong>{{ lookup.get("result_te\
+xt", lookup.result) }}</strong>{% endwith %}{% endif %}{% if roll.note.get("follows") %} (follows {\
+{ roll.note.get("follows") }}: {{ roll.note.get("because") }}){% endif %}{% if roll.note.get("picked\
+") %} picked from {{ roll.note.get("from") }}: <strong>{{ roll.note.get("picked") | join("; ") }}</s\
+trong>{% elif roll.note.get("lines") %} picked line(s) {{ roll.note.get("lines") | join(", ") }} o\
+f {{ roll.note.get("from") }}{% endif %}</td></tr>
 {% endfor %}"""
 NEW_TEXT = "{% for roll in rolls %}\n{{ roll | roll_text }}\n{% endfor %}"
 NEW_HTML = "{% for roll in rolls %}{{ roll | roll_html }}\n{% endfor %}"
@@ -255,6 +272,33 @@ def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
             "spec": "1d6",
             "values": [5],
             "note": {"purpose": "tab\there", "lookup": {**lookup, "clamped": 2, "column": "line", "modifiers": []}},
+            "replaced_by": None,
+            "counts_as": None,
+        },
+        {
+            "label": "e",
+            "spec": "1d10",
+            "values": [9],
+            "note": {
+                "purpose": "the <pox>",
+                "follows": "roll/alice/plague",
+                "because": "total >= 9",
+                "lookup": {
+                    **lookup,
+                    "result": {"text": "Pox & fever", "effects": ["leader-sick"]},
+                    "result_text": "Pox & fever",
+                },
+                "picked": ["Saxe", "Noailles <jr>"],
+                "from": "leaders",
+            },
+            "replaced_by": None,
+            "counts_as": None,
+        },
+        {
+            "label": "f",
+            "spec": "uniform(4)",
+            "values": [2],
+            "note": {"follows": "e", "because": "effect leader-sick", "lines": [3], "from": "sealed-list"},
             "replaced_by": None,
             "counts_as": None,
         },
