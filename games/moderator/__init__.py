@@ -1,7 +1,7 @@
 """moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes,
 decks of cards and hidden notes)."""
 
-from games.moderator import rules, standing
+from games.moderator import rules, sequence, standing
 from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
 
@@ -24,4 +24,5 @@ GAME = GameModule(
     standing=standing.standing,
     example=standing.example,
     supplies=SUPPLIES,
+    phase_deadlines=sequence.phase_deadlines,
 )

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.moderator import procedure, sequence
 from games.moderator.hidden_notes import (
     NOTE_SCHEMA,
     REVEAL_SCHEMA,
@@ -44,10 +45,15 @@ PHASE = "round"
 MAX_ROLLS = 5000
 LABEL = r"[a-z0-9][a-z0-9_.-]{0,47}"
 OPTIONS = {
-    "rounds": "how many rounds the game lasts (a whole number; leave out for no limit)",
+    "rounds": "how many rounds (turns, with a sequence) the game lasts (a whole number; leave out for no limit)",
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
     "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
     "hand_limit, deal, discard, reshuffle}} (see README.md)",
+    "sequence": "the phases of a turn: [{name, title, active: [PLAYER...] or all, deadline, scheduled: "
+    "[{label, table or dice, purpose, per}]}] (see README.md; without it, one round a turn, everyone active)",
+    "calendar": "turn labels: {start: YEAR, per_year: [LABEL, ...]}",
+    "tracks": "public counters: {ID: {title, start, min, max, ends_game_at}}",
+    "lists": "public lists of names a scheduled roll may be made for: {ID: [NAME, ...]}",
 }
 MAX_CARD_ACTIONS = 50
 
@@ -115,6 +121,8 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
     if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1):
         raise GameDataError(f"option 'rounds' must be a whole number of at least 1, got {rounds!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
+    tables = options.get("tables") or {}
+    steps = procedure.setup(options, players, Tables(parse_tables(tables, "the game's configuration") if tables else {}))
     return {
         "round": 1,
         "rounds": rounds,
@@ -125,6 +133,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "last_rolls": [],
         "cards": decks.new_decks(definitions, players),
         "hidden_notes": [],
+        **steps,
     }
 
 
@@ -139,18 +148,22 @@ def _is_dealt(state: Mapping[str, Any]) -> bool:
 
 
 def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
-    """Return the open round, or None once the last round is played."""
-    if state["rounds"] is not None and state["round"] > state["rounds"]:
+    """Return the open phase (a round, or the sequence's phase of the open turn), or None once
+    the last turn is played or a track's trigger has ended the game."""
+    turn, step = sequence.position(state)
+    if (state["rounds"] is not None and turn > state["rounds"]) or procedure.is_over(state):
         return None
+    schema = ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS
+    added = procedure.order_fields(state)
     return PhaseSpec(
-        turn=state["round"],
-        name=PHASE,
-        active=tuple(state["players"]),
+        turn=turn,
+        name=PHASE if step is None else step["name"],
+        active=tuple(state["players"] if step is None else step["active"]),
         sealed=True,
-        schema=ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS,
+        schema={**schema, "fields": {**schema["fields"], **added}} if added else schema,
         default_orders={},
         example={**EXAMPLE, "cards": []} if _is_dealt(state) else EXAMPLE,
-        title=f"round {state['round']}",
+        title=procedure.spec_title(state),
     )
 
 
@@ -164,7 +177,7 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
     problems = _roll_problems(state, orders)
     problems += decks.action_problems(_cards(state), player, orders.get("cards") or [], "orders.cards")
     problems += note_problems(state.get("hidden_notes", []), state["players"], player, orders)
-    return problems
+    return problems + procedure.order_problems(state, orders)
 
 
 def _roll_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[Problem]:
@@ -267,6 +280,9 @@ def resolve(
         cards, dealt = decks.start(cards, dice)
         events += dealt
     hidden: list[dict[str, Any]] = [dict(note) for note in state.get("hidden_notes", [])]
+    for event in procedure.before_orders(state, tables, dice):
+        events.append(event)
+        rolled.append(_summary(event.data))
     for player in sorted(orders):
         order = orders[player]
         for request in order.get("rolls") or []:
@@ -305,7 +321,8 @@ def resolve(
         "cards": cards,
         "hidden_notes": hidden,
     }
-    return new_state, events
+    new_state, happened = procedure.after_orders(new_state, orders, [e for e in events if e.kind.startswith("roll")])
+    return new_state, events + happened
 
 
 def _roll(player: str, request: Mapping[str, Any], tables: Tables, dice: Dice) -> Event:
@@ -359,6 +376,7 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "last_rolls": list(state["last_rolls"]),
         "decks": decks.deck_view(_cards(state), player),
         "hidden_notes": [note_view(note, player) for note in state.get("hidden_notes", [])],
+        **procedure.view(state),
     }
 
 
@@ -382,7 +400,7 @@ def check(state: Mapping[str, Any]) -> list[str]:
     problems = []
     if state["round"] < 1:
         problems.append("round below 1")
-    if state["rounds"] is not None and state["round"] > state["rounds"] + 1:
+    if state["rounds"] is not None and sequence.turns_done(state) > state["rounds"]:
         problems.append("round past the last round")
     if sorted(state["players"]) != list(state["players"]):
         problems.append("players not sorted")
@@ -390,4 +408,4 @@ def check(state: Mapping[str, Any]) -> list[str]:
     for note in state.get("hidden_notes", []):
         if note["opening"]["value"] != note["text"]:
             problems.append(f"hidden note {note['opening']['label']}: its opening is not its text")
-    return problems
+    return problems + procedure.check(state)

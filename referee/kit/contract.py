@@ -203,6 +203,10 @@ class GameModule:
     standing: Callable[[Any, Role], list[Fact]] | None = None
     # A player's own order form for the open phase; None (or a None answer): the phase's example.
     example: Callable[[Any, Role], Example | None] | None = None
+    # Deadlines the game's options give its phases, by phase name ("48h", "friday 18:00"); fixed
+    # by the configuration, never by the state. A deadline the game's `schedule:` names for the
+    # phase wins over them; they win over the schedule's default (referee.game.deadlines).
+    phase_deadlines: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
 
 
 def load_data(package: str, name: str) -> Any:
