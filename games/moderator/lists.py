@@ -56,7 +56,9 @@ def order_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[
         path = f"orders.list[{index}]"
         if change["list"] not in lists:
             known = ", ".join(lists) or "none (the game has no lists)"
-            problems.append(Problem("illegal.unknown-list", f"{path}.list", f"no list '{change['list']}'; lists: {known}"))
+            problems.append(
+                Problem("illegal.unknown-list", f"{path}.list", f"no list '{change['list']}'; lists: {known}")
+            )
             continue
         if ("add" in change) == ("remove" in change):
             problems.append(Problem("invalid.list-change", path, "give one of 'add' or 'remove'"))

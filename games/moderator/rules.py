@@ -122,7 +122,9 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         raise GameDataError(f"option 'rounds' must be a whole number of at least 1, got {rounds!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
     tables = options.get("tables") or {}
-    steps = procedure.setup(options, players, Tables(parse_tables(tables, "the game's configuration") if tables else {}))
+    steps = procedure.setup(
+        options, players, Tables(parse_tables(tables, "the game's configuration") if tables else {})
+    )
     return {
         "round": 1,
         "rounds": rounds,
@@ -153,7 +155,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
     turn, step = sequence.position(state)
     if (state["rounds"] is not None and turn > state["rounds"]) or procedure.is_over(state):
         return None
-    schema = ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS
+    schema: dict[str, Any] = ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS
     added = procedure.order_fields(state)
     return PhaseSpec(
         turn=turn,

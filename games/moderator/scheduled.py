@@ -59,8 +59,12 @@ def parse_scheduled(raw: Any, where: str, tables: Tables, lists: Mapping[str, An
             unknown = [name for name in modifiers if name not in table.modifiers]
             if unknown or isinstance(modifiers, str):
                 raise GameDataError(f"{path}.modifiers: table '{table.id}' has no modifier {unknown or modifiers!r}")
-            if (column is None) != (table.columns is None) or (column is not None and column not in (table.columns or ())):
-                raise GameDataError(f"{path}.column: table '{table.id}' columns: {', '.join(table.columns or ()) or 'none'}")
+            if (column is None) != (table.columns is None) or (
+                column is not None and column not in (table.columns or ())
+            ):
+                raise GameDataError(
+                    f"{path}.column: table '{table.id}' columns: {', '.join(table.columns or ()) or 'none'}"
+                )
             roll.update({key: entry[key] for key in ("modifiers", "column") if key in entry})
         elif "dice" in entry:
             try:

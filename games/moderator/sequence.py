@@ -21,7 +21,8 @@ from referee.kit import GameDataError
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
 DEADLINE = re.compile(
-    r"\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*\Z|\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\s+(?:[01]?\d|2[0-3]):[0-5]\d\s*\Z", re.IGNORECASE
+    r"\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m)?\s*\Z|\s*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\s+(?:[01]?\d|2[0-3]):[0-5]\d\s*\Z",
+    re.IGNORECASE,
 )
 PHASE_KEYS = ("name", "title", "active", "deadline", "scheduled")
 CALENDAR_KEYS = ("start", "per_year")

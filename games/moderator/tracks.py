@@ -90,9 +90,13 @@ def order_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[
         path = f"orders.track[{index}]"
         if change["track"] not in tracks:
             known = ", ".join(tracks) or "none (the game has no tracks)"
-            problems.append(Problem("illegal.unknown-track", f"{path}.track", f"no track '{change['track']}'; tracks: {known}"))
+            problems.append(
+                Problem("illegal.unknown-track", f"{path}.track", f"no track '{change['track']}'; tracks: {known}")
+            )
         elif change["change"] == 0:
-            problems.append(Problem("illegal.no-change", f"{path}.change", "a change of 0 changes nothing; leave it out"))
+            problems.append(
+                Problem("illegal.no-change", f"{path}.change", "a change of 0 changes nothing; leave it out")
+            )
     return problems
 
 

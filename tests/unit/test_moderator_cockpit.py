@@ -50,6 +50,17 @@ PRINTED = {
 }
 
 
+# Which table each roll of the played game reads, by its label (a scheduled roll for a listed
+# name has the name after its label).
+TABLE_OF = {
+    "scheduled/french-admin/kings-ennui": "kings-ennui",
+    "scheduled/french-admin/pox": "pox-recovery",
+    "scheduled/allied-admin/russians": "russian-entry",
+    "roll/allies/flooding": "voluntary-flooding",
+    "roll/france/le-roi": "le-roi-killed",
+}
+
+
 @dataclass
 class Campaign:
     game: TestGame
@@ -123,7 +134,9 @@ def play(root: Path) -> Campaign:
         # approved flooding of the last Operations Phase moves the Peace Index +1.
         allied: dict[str, Any] = {}
         if turn == 3:
-            allied["list"] = [{"list": "russians-waiting", "add": "Russian Corps", "reason": "The Russians are Coming!"}]
+            allied["list"] = [
+                {"list": "russians-waiting", "add": "Russian Corps", "reason": "The Russians are Coming!"}
+            ]
         if flooded:
             allied["track"] = [{"track": "peace", "change": flooded, "reason": "voluntary flooding (1.254)"}]
         state = play_phase(campaign, turn, "allied-admin", {"allies": allied})
@@ -134,7 +147,9 @@ def play(root: Path) -> Campaign:
         # for voluntary flooding; at the year's end the Peace Index advances.
         allies: dict[str, Any] = {}
         if season == "summer":  # a refusal bars a new request for 3 full turns (1.251): once a year
-            allies["rolls"] = [{"label": "flooding", "table": "voluntary-flooding", "purpose": "Voluntary Flooding (1.251)"}]
+            allies["rolls"] = [
+                {"label": "flooding", "table": "voluntary-flooding", "purpose": "Voluntary Flooding (1.251)"}
+            ]
         if entered:
             allies["list"] = [{"list": "russians-waiting", "remove": "Russian Corps", "reason": "entered the map"}]
         if season == "autumn":
@@ -148,7 +163,7 @@ def play(root: Path) -> Campaign:
                 campaign.game.dir, "state", "/tracks/prestige-france/value", ["3"], "BHG Prestige Point award (5.444)"
             )
             campaign.override_letter = (result.letters[0].parent / "france.override-1.txt").read_text(encoding="utf-8")
-            campaign.override_report = (next(campaign.game.dir.glob("mail/*-t7-french-admin")) / "france.report.txt")
+            campaign.override_report = next(campaign.game.dir.glob("mail/*-t7-french-admin")) / "france.report.txt"
             campaign.states[-1] = state_of(campaign.game.dir)
         if state["ended"]:
             return campaign
@@ -198,14 +213,7 @@ def test_every_reading_matches_the_thresholds_the_rulebook_prints(campaign: Camp
     seen: dict[str, int] = {}
     for state in campaign.states[1:]:
         for roll in state["last_rolls"]:
-            table = roll["label"].split("/")[2] if roll["label"].startswith("scheduled/") else None
-            table = {"kings-ennui": "kings-ennui", "pox": "pox-recovery", "russians": "russian-entry"}.get(
-                table or "", None
-            )
-            if roll["label"] == "roll/allies/flooding":
-                table = "voluntary-flooding"
-            if roll["label"] == "roll/france/le-roi":
-                table = "le-roi-killed"
+            table = TABLE_OF.get(roll["label"]) or TABLE_OF.get("/".join(roll["label"].split("/")[:3]))
             assert table is not None, roll
             (value,) = roll["values"]
             (words,) = [words for low, high, words in PRINTED[table] if low <= value <= high]
