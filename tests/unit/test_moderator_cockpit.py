@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,12 +25,15 @@ from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
 from referee.game.opened import Game
 from referee.game.override import make_override
+from referee.game.public_audit import public_audit
+from referee.game.reveal import reveal
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
 from conftest import TestGame
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "games" / "moderator" / "data" / "examples" / "cockpit-of-europe"
+CONTRACT = Path(__file__).resolve().parents[1] / "contract"
 PLAYERS = ("allies", "france")
 SEQUENCE = ("french-admin", "allied-admin", "operations")
 SEASONS = ("winter", "spring", "summer", "autumn")
@@ -242,8 +246,17 @@ def test_the_referees_override_of_a_track_is_signed_and_shown(campaign: Campaign
     assert campaign.states[-1]["tracks"]["prestige-france"]["value"] == 3
 
 
-def test_the_campaign_verifies_and_audits(campaign: Campaign) -> None:
+def test_the_campaign_verifies_and_audits(campaign: Campaign, tmp_path: Path) -> None:
     report = verify_game_dir(campaign.game.dir)
     assert report.ok, report.problems
     audited = audit(campaign.game.dir)
     assert audited.ok, audited
+    # And a player replays it from the letters they were sent, after the final reveal.
+    reveal(campaign.game.dir, final=True)
+    sys.path.insert(0, str(CONTRACT))
+    try:
+        from test_public_audit import player_folder  # the letters' attachments, as a player keeps them
+    finally:
+        sys.path.remove(str(CONTRACT))
+    replayed = public_audit(player_folder(campaign.game.dir, tmp_path / "france", "france"))
+    assert replayed.ok and replayed.records == len(records(campaign)), replayed.problems
