@@ -13,7 +13,7 @@ from typing import Any
 from referee.kit import Event, GameDataError, Problem
 
 ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.' -]{0,47}\Z")
+NAME = re.compile(r"[^\s,](?:[^\n\r\t,]{0,46}[^\s,])?\Z")  # one name: no line break, no comma
 MAX_LISTS = 20
 MAX_MEMBERS = 200
 CHANGE_SCHEMA = {
@@ -43,7 +43,9 @@ def parse_lists(raw: Any) -> dict[str, list[str]] | None:
             raise GameDataError(f"{where}: a list's id is lower-case letters, digits, - and _")
         members = members or []
         if not isinstance(members, list) or not all(isinstance(m, str) and NAME.match(m) for m in members):
-            raise GameDataError(f"{where}: give the list's names at the start (letters, digits, spaces), or []")
+            raise GameDataError(
+                f"{where}: give the list's names at the start (each a line of text without a comma), or []"
+            )
         lists[list_id] = list(members)
     return lists
 
@@ -66,7 +68,13 @@ def order_problems(state: Mapping[str, Any], orders: Mapping[str, Any]) -> list[
         members = lists[change["list"]]
         if "add" in change:
             if not NAME.match(change["add"]):
-                problems.append(Problem("invalid.name", f"{path}.add", "a name is letters, digits, spaces, . ' - _"))
+                problems.append(
+                    Problem(
+                        "invalid.name",
+                        f"{path}.add",
+                        "a name is one line of text without a comma, at most 48 characters",
+                    )
+                )
             elif change["add"] in members:
                 problems.append(Problem("illegal.listed", f"{path}.add", f"{change['add']} is already listed"))
             elif len(members) >= MAX_MEMBERS:

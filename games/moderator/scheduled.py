@@ -23,7 +23,7 @@ from typing import Any
 from referee.kit import Dice, Event, GameDataError, Tables, parse_spec
 
 LABEL = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}\Z")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.' -]{0,47}\Z")
+NAME = re.compile(r"[^\s,](?:[^\n\r\t,]{0,46}[^\s,])?\Z")  # one name: no line break, no comma
 KEYS = ("label", "table", "dice", "purpose", "per", "modifiers", "column")
 MAX_SCHEDULED = 20
 
@@ -123,16 +123,27 @@ def make(
     """Make the phase's scheduled rolls, in the configuration's order, and return their events
     (kind `roll.scheduled`: the same data as a player's roll, with `scheduled` and `for`)."""
     events = []
+    used: set[str] = set()
     for roll in rolls:
         for name in names(roll, lists):
-            events.append(_roll(phase, roll, name, tables, dice))
+            dice_label = _unique(label(phase, roll, name), used)
+            used.add(dice_label)
+            events.append(_roll(roll, name, dice_label, tables, dice))
     return events
 
 
-def _roll(phase: str, roll: Mapping[str, Any], name: str | None, tables: Tables, dice: Dice) -> Event:
+def _unique(wanted: str, used: set[str]) -> str:
+    """Return `wanted`, or, when two names read alike in a label (Saxe!, Saxe?), it numbered."""
+    found, number = wanted, 1
+    while found in used:
+        number += 1
+        found = f"{wanted}-{number}"
+    return found
+
+
+def _roll(roll: Mapping[str, Any], name: str | None, dice_label: str, tables: Tables, dice: Dice) -> Event:
     table = tables.get(roll["table"]) if "table" in roll else None
     spec = roll["dice"] if table is None else table.dice.text
-    dice_label = label(phase, roll, name)
     values = dice.roll(spec, label=dice_label)
     purpose = roll["purpose"] if name is None else f"{roll['purpose']}: {name}"
     data: dict[str, Any] = {

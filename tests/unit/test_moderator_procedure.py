@@ -247,3 +247,13 @@ def test_lists_change_by_orders_and_the_scheduled_rolls_follow() -> None:
     again, events = resolve({**after, "round": 1}, {"france": {}})
     assert "scheduled/french/pox/saxe" not in [e.data.get("label") for e in events]
     assert rules.view(again, "allies")["lists"] == {"sick": []}
+
+
+def test_names_that_read_alike_in_a_label_get_labels_of_their_own() -> None:
+    alike = [{"name": "a", "scheduled": [{"label": "x", "dice": "1d6", "purpose": "p", "per": ["Saxe!", "Saxe?"]}]}]
+    state = new_state(sequence=alike)
+    _, events = resolve(state, {"allies": {}, "france": {}})
+    assert [e.data["label"] for e in events if e.kind == "roll.scheduled"] == [
+        "scheduled/a/x/saxe",
+        "scheduled/a/x/saxe-2",
+    ]
