@@ -88,6 +88,8 @@ def after_orders(
     events += happened
     ended = tracks.ending(moved)
     if ended is not None:
+        turn, phase = sequence.position({**state, "round": state["round"] - 1})
+        ended = {**ended, "turn": turn, "phase": phase["name"] if phase else "round"}
         events.append(Event("game.ended", ended["text"], ended))
     return {**state, "tracks": moved, "ended": ended}, events
 
@@ -102,6 +104,8 @@ def view(state: Mapping[str, Any]) -> dict[str, Any]:
     if not any(key in state for key in KEYS):
         return {}
     turn, phase = sequence.position(state)
+    if state.get("ended"):  # the game ended in the phase before: the turn it ended in
+        turn, phase = sequence.position({**state, "round": state["round"] - 1})
     shown: dict[str, Any] = {"turn": turn}
     if phase is not None:
         shown["phase"] = phase["name"]

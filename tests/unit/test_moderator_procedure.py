@@ -172,9 +172,12 @@ def test_orders_move_tracks_with_their_reasons_and_stop_at_the_bounds() -> None:
         "track": "peace",
         "value": 14,
         "text": "The game ends: Peace Index reached 14 (the game ends at 14).",
+        "turn": 1,
+        "phase": "french",
     }
     assert events[-1].kind == "game.ended" and rules.phase(after) is None
-    assert rules.view(after, None)["ended"]["track"] == "peace"
+    seen = rules.view(after, None)
+    assert seen["ended"]["track"] == "peace" and (seen["turn"], seen["phase"]) == (1, "french")
 
 
 def test_a_falling_track_ends_the_game_at_its_trigger_from_above() -> None:
@@ -257,3 +260,11 @@ def test_names_that_read_alike_in_a_label_get_labels_of_their_own() -> None:
         "scheduled/a/x/saxe",
         "scheduled/a/x/saxe-2",
     ]
+
+
+def test_a_track_the_referee_set_to_its_trigger_ends_the_game_when_the_phase_is_adjudicated() -> None:
+    state = new_state()
+    state["tracks"]["peace"]["value"] = 14  # `referee override GAMEDIR state /tracks/peace/value 14`
+    assert rules.phase(state) is not None, "an override changes the game, not which phase is open"
+    after, events = resolve(state, {"france": {}})
+    assert after["ended"]["track"] == "peace" and rules.phase(after) is None and events[-1].kind == "game.ended"
