@@ -8,6 +8,10 @@ Round 1's adjudication shuffles every deck and deals it before anything else: `s
 dice, so that nothing is drawn before the first commitment. Card actions therefore start in
 round 2. Each round resolves player by player (in name order), and each player's orders in
 this order: rolls, card actions (in their list's order), hidden note, reveals, declaration, note.
+
+A game's options may give it a procedure (`procedure.py`): a sequence of phases a turn, each
+with its fixed active players, deadline and scheduled rolls; a calendar; public tracks, one of
+which may end the game; public lists. Without them a game is played exactly as before.
 """
 
 from __future__ import annotations
