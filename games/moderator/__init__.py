@@ -1,7 +1,7 @@
 """moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes,
 decks of cards and hidden notes)."""
 
-from games.moderator import rules, standing
+from games.moderator import rules, sequence, standing
 from games.moderator.letter_view import letter_view
 from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
@@ -27,4 +27,5 @@ GAME = GameModule(
     letter_view=letter_view,
     supplies=SUPPLIES,
     new_game_options=rules.NEW_GAME_OPTIONS,
+    phase_deadlines=sequence.phase_deadlines,
 )

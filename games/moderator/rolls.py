@@ -26,7 +26,6 @@ from typing import Any
 from referee.kit import Dice, Event, GameDataError, Problem, Table, Tables, parse_spec
 
 LABEL = r"[a-z0-9][a-z0-9_.-]{0,47}"
-LIST_ID = r"[a-z0-9][a-z0-9_-]{0,47}"
 MAX_THEN = 5
 MAX_DEPTH = 5
 MAX_PICK = 50
@@ -118,32 +117,6 @@ ROLL_SCHEMA = {
 def roll_label(player: str, label: str) -> str:
     """Return the dice label of a player's roll request (unique in the phase)."""
     return f"roll/{player}/{label}"
-
-
-def parse_lists(value: Any) -> dict[str, list[str]]:
-    """Return the game's public lists (option `lists`: {ID: [item, ...]}), checked."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise GameDataError(
-            f"option 'lists' must map each list's id to its items, got {type(value).__name__}",
-            hints=("write lists: {leaders: [Saxe, Lowendahl, Cumberland]}",),
-        )
-    for name, items in value.items():
-        if not isinstance(name, str) or not re.fullmatch(LIST_ID, name):
-            raise GameDataError(
-                f"option 'lists': {name!r} is not a valid list id",
-                hints=("use lower-case letters, digits, '-' and '_', starting with a letter or digit",),
-            )
-        if not isinstance(items, list) or not 1 <= len(items) <= MAX_LIST:
-            raise GameDataError(f"option 'lists.{name}' must be a list of 1 to {MAX_LIST} items")
-        for index, item in enumerate(items):
-            if not isinstance(item, str) or not item.strip() or len(item) > MAX_ITEM:
-                raise GameDataError(
-                    f"option 'lists.{name}[{index}]' must be a non-empty text of at most {MAX_ITEM} characters",
-                    hints=("put the item in quotes if YAML reads it as a number or true/false",),
-                )
-    return {name: list(items) for name, items in value.items()}
 
 
 def roll_problems(

@@ -8,6 +8,10 @@ Round 1's adjudication shuffles every deck and deals it before anything else: `s
 dice, so that nothing is drawn before the first commitment. Card actions therefore start in
 round 2. Each round resolves player by player (in name order), and each player's orders in
 this order: rolls, card actions (in their list's order), hidden note, reveals, declaration, note.
+
+A game's options may give it a procedure (`procedure.py`): a sequence of phases a turn, each
+with its fixed active players, deadline and scheduled rolls; a calendar; public tracks, one of
+which may end the game; public lists. Without them a game is played exactly as before.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.moderator import procedure, sequence
 from games.moderator.hidden_notes import (
     NOTE_SCHEMA,
     REVEAL_SCHEMA,
@@ -27,7 +32,7 @@ from games.moderator.hidden_notes import (
     seal_note,
 )
 from games.moderator.rolls import LABEL as LABEL  # what standing.py and tests name
-from games.moderator.rolls import ROLL_SCHEMA, parse_lists, roll_problems, roll_request
+from games.moderator.rolls import ROLL_SCHEMA, roll_problems, roll_request
 from games.moderator.rolls import roll_label as roll_label
 from referee.kit import (
     Dice,
@@ -45,13 +50,18 @@ from referee.kit import (
 PHASE = "round"
 MAX_ROLLS = 5000
 OPTIONS = {
-    "rounds": "how many rounds the game lasts (a whole number; leave out for no limit)",
+    "rounds": "how many rounds (turns, with a sequence) the game lasts (a whole number; leave out for no limit)",
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
-    "lists": "public lists to pick from at random: {ID: [item, ...]} (see README.md, Follow-ups)",
+    "lists": "public lists of names, to pick from at random and to make a scheduled roll for each: "
+    "{ID: [NAME, ...]} (see README.md, Follow-ups and Public lists)",
     "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
     "hand_limit, deal, discard, reshuffle}} (see README.md)",
     "history": "what the state keeps of declarations and notes: last-round (written into every new "
     "game's configuration) or every-round (games begun before; left out, it means every-round)",
+    "sequence": "the phases of a turn: [{name, title, active: [PLAYER...] or all, deadline, scheduled: "
+    "[{label, table or dice, purpose, per}]}] (see README.md; without it, one round a turn, everyone active)",
+    "calendar": "turn labels: {start: YEAR, per_year: [LABEL, ...]}",
+    "tracks": "public counters: {ID: {title, start, min, max, ends_game_at}}",
 }
 HISTORIES = ("last-round", "every-round")
 # New games keep only the last round's declarations and notes: the records hold every round's.
@@ -98,7 +108,10 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
     if history not in HISTORIES:
         raise GameDataError(f"option 'history' must be one of {', '.join(HISTORIES)}, got {history!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
-    lists = parse_lists(options.get("lists"))
+    tables = options.get("tables") or {}
+    steps = procedure.setup(
+        options, players, Tables(parse_tables(tables, "the game's configuration") if tables else {})
+    )
     return {
         "round": 1,
         "rounds": rounds,
@@ -111,7 +124,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "hidden_notes": [],
         # A game begun before the option keeps the state it began with (no key): it replays as played.
         **({"history": history} if history != "every-round" else {}),
-        **({"lists": lists} if lists else {}),
+        **steps,
     }
 
 
@@ -135,18 +148,22 @@ def _is_dealt(state: Mapping[str, Any]) -> bool:
 
 
 def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
-    """Return the open round, or None once the last round is played."""
-    if state["rounds"] is not None and state["round"] > state["rounds"]:
+    """Return the open phase (a round, or the sequence's phase of the open turn), or None once
+    the last turn is played or a track's trigger has ended the game."""
+    turn, step = sequence.position(state)
+    if (state["rounds"] is not None and turn > state["rounds"]) or procedure.is_over(state):
         return None
+    schema: dict[str, Any] = ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS
+    added = procedure.order_fields(state)
     return PhaseSpec(
-        turn=state["round"],
-        name=PHASE,
-        active=tuple(state["players"]),
+        turn=turn,
+        name=PHASE if step is None else step["name"],
+        active=tuple(state["players"] if step is None else step["active"]),
         sealed=True,
-        schema=ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS,
+        schema={**schema, "fields": {**schema["fields"], **added}} if added else schema,
         default_orders={},
         example={**EXAMPLE, "cards": []} if _is_dealt(state) else EXAMPLE,
-        title=f"round {state['round']}",
+        title=procedure.spec_title(state),
     )
 
 
@@ -162,7 +179,7 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
     )
     problems += decks.action_problems(_cards(state), player, orders.get("cards") or [], "orders.cards")
     problems += note_problems(state.get("hidden_notes", []), state["players"], player, orders)
-    return problems
+    return problems + procedure.order_problems(state, orders)
 
 
 def resolve(
@@ -180,6 +197,9 @@ def resolve(
         cards, dealt = decks.start(cards, dice)
         events += dealt
     hidden: list[dict[str, Any]] = [dict(note) for note in state.get("hidden_notes", [])]
+    for event in procedure.before_orders(state, tables, dice):
+        events.append(event)
+        rolled.append(_summary(event.data))
     for player in sorted(orders):
         order = orders[player]
         for request in order.get("rolls") or []:
@@ -216,7 +236,8 @@ def resolve(
         "cards": cards,
         "hidden_notes": hidden,
     }
-    return new_state, events
+    new_state, happened = procedure.after_orders(new_state, orders, [e for e in events if e.kind.startswith("roll")])
+    return new_state, events + happened
 
 
 def _summary(roll: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,6 +274,7 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "last_rolls": list(state["last_rolls"]),
         "decks": decks.deck_view(_cards(state), player),
         "hidden_notes": [note_view(note, player) for note in state.get("hidden_notes", [])],
+        **procedure.view(state),
     }
 
 
@@ -276,7 +298,7 @@ def check(state: Mapping[str, Any]) -> list[str]:
     problems = []
     if state["round"] < 1:
         problems.append("round below 1")
-    if state["rounds"] is not None and state["round"] > state["rounds"] + 1:
+    if state["rounds"] is not None and sequence.turns_done(state) > state["rounds"]:
         problems.append("round past the last round")
     if sorted(state["players"]) != list(state["players"]):
         problems.append("players not sorted")
@@ -284,4 +306,4 @@ def check(state: Mapping[str, Any]) -> list[str]:
     for note in state.get("hidden_notes", []):
         if note["opening"]["value"] != note["text"]:
             problems.append(f"hidden note {note['opening']['label']}: its opening is not its text")
-    return problems
+    return problems + procedure.check(state)

@@ -23,7 +23,7 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     """Return where `player` stands: the round, their hands, their hidden notes, the tables."""
     seen = view(state, player)
     last = f" of {seen['rounds']}" if seen["rounds"] else " (no last round set)"
-    facts = [Fact("Round", f"{seen['round']}{last}")]
+    facts = [Fact("Round", f"{seen['round']}{last}")] if "turn" not in seen else _procedure_facts(seen)
     for deck in seen["decks"].values():
         if deck["owner"] not in (None, player):
             continue  # another player's own deck: only its size would show
@@ -47,7 +47,34 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         facts.append(Fact("Tables you may roll on", "", tuple(_table_line(tables.get(t)) for t in tables.names())))
     spec = phase(state)
     if spec is not None and player in spec.active:
-        facts.append(Fact("Awaited from you", f"your orders for round {seen['round']}"))
+        awaited = f"round {seen['round']}" if "turn" not in seen else spec.title
+        facts.append(Fact("Awaited from you", f"your orders for {awaited}"))
+    return facts
+
+
+def _procedure_facts(seen: Mapping[str, Any]) -> list[Fact]:
+    """Return the turn (with its calendar label and phase), the tracks and the public lists."""
+    last = f" of {seen['rounds']}" if seen["rounds"] else ""
+    when = f"{seen['turn']}{last}" + (f", {seen['calendar']}" if "calendar" in seen else "")
+    facts = [Fact("Turn", when)]
+    if "sequence" in seen:
+        steps = tuple(
+            f"{step['title']} ({step['name']}): {', '.join(step['active'])}"
+            + (" <- now" if step["name"] == seen["phase"] and not seen.get("ended") else "")
+            for step in seen["sequence"]
+        )
+        facts.append(Fact("Sequence of play", "who gives orders in each phase", steps))
+    if seen.get("ended"):
+        facts.append(Fact("Game over", seen["ended"]["text"]))
+    if "tracks" in seen:
+        lines = tuple(
+            f"{track['title']} ({track_id}): {track['value']}"
+            + (f" (the game ends at {track['ends_game_at']})" if track["ends_game_at"] is not None else "")
+            for track_id, track in seen["tracks"].items()
+        )
+        facts.append(Fact("Tracks", "", lines))
+    for list_id, members in seen.get("lists", {}).items():
+        facts.append(Fact(f"List {list_id}", ", ".join(members) or "empty"))
     return facts
 
 

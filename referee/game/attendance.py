@@ -27,6 +27,7 @@ from referee.errors import ConfigError
 from referee.game.config import GameConfig
 from referee.game.deadlines import PhaseFacts, Schedule, parse_moment, parse_schedule
 from referee.game.journal import GameDir, OpenPhase
+from referee.game.registry import find_game
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
 
 ATTENDANCE_KINDS = ("player.absent", "player.back", "order.accepted")
@@ -38,8 +39,17 @@ HOME_CONFIG_NAME = "referee.yaml"
 
 
 def game_schedule(config: GameConfig, defaults: dict[str, Any]) -> Schedule:
-    """Return the game's schedule: its game.yaml `schedule:` over the referee home's defaults."""
-    return parse_schedule(config.schedule, f"game {config.game}: schedule", defaults)
+    """Return the game's schedule: its game.yaml `schedule:` over the referee home's defaults,
+    with the deadlines its game module's options give phases by name (a moderator `sequence:`)
+    under the deadlines the schedule itself names."""
+    schedule = config.schedule
+    module = find_game(config.module)
+    by_phase = dict(module.phase_deadlines(config.module_options())) if module.phase_deadlines else {}
+    if by_phase:
+        written = schedule.get("deadline", defaults.get("deadline"))
+        named = dict(written) if isinstance(written, dict) else {"default": written}
+        schedule = {**schedule, "deadline": {**by_phase, **named}}
+    return parse_schedule(schedule, f"game {config.game}: schedule", defaults)
 
 
 def attendance(game_dir: GameDir) -> dict[str, Any]:

@@ -6,7 +6,9 @@ A schedule (a game's `schedule:` in game.yaml over the home's `defaults:`):
 
     timezone: Europe/London      the game's time zone, for weekday deadlines and for messages
     deadline: 72h                a duration from the phase's opening, or "sunday 20:00";
-                                 or per phase: {default: 72h, tempo-bid: "friday 18:00"}
+                                 or per phase: {default: 72h, tempo-bid: "friday 18:00"};
+                                 a game module's own phase deadlines (GameModule.phase_deadlines,
+                                 from the game's options) stand under these named ones, over default
     grace: 1h                    how long after the deadline late orders are still awaited
     reminders: [24h, 2h]         before the deadline, to active players who have sent nothing
     missed_orders: wait          wait: alert the referee and wait for them;

@@ -211,6 +211,10 @@ class GameModule:
     # The view a letter attaches (letter format 2), when it must be smaller than `view`: bounded
     # by the game, not by how much happened in the last phase (the record keeps that). None: `view`.
     letter_view: Callable[[Any, Role], dict[str, Any]] | None = None
+    # Deadlines the game's options give its phases, by phase name ("48h", "friday 18:00"); fixed
+    # by the configuration, never by the state. A deadline the game's `schedule:` names for the
+    # phase wins over them; they win over the schedule's default (referee.game.deadlines).
+    phase_deadlines: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
 
 
 def load_data(package: str, name: str) -> Any:

@@ -227,9 +227,9 @@ def test_follow_up_tables_and_lists_must_exist() -> None:
 
 
 def test_the_lists_option_is_checked() -> None:
-    with pytest.raises(GameDataError, match="lists.leaders\\[1\\]' must be a non-empty text"):
+    with pytest.raises(GameDataError, match="options.lists.leaders: give the list's names"):
         new_state(lists={"leaders": ["Saxe", 3]})
-    with pytest.raises(GameDataError, match="'Big List' is not a valid list id"):
+    with pytest.raises(GameDataError, match="options.lists.Big List: a list's id is lower-case"):
         new_state(lists={"Big List": ["a"]})
     assert "lists" not in rules.setup("open", ["alice"], {})
 
