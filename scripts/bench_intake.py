@@ -4,7 +4,14 @@ phase complete (each game has a fourth player who never sends), so nothing is ad
 
     PYTHONPATH=$PWD python3 scripts/bench_intake.py [--mails 1000] [--games 10] [--profile FILE]
 
-Prints mails per second as CPU time (process_time) and wall time, and os.fsync calls per mail.
+Prints mails per second as CPU time (process_time) and wall time, and the syncs per mail.
+
+Measured on the 2-core build machine under a load average of about 14 (seven sessions at work),
+1,000 order mails, 10 games, run back to back: before group commit 23 mails/s CPU (44.1 s),
+4 mails/s wall (259 s), 15 os.fsync and 3.01 SQLite commits per mail; after it and the lighter
+mail reading and building 71 mails/s CPU (14.1 s), 14 mails/s wall (71.9 s), no os.fsync,
+0.03 syncfs and 0.13 SQLite commits per mail. The same machine measured 16.7 ms of CPU per mail
+quiet, against 44 ms here: a quiet machine should give about 2.6 times these rates.
 """
 
 from __future__ import annotations
