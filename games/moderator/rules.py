@@ -32,7 +32,7 @@ from games.moderator.hidden_notes import (
     seal_note,
 )
 from games.moderator.rolls import LABEL as LABEL  # what standing.py and tests name
-from games.moderator.rolls import ROLL_SCHEMA, roll_problems, roll_request
+from games.moderator.rolls import PLAIN_ROLL_SCHEMA, ROLL_SCHEMA, roll_problems, roll_request
 from games.moderator.rolls import roll_label as roll_label
 from referee.kit import (
     Dice,
@@ -62,10 +62,15 @@ OPTIONS = {
     "[{label, table or dice, purpose, per}]}] (see README.md; without it, one round a turn, everyone active)",
     "calendar": "turn labels: {start: YEAR, per_year: [LABEL, ...]}",
     "tracks": "public counters: {ID: {title, start, min, max, ends_game_at}}",
+    "roll_requests": "what a roll request may hold: follow-ups (then:, numeric modifiers; written into every "
+    "new game's configuration) or plain (games begun before; left out, it means plain)",
 }
 HISTORIES = ("last-round", "every-round")
-# New games keep only the last round's declarations and notes: the records hold every round's.
-NEW_GAME_OPTIONS = {"history": "last-round"}
+ROLL_REQUESTS = ("follow-ups", "plain")
+# New games keep only the last round's declarations and notes (the records hold every round's),
+# and take follow-ups and numeric modifiers in their roll requests. A game begun before keeps what
+# it began with, so that its notices, states and records replay in `referee audit` as they were.
+NEW_GAME_OPTIONS = {"history": "last-round", "roll_requests": "follow-ups"}
 MAX_CARD_ACTIONS = 50
 
 ORDER_SCHEMA: dict[str, Any] = {
@@ -85,9 +90,16 @@ ORDER_SCHEMA: dict[str, Any] = {
     },
 }
 # A game without decks takes no card actions: its notices do not describe them.
-ORDER_SCHEMA_WITHOUT_CARDS = {
+ORDER_SCHEMA_WITHOUT_CARDS: dict[str, Any] = {
     "type": "map",
     "fields": {k: v for k, v in ORDER_SCHEMA["fields"].items() if k != "cards"},
+}
+# The same, for games whose roll requests are plain (see NEW_GAME_OPTIONS).
+_PLAIN_ROLLS = {"type": "list", "max": MAX_ROLLS, "items": PLAIN_ROLL_SCHEMA, "description": "roll requests"}
+PLAIN_ORDER_SCHEMA = {"type": "map", "fields": {**ORDER_SCHEMA["fields"], "rolls": _PLAIN_ROLLS}}
+PLAIN_ORDER_SCHEMA_WITHOUT_CARDS = {
+    "type": "map",
+    "fields": {**ORDER_SCHEMA_WITHOUT_CARDS["fields"], "rolls": _PLAIN_ROLLS},
 }
 EXAMPLE = {
     "rolls": [{"label": "first-roll", "dice": "2d6", "purpose": "what this roll decides"}],
@@ -107,6 +119,9 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
     history = options.get("history", "every-round")
     if history not in HISTORIES:
         raise GameDataError(f"option 'history' must be one of {', '.join(HISTORIES)}, got {history!r}")
+    requests = options.get("roll_requests", "plain")
+    if requests not in ROLL_REQUESTS:
+        raise GameDataError(f"option 'roll_requests' must be one of {', '.join(ROLL_REQUESTS)}, got {requests!r}")
     definitions = decks.parse_decks(options.get("decks"), players)
     tables = options.get("tables") or {}
     steps = procedure.setup(
@@ -124,6 +139,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "hidden_notes": [],
         # A game begun before the option keeps the state it began with (no key): it replays as played.
         **({"history": history} if history != "every-round" else {}),
+        **({"roll_requests": requests} if requests != "plain" else {}),
         **steps,
     }
 
@@ -153,7 +169,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
     turn, step = sequence.position(state)
     if (state["rounds"] is not None and turn > state["rounds"]) or procedure.is_over(state):
         return None
-    schema: dict[str, Any] = ORDER_SCHEMA if _cards(state)["decks"] else ORDER_SCHEMA_WITHOUT_CARDS
+    schema = _order_schema(state)
     added = procedure.order_fields(state)
     return PhaseSpec(
         turn=turn,
@@ -165,6 +181,14 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         example={**EXAMPLE, "cards": []} if _is_dealt(state) else EXAMPLE,
         title=procedure.spec_title(state),
     )
+
+
+def _order_schema(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the orders' schema: card actions only with decks, follow-ups only in games that take them."""
+    cards = bool(_cards(state)["decks"])
+    if state.get("roll_requests") == "follow-ups":
+        return ORDER_SCHEMA if cards else ORDER_SCHEMA_WITHOUT_CARDS
+    return PLAIN_ORDER_SCHEMA if cards else PLAIN_ORDER_SCHEMA_WITHOUT_CARDS
 
 
 def _tables(state: Mapping[str, Any]) -> Tables:

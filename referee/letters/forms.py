@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -23,6 +24,7 @@ WIDTH = 74  # the text letter indents the form by 4: 78 columns
 INDENT = "  "
 _FLOW_MAP_WIDTH = 56
 _ANY_INDEX = re.compile(r"\[\d+\]")
+_LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 
 
 def order_form(
@@ -42,6 +44,32 @@ def order_form(
 
 def _scalar(value: Any) -> str:
     """Return one value in YAML flow style, on one line ("abc", "'1'", "[a, b]", "{x: 1}")."""
+    if isinstance(value, (str, int, float)) or value is None:  # bool is an int
+        return _flow_scalar(type(value).__name__, value)
+    if isinstance(value, list) and all(_one_line(v) for v in value):
+        # Each item is written in flow context already (see _dumped), so a list is its items joined.
+        return "[" + ", ".join(_flow_scalar(type(v).__name__, v) for v in value) + "]"
+    return _dumped(value)
+
+
+def _one_line(value: Any) -> bool:
+    """Return whether a plain value is written the same whatever it is nested in: not a text
+    broken over lines, whose continuation lines are indented by its depth."""
+    if isinstance(value, str):
+        return not _LINE_BREAK.search(value)
+    return isinstance(value, (int, float)) or value is None
+
+
+@lru_cache(maxsize=4096)
+def _flow_scalar(kind: str, value: Any) -> str:
+    """`_dumped` of one plain value, remembered: a form writes the same few labels, numbers and
+    words over and over, and PyYAML's dumper was most of the time of writing (and auditing) it.
+    The type is part of the key: 1, 1.0 and True are equal but are written differently."""
+    return _dumped(value)
+
+
+def _dumped(value: Any) -> str:
+    """Return `value` as PyYAML writes it as the item of a one-line flow list."""
     text = yaml.safe_dump([value], default_flow_style=True, allow_unicode=True, sort_keys=False, width=10**6)
     return text.strip()[1:-1]
 

@@ -71,3 +71,21 @@ def test_an_empty_form_names_the_orders_one_may_give() -> None:
     form = order_form(HEADER, {}, SCHEMA)
     assert "orders: {}" in form
     assert "orders you may give, in place of {}" in form
+
+
+def test_plain_values_are_written_as_pyyaml_writes_them() -> None:
+    """`_scalar` remembers plain values and joins lists of them itself: the same text as PyYAML's."""
+    import random
+    import string
+
+    from referee.letters import forms
+
+    values: list[object] = [None, True, False, 0, 1, -5, 10**20, 1.5, float("inf"), "", " ", "yes", "no", "on"]
+    values += ["null", "~", "1", "1.0", "0x1f", "a, b", "[x]", "{y}", "a: b", "#c", "- d", "'q'", '"dq"', "é ü"]
+    values += ["line\nbreak", "tab\there", "trailing ", "x" * 300, "2026-11-25", "12:30", "@at", "`bt", "a #b"]
+    rnd = random.Random(1)
+    alphabet = string.printable + "éü\x85\u2028\u2029\x00\ufeff"
+    values += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))) for _ in range(2000)]
+    for value in values:
+        assert forms._scalar(value) == forms._dumped(value)
+        assert forms._scalar([value, 1, value]) == forms._dumped([value, 1, value])

@@ -591,6 +591,8 @@ def test_a_game_without_decks_takes_no_card_actions() -> None:
         "illegal.cards.unknown-deck"
     )
     spec = rules.phase(card_state())
+    assert spec is not None and spec.schema is rules.PLAIN_ORDER_SCHEMA  # card_state has no roll_requests option
+    spec = rules.phase({**card_state(), "roll_requests": "follow-ups"})
     assert spec is not None and spec.schema is rules.ORDER_SCHEMA
 
 
