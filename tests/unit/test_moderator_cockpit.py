@@ -298,6 +298,8 @@ def test_the_conditional_request_follows_exactly_the_recessions(campaign: Campai
         if "approved - flooding starts" in flat:
             assert "(+1, Voluntary Flooding request (1.251), row 0-3; by roll/allies/" in flat
     assert recessions >= 1, "the flood never had a recession roll: the conditional roll was not in play"
+    # The tables a player may roll on show the variable modifier and its range.
+    assert "flood-recession (Flood recession (1.253)): 1d10z; modifiers: later-rolls -30 to +0" in flat
 
 
 def test_scheduled_rolls_are_labelled_and_reported(campaign: Campaign) -> None:
