@@ -176,7 +176,9 @@ def play(root: Path) -> Campaign:
         state = play_phase(campaign, turn, "allied-admin", {"allies": allied})
         if state["ended"]:
             return campaign
-        entered = [r for r in last_rolls(state, "scheduled/allied-admin/russians/") if result_text(r).startswith("enters")]
+        entered = [
+            r for r in last_rolls(state, "scheduled/allied-admin/russians/") if result_text(r).startswith("enters")
+        ]
         # Operations: while the Zone is flooded (after its first turn) the Allies roll for the
         # waters to recede, asking again at once if they do; otherwise they ask for flooding
         # whenever a refusal no longer bars it. At the year's end the Peace Index advances.
