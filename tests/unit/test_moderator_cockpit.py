@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from referee.errors import GameDataError
 from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game
 from referee.game.opened import Game
@@ -141,7 +142,7 @@ def flooding(later_rolls: int) -> dict[str, Any]:
 def play(root: Path) -> Campaign:
     """Play the campaign until the Peace Index ends it: every approved voluntary flooding
     (1.254) and Le Roi's death (3.132) move it through the tables' results, and each year-end
-    the Allies advance it by 2 (the yearly amount is on the Peace Index Chart, which the volume
+    the Allies advance it by 3 (the yearly amount is on the Peace Index Chart, which the volume
     does not print), from the first year a flood has had its recession roll: so the game
     always shows the conditional roll, whatever the dice."""
     campaign = Campaign(new_campaign(root))
@@ -194,7 +195,7 @@ def play(root: Path) -> Campaign:
         if entered:
             allies["list"] = [{"list": "russians-waiting", "remove": "Russian Corps", "reason": "entered the map"}]
         if season == "autumn" and campaign.later_rolls:
-            allies["track"] = [{"track": "peace", "change": 2, "reason": "Yearly Peace Index advance (2.222)"}]
+            allies["track"] = [{"track": "peace", "change": 3, "reason": "Yearly Peace Index advance (2.222)"}]
         if turn == 5:
             french["rolls"] = [{"label": "le-roi", "table": "le-roi-killed", "purpose": "Le Roi killed? (3.132)"}]
         state = play_phase(campaign, turn, "operations", {"allies": allies, "france": french})
@@ -288,14 +289,15 @@ def test_the_conditional_request_follows_exactly_the_recessions(campaign: Campai
             assert "roll/allies/flood-recedes/then-1" not in labels
             continue
         recessions += 1
-        report = (next(campaign.game.dir.glob(f"mail/*-t{rec['turn']}-operations")) / "allies.report.txt").read_text(
-            encoding="utf-8"
-        )
+        report_path = next(campaign.game.dir.glob(f"mail/*-t{rec['turn']}-operations")) / "allies.report.txt"
+        report = report_path.read_text(encoding="utf-8")
         flat = " ".join(report.split())
         receded = "the floodwaters recede - flood effects end" in flat
         assert ("roll/allies/flood-recedes/then-1" in labels) == receded, (rec["turn"], labels)
         if receded:
             assert "allies' flood-recedes, then (effect flood-ends): rolled 1d10z" in flat
+            html = (report_path.with_suffix(".html")).read_text(encoding="utf-8")
+            assert "allies&#39; flood-recedes, then (effect flood-ends): rolled 1d10z" in html
             assert "follows roll/allies/flood-recedes (effect flood-ends)" in flat
         if "approved - flooding starts" in flat:
             assert "(+1, Voluntary Flooding request (1.251), row 0-3; by roll/allies/" in flat
@@ -309,7 +311,7 @@ def test_scheduled_rolls_are_labelled_and_reported(campaign: Campaign) -> None:
     assert "scheduled/french-admin/kings-ennui" in rolls
     assert "scheduled/french-admin/pox/saxe" in rolls
     assert "scheduled/allied-admin/russians/russian-corps" in rolls
-    first = next((campaign.game.dir / "mail").rglob("allies.report.txt")).read_text(encoding="utf-8")
+    first = min((campaign.game.dir / "mail").rglob("allies.report.txt")).read_text(encoding="utf-8")  # turn 1
     assert "Scheduled roll, 1d10z for “King's Ennui" in " ".join(first.split())
 
 
@@ -336,3 +338,21 @@ def test_the_campaign_verifies_and_audits(campaign: Campaign, tmp_path: Path) ->
         sys.path.remove(str(CONTRACT))
     replayed = public_audit(player_folder(campaign.game.dir, tmp_path / "france", "france"))
     assert replayed.ok and replayed.records == len(records(campaign)), replayed.problems
+
+
+def test_a_result_moving_a_track_the_game_lacks_is_refused_at_init_with_its_path(tmp_path: Path) -> None:
+    setup = tmp_path / "setup"
+    shutil.copytree(EXAMPLE, setup)
+    (setup / "keys").mkdir()
+    for player in PLAYERS:
+        generate_keypair(setup / "keys" / player, comment=f"{player}@example.org")
+    config = setup / "game.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("    peace:\n", "    peace-index:\n"), encoding="utf-8"
+    )
+    with pytest.raises(GameDataError) as refused:
+        init_game(tmp_path / "game", config)
+    message = str(refused.value)
+    assert "tables.le-roi-killed.rows[1].result.track.peace: the game has no track 'peace'" in message
+    assert "tables.voluntary-flooding.rows[0].result.track.peace" in message
+    assert "tracks: peace-index, prestige-france, prestige-allies" in message
