@@ -10,7 +10,7 @@ from typing import Any
 
 from games.moderator import lists as public_lists
 from games.moderator import scheduled, sequence, tracks
-from referee.kit import Dice, Event, Problem, Tables
+from referee.kit import Dice, Event, GameDataError, Problem, Tables
 
 KEYS = ("sequence", "calendar", "tracks", "lists")
 
@@ -31,6 +31,9 @@ def setup(options: Mapping[str, Any], players: Sequence[str], tables: Tables) ->
         "lists": lists,
     }
     found = {key: value for key, value in parsed.items() if value is not None}
+    unknown = tracks.table_problems(tables, found.get("tracks") or {})
+    if unknown:
+        raise GameDataError("; ".join(unknown))
     if found.get("tracks"):
         found["ended"] = None
     return found

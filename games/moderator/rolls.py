@@ -148,6 +148,11 @@ def roll_label(player: str, label: str) -> str:
     return f"roll/{player}/{label}"
 
 
+def possessive(name: str) -> str:
+    """Return a player's name as an owner: "france's", but "allies'" (not "allies's")."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 def roll_problems(
     tables: Tables,
     lists: Mapping[str, Sequence[str]],
@@ -428,7 +433,7 @@ def roll_request(
             continue
         step_label = f"{label}/then-{number}"
         purpose = step.get("purpose") or request["purpose"]
-        head = f"{player}'s {request['label']}, then ({reason}):"
+        head = f"{possessive(player)} {request['label']}, then ({reason}):"
         if "pick" in step:
             events += _pick(player, step["pick"], step_label, purpose, head, lists, notes, dice, label, reason)
         else:
@@ -511,7 +516,7 @@ def _result_follow_ups(
     if not isinstance(result, dict) or ("pick" not in result and "roll" not in result):  # as_dict's plain data
         return []
     label = parent.data["label"]
-    head = f"{player}'s {label.removeprefix(f'roll/{player}/')}, then ({result['text']}):"
+    head = f"{possessive(player)} {label.removeprefix(f'roll/{player}/')}, then ({result['text']}):"
     if depth > MAX_DEPTH:
         text = f"{head} no further pick or roll: a chain stops after {MAX_DEPTH} follow-ups"
         return [Event("roll.chain-stopped", text, {"player": player, "follows": label, "depth": MAX_DEPTH})]

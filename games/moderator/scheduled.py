@@ -56,9 +56,10 @@ def parse_scheduled(raw: Any, where: str, tables: Tables, lists: Mapping[str, An
             if "dice" in entry:
                 raise GameDataError(f"{path}.dice: table '{table.id}' is read with {table.dice.text}; leave 'dice' out")
             modifiers, column = _reading(entry)
-            unknown = [name for name in modifiers if name not in table.modifiers]
-            if unknown or isinstance(modifiers, str):
-                raise GameDataError(f"{path}.modifiers: table '{table.id}' has no modifier {unknown or modifiers!r}")
+            try:  # names, and {name: value} for a numeric modifier, as in a player's roll
+                table.modifier_values(modifiers)
+            except GameDataError as error:
+                raise GameDataError(f"{path}.modifiers: {error}", hints=error.hints) from None
             if (column is None) != (table.columns is None) or (
                 column is not None and column not in (table.columns or ())
             ):
@@ -81,7 +82,7 @@ def parse_scheduled(raw: Any, where: str, tables: Tables, lists: Mapping[str, An
     return rolls
 
 
-def _reading(entry: Mapping[str, Any]) -> tuple[Sequence[str], str | None]:
+def _reading(entry: Mapping[str, Any]) -> tuple[Sequence[Any], str | None]:
     return entry.get("modifiers", ()), entry.get("column")
 
 

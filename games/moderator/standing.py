@@ -84,7 +84,7 @@ def _tables(state: Mapping[str, Any]) -> Tables:
 
 
 def _table_line(table: Table) -> str:
-    modifiers = ", ".join(f"{name} {value:+d}" for name, value in table.modifiers.items()) or "none"
+    modifiers = ", ".join(table.describe_modifier(name) for name in table.modifier_names) or "none"
     columns = f"; columns: {', '.join(table.columns)}" if table.columns else ""
     return f"{table.id} ({table.title}): {table.dice.text}; modifiers: {modifiers}{columns}"
 

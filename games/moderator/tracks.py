@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from referee.kit import Event, GameDataError, Problem
+from referee.kit import Event, GameDataError, Problem, Tables
 
 ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
 TRACK_KEYS = ("title", "start", "min", "max", "ends_game_at")
@@ -72,6 +72,25 @@ def parse_tracks(raw: Any) -> dict[str, dict[str, Any]] | None:
             "rising": None if end is None else end > start,
         }
     return tracks
+
+
+def table_problems(tables: Tables, known: Mapping[str, Any]) -> list[str]:
+    """Return, with its path, each table result that moves a track the game does not have (`known`):
+    refused when the game is created, since such a roll could move nothing when it is made."""
+    problems = []
+    for table_id in tables.names():
+        table = tables.get(table_id)
+        for index, row in enumerate(table.rows):
+            results = row.result.items() if table.columns else [(None, row.result)]
+            for column, result in results:
+                moves = result.get("track") if isinstance(result, Mapping) else None
+                for track_id in moves or {}:
+                    if track_id in known:
+                        continue
+                    where = f"tables.{table_id}.rows[{index}].result{'' if column is None else '.' + column}"
+                    names = ", ".join(known) or "none (declare them in options.tracks)"
+                    problems.append(f"{where}.track.{track_id}: the game has no track '{track_id}'; tracks: {names}")
+    return problems
 
 
 def _within(value: int, low: int | None, high: int | None) -> bool:

@@ -153,6 +153,43 @@ def test_a_procedure_with_a_mistake_is_refused_with_its_path(change: dict[str, A
         new_state(**change)
 
 
+def with_result(result: Any, modifiers: Any = None) -> dict[str, Any]:
+    """Return the options with a table `events` whose row 9 gives `result`."""
+    tables = copy.deepcopy(TABLES)
+    rows = [{"range": "8-", "result": "nothing"}, {"range": "9", "result": result}]
+    tables["tables"]["events"] = {"title": "Events", "dice": "1d10z", "rows": rows}
+    if modifiers is not None:
+        tables["tables"]["events"]["modifiers"] = modifiers
+    return {"tables": tables}
+
+
+def test_a_table_result_moving_a_track_the_game_lacks_is_refused_at_init_with_its_path() -> None:
+    options = with_result({"text": "Peace talks", "track": {"peace-index": 1}})
+    with pytest.raises(GameDataError) as refused:
+        new_state(**options)
+    message = str(refused.value)
+    assert "tables.events.rows[1].result.track.peace-index: the game has no track 'peace-index'" in message
+    assert "tracks: peace, morale, vp" in message
+    # A game without tracks refuses it too; one with the track takes it.
+    with pytest.raises(GameDataError, match=r"rows\[1\]\.result\.track\.peace-index.*declare them in options"):
+        rules.setup("open", PLAYERS, {**options, "tracks": None})
+    assert new_state(**with_result({"text": "Peace talks", "track": {"peace": 1}}))["tracks"]["peace"]["value"] == 0
+
+
+def test_a_scheduled_roll_gives_a_numeric_modifier_its_value_and_a_wrong_one_is_refused() -> None:
+    options = with_result("war", modifiers={"later": {"min": -5, "max": 0}})
+    sequence = copy.deepcopy(SEQUENCE)
+    sequence[2]["scheduled"] = [{"label": "ev", "table": "events", "purpose": "p", "modifiers": [{"later": -2}]}]
+    state = new_state(**options, sequence=sequence)
+    state["round"] = 3  # the battle phase
+    after, events = resolve(state, {})
+    (roll,) = [event for event in events if event.kind == "roll.scheduled"]
+    assert roll.data["lookup"]["modifiers"] == [{"name": "later", "value": -2}]
+    sequence[2]["scheduled"][0]["modifiers"] = [{"later": 3}]
+    with pytest.raises(GameDataError, match=r"sequence\[2\]\.scheduled\[0\]\.modifiers: .*later"):
+        new_state(**options, sequence=sequence)
+
+
 # --- tracks ------------------------------------------------------------------------------------------
 
 
