@@ -743,8 +743,11 @@ class GameDir:
         row = phase if isinstance(phase, OpenPhase) else self.phase_by_seq(phase)
         if row is None:
             return {}
+        # Each player's highest seq alone (SQLite takes the other columns from the row holding the
+        # MAX): a player who sends fifty corrections does not make every later mail read fifty rows.
         rows = self.db.execute(
-            "SELECT * FROM orders WHERE turn = ? AND phase = ? ORDER BY player, seq", (row.turn, row.phase)
+            "SELECT *, MAX(seq) FROM orders WHERE turn = ? AND phase = ? GROUP BY player ORDER BY player",
+            (row.turn, row.phase),
         )
         return {r["player"]: _order(r) for r in rows}
 
@@ -833,11 +836,15 @@ class GameDir:
         """Return the log entries of these kinds (of one phase, if given), oldest first, each with
         id, at, kind, turn, phase, player, data."""
         marks = ", ".join("?" for _ in kinds)
-        where, args = ("AND turn = ? AND phase = ?", (turn, phase)) if turn is not None else ("", ())
+        if turn is not None:  # one phase's entries: through the log_kind_phase index
+            where, args = f"kind IN ({marks}) AND turn = ? AND phase = ?", (*kinds, turn, phase)
+        else:
+            # `+kind` keeps SQLite off the kind index: the entries after `since_id` (an incremental
+            # reader's) are found in the log's order, not among every entry of these kinds.
+            where, args = f"+kind IN ({marks})", kinds
         rows = self.db.execute(
-            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE kind IN ({marks}) {where} AND id > ?"
-            " ORDER BY id",
-            (*kinds, *args, since_id),
+            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE {where} AND id > ? ORDER BY id",
+            (*args, since_id),
         )
         return [{**dict(row), "data": json.loads(row["data"])} for row in rows]
 

@@ -58,6 +58,8 @@ def _look_ups(journal: GameDir, entries: int) -> dict[str, int]:
         "unseen": _steps(journal, lambda: journal.source_seen("imap:INBOX:never")),
         "received": _steps(journal, lambda: journal.times_received(f"{last:064x}")),
         "held": _steps(journal, lambda: held(journal, phase)),
+        # an incremental reader (the attendance fold of the idle pass): the entries after its mark
+        "since": _steps(journal, lambda: journal.log_entries(("order.accepted", HELD_EVENT), since_id=entries)),
     }
 
 
