@@ -52,6 +52,7 @@ def _steps(journal: GameDir, look_up: Callable[[], object]) -> int:
 
 def _look_ups(journal: GameDir, entries: int) -> dict[str, int]:
     last = entries - 1
+    mark = journal.db.execute("SELECT MAX(id) FROM log").fetchone()[0] - 5
     phase = OpenPhase(1, last // 4 + 1, "round", "c", f"s{last - last % 4}", "t", ("alice",), None, None, None)
     return {
         "seen": _steps(journal, lambda: journal.source_seen(f"imap:INBOX:{last}")),
@@ -59,7 +60,7 @@ def _look_ups(journal: GameDir, entries: int) -> dict[str, int]:
         "received": _steps(journal, lambda: journal.times_received(f"{last:064x}")),
         "held": _steps(journal, lambda: held(journal, phase)),
         # an incremental reader (the attendance fold of the idle pass): the entries after its mark
-        "since": _steps(journal, lambda: journal.log_entries(("order.accepted", HELD_EVENT), since_id=entries)),
+        "since": _steps(journal, lambda: journal.log_entries(("order.accepted", HELD_EVENT), since_id=mark)),
     }
 
 
