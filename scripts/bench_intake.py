@@ -2,7 +2,7 @@
 """Intake alone: N order mails of many games through a real Dovecot, no deadline reached and no
 phase complete (each game has a fourth player who never sends), so nothing is adjudicated.
 
-    PYTHONPATH=$PWD python3 scripts/bench_intake.py [--mails 1000] [--games 10] [--profile FILE]
+    PYTHONPATH=$PWD python3 scripts/bench_intake.py [--mails 1000] [--games 10] [--history N] [--profile FILE]
 
 Prints mails per second as CPU time (process_time) and wall time, and the syncs per mail.
 
@@ -190,6 +190,19 @@ class SyncCounter:
         )
 
 
+def add_history(home, entries: int) -> None:
+    """Give each game's log `entries` earlier submissions, as a game that has run long holds."""
+    from referee.game.journal import GameDir
+
+    for path in sorted(home.games_dir.iterdir()):
+        journal = GameDir(path)
+        with journal.transaction():
+            for n in range(entries):
+                data = {"sha256": f"{n:064x}", "source": f"imap:old:{n}", "seq": n, "file": f"old-{n}.yaml"}
+                journal.log("order.accepted", data, turn=0, phase="earlier", player=PLAYERS[n % 3])
+        journal.close()
+
+
 def main() -> None:
     import mailservers
 
@@ -199,6 +212,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--profile", help="write a cProfile of the pass to this file")
     parser.add_argument("--split", action="store_true", help="print the CPU time of the main steps (no profiler)")
+    parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        help="log entries of earlier submissions each game holds first (a game that has run long)",
+    )
     args = parser.parse_args()
     if not mailservers.dovecot_available():
         sys.exit("Dovecot is not installed")
@@ -211,6 +230,8 @@ def main() -> None:
         for run in range(args.runs):
             user = f"intake{run}"
             home, keys = make_home(root, dovecot, user, args.games)
+            if args.history:
+                add_history(home, args.history)
             client = dovecot.client(user)
             for raw in order_mails(keys, args.mails, args.games):
                 client.append("INBOX", raw)

@@ -67,6 +67,17 @@ CREATE TABLE IF NOT EXISTS beacon_rounds (
     + OPERATIONS_SCHEMA
 )
 
+# Indexes of the log, so that the look-ups intake makes on every submission (was this mail
+# handled? how many times was this file sent?) and those of one phase's entries cost the same
+# at the game's first mail and at its ten-thousandth. Created on open in a journal made before
+# them (GameDir._connect): an index is derived data, SQLite builds it from the log in one pass,
+# and the log's bytes are untouched, so no migration step and no version are needed.
+LOG_INDEXES = {
+    "log_source": "CREATE INDEX IF NOT EXISTS log_source ON log (json_extract(data, '$.source'))",
+    "log_sha256": "CREATE INDEX IF NOT EXISTS log_sha256 ON log (json_extract(data, '$.sha256'))",
+    "log_kind_phase": "CREATE INDEX IF NOT EXISTS log_kind_phase ON log (kind, turn, phase)",
+}
+
 LOCK_WAIT_SECONDS = 10.0
 # The meta key naming the newest state whose chain, back to the game's first state, the referee
 # has checked (GameDir.check_state_chain): a check starts there instead of at the first state.
@@ -125,6 +136,26 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.executescript(f"BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {number};\nCOMMIT;")
     if version == len(MIGRATIONS) and db.execute("PRAGMA user_version").fetchone()[0] != version:
         db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+
+
+def _index_log(db: sqlite3.Connection) -> None:
+    """Create the log's indexes a journal lacks (LOG_INDEXES): one read of the schema when it has them all."""
+    present = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log'")}
+    missing = [sql for name, sql in LOG_INDEXES.items() if name not in present]
+    if not missing:
+        return
+    # Not worth waiting for: while another process writes the journal, or when this one may
+    # not write it (a read-only copy), the look-ups still answer by reading the log through,
+    # and a later open builds the indexes.
+    timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        db.executescript("BEGIN IMMEDIATE;\n" + ";\n".join(missing) + ";\nCOMMIT;")
+    except sqlite3.OperationalError:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
 
 def utc_now() -> str:
@@ -308,6 +339,7 @@ class GameDir:
                     self._refuse_beside_game_files("holds no tables")
                 db.executescript(SCHEMA)
                 _migrate(db)
+            _index_log(db)
             if fresh:
                 os.chmod(self.journal_path, 0o600)
             elif not self._may_create and db.execute("SELECT 1 FROM meta WHERE key = 'game'").fetchone() is None:
@@ -711,8 +743,11 @@ class GameDir:
         row = phase if isinstance(phase, OpenPhase) else self.phase_by_seq(phase)
         if row is None:
             return {}
+        # Each player's highest seq alone (SQLite takes the other columns from the row holding the
+        # MAX): a player who sends fifty corrections does not make every later mail read fifty rows.
         rows = self.db.execute(
-            "SELECT * FROM orders WHERE turn = ? AND phase = ? ORDER BY player, seq", (row.turn, row.phase)
+            "SELECT *, MAX(seq) FROM orders WHERE turn = ? AND phase = ? GROUP BY player ORDER BY player",
+            (row.turn, row.phase),
         )
         return {r["player"]: _order(r) for r in rows}
 
@@ -795,14 +830,32 @@ class GameDir:
         ).fetchone()
         return json.loads(row["data"]) if row else None
 
-    def log_entries(self, kinds: tuple[str, ...], since_id: int = 0) -> list[dict[str, Any]]:
-        """Return the log entries of these kinds, oldest first, each with id, at, kind, turn, phase, player, data."""
+    def log_entries(
+        self, kinds: tuple[str, ...], since_id: int = 0, turn: int | None = None, phase: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Return the log entries of these kinds (of one phase, if given), oldest first, each with
+        id, at, kind, turn, phase, player, data."""
         marks = ", ".join("?" for _ in kinds)
+        if turn is not None:  # one phase's entries: through the log_kind_phase index
+            where, args = f"kind IN ({marks}) AND turn = ? AND phase = ?", (*kinds, turn, phase)
+        else:
+            # `+kind` keeps SQLite off the kind index: the entries after `since_id` (an incremental
+            # reader's) are found in the log's order, not among every entry of these kinds.
+            where, args = f"+kind IN ({marks})", kinds
         rows = self.db.execute(
-            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE kind IN ({marks}) AND id > ? ORDER BY id",
-            (*kinds, since_id),
+            f"SELECT id, at, kind, turn, phase, player, data FROM log WHERE {where} AND id > ? ORDER BY id",
+            (*args, since_id),
         )
         return [{**dict(row), "data": json.loads(row["data"])} for row in rows]
+
+    def answered_at(self) -> dict[tuple[int, str, str], str]:
+        """Return, per (turn, phase, player), when the player's own latest accepted orders came
+        (orders the referee entered for them do not count): one row per answer, not per entry."""
+        rows = self.db.execute(
+            "SELECT turn, phase, player, at, MAX(id) FROM log WHERE kind = 'order.accepted'"
+            " AND COALESCE(json_extract(data, '$.by'), player) = player GROUP BY turn, phase, player"
+        )
+        return {(row["turn"], row["phase"], row["player"]): row["at"] for row in rows}
 
     def log(
         self,

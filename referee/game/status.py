@@ -107,10 +107,7 @@ def clock(path: Path, now: str | None = None) -> dict[str, Any]:
     first: dict[tuple[int, str], tuple[str, str | None]] = {}
     for _, row in game_dir.superseded_phases():
         _first_times(first, row.turn, row.phase, row.opened_at, row.adjudicated_at)
-    answered: dict[tuple[int, str, str], str] = {}
-    for entry in game_dir.log_entries(("order.accepted",)):
-        if entry["data"].get("by", entry["player"]) == entry["player"]:  # the player's own file
-            answered[(entry["turn"], entry["phase"], entry["player"])] = entry["at"]
+    answered = game_dir.answered_at()
     phases: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     for row in game_dir.phases():

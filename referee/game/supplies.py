@@ -304,7 +304,7 @@ def held(game_dir: GameDir, phase: OpenPhase) -> dict[str, Any] | None:
     phase from the very state it starts from (a supply changes that state, ending the hold),
     with `alerted`: whether `referee run` has mailed the referee about it."""
     found = None
-    for entry in game_dir.log_entries((HELD_EVENT, ALERTED_EVENT)):
+    for entry in game_dir.log_entries((HELD_EVENT, ALERTED_EVENT), turn=phase.turn, phase=phase.phase):
         data = entry["data"]
         here = (entry["turn"], entry["phase"], data["generation"]) == (phase.turn, phase.phase, phase.generation)
         if not here or data["state"] != phase.state_before:
