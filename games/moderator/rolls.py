@@ -84,7 +84,7 @@ THEN_SCHEMA = {
         "pick": PICK_SCHEMA,
     },
 }
-ROLL_SCHEMA = {
+ROLL_SCHEMA: dict[str, Any] = {
     "type": "map",
     "description": "one roll request",
     "required": ["label", "purpose"],
@@ -115,30 +115,15 @@ ROLL_SCHEMA = {
 # A roll request as games begun before follow-ups and numeric modifiers take it (option
 # `roll_requests` left out): their notices describe it, and `audit` renders them again word for word.
 PLAIN_ROLL_SCHEMA = {
-    "type": "map",
-    "description": "one roll request",
-    "required": ["label", "purpose"],
+    **ROLL_SCHEMA,
     "fields": {
-        "label": {
-            "type": "str",
-            "pattern": LABEL,
-            "example": "cavalry-charge",
-            "description": "your name for the roll, unique in your orders (lower-case, digits, - _ .)",
-        },
-        "dice": {"type": "str", "max": 16, "description": "dice spec: 2d6, 3d6, 1d10, 1d10z (a d10 read 0-9)"},
-        "purpose": {"type": "str", "max": 300, "description": "what the roll is for, in words"},
-        "table": {
-            "type": "str",
-            "max": 64,
-            "description": "a table from the game's configuration, to read the roll on",
-        },
+        **{name: field for name, field in ROLL_SCHEMA["fields"].items() if name != "then"},
         "modifiers": {
             "type": "list",
             "max": 20,
             "items": {"type": "str", "max": 64},
             "description": "names of the table's modifiers that apply",
         },
-        "column": {"type": "str", "max": 64, "description": "the table column to read, for tables with columns"},
     },
 }
 
