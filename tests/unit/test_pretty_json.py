@@ -95,6 +95,11 @@ def test_types_json_cannot_write_are_refused_alike() -> None:
 
 def test_json_encoder_is_not_run_for_plain_records(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[Any] = []
-    monkeypatch.setattr(canonical.json, "dumps", lambda *args, **kwargs: calls.append(args) or "")
+
+    def counting_dumps(*args: Any, **kwargs: Any) -> str:
+        calls.append(args)
+        return ""
+
+    monkeypatch.setattr(canonical.json, "dumps", counting_dumps)
     pretty_json({"rolls": [{"label": "r1", "values": [1, 2]}], "beacon": None})
     assert calls == []
