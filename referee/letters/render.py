@@ -52,7 +52,15 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     env.filters["join_values"] = join_values
     env.filters["spec_words"] = spec_words
     env.filters["roll_text"] = lambda roll: roll_text(roll, wrap, spec_words)
-    env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, markupsafe.escape, spec_words))
+    # markupsafe.escape's own text escaping, without a Markup made for every value of every roll.
+    escape_inner = getattr(markupsafe, "_escape_inner", None)
+
+    def escape(value: Any) -> str:
+        if type(value) is int:
+            return str(value)  # digits and a sign: nothing to escape
+        return escape_inner(value) if escape_inner is not None and type(value) is str else markupsafe.escape(value)
+
+    env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, escape, spec_words))
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"

@@ -35,6 +35,20 @@ class YAMLLimitError(StrictYAMLError):
 class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """Safe loader that refuses duplicate keys and reads dates as plain text."""
 
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._plain_tags: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        # A plain scalar's tag depends on its text alone (this loader has no path resolvers): an
+        # order file repeats its keys and values for every roll, and each cost a regex search.
+        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+            tag = self._plain_tags.get(value)
+            if tag is None:
+                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: set = set()
         for key_node, _ in node.value:

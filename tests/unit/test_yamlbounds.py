@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -152,3 +153,21 @@ def test_the_measure_never_counts_fewer_levels_than_the_parser_builds(text: str)
     if excess is not None and excess.kind == "alias":
         return
     assert measured_depth(text) >= depth
+
+
+def test_a_plain_scalar_is_resolved_once_a_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved: list[str] = []
+    original = yaml.resolver.BaseResolver.resolve
+
+    def counting(self: Any, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:  # plain, not quoted
+            resolved.append(value)
+        return original(self, kind, value, implicit)
+
+    monkeypatch.setattr(yaml.resolver.BaseResolver, "resolve", counting)
+    rolls = "".join(f"  - {{label: r{i}, dice: 2d6, purpose: roll, n: {i % 2}, t: yes}}\n" for i in range(100))
+    data = load_strict("rolls:\n" + rolls + "other: '2d6'\n")
+    assert data["rolls"][7] == {"label": "r7", "dice": "2d6", "purpose": "roll", "n": 1, "t": True}
+    assert data["other"] == "2d6"
+    # rolls, other, label, dice, purpose, n, t, 2d6, roll, 0, 1, yes and r0..r99: each text once
+    assert len(resolved) == len(set(resolved)) == 12 + 100
