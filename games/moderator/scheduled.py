@@ -53,6 +53,12 @@ def parse_scheduled(raw: Any, where: str, tables: Tables, lists: Mapping[str, An
                 raise GameDataError(f"{path}.table: there is no table {entry['table']!r}; tables: {known}")
             table = tables.get(entry["table"])
             roll["table"] = table.id
+            if _has_follow_ups(table):
+                raise GameDataError(
+                    f"{path}.table: table '{table.id}' has results that roll again or pick (roll:, pick:), "
+                    "which a scheduled roll does not carry out",
+                    hints=("schedule a table without them, and let a player (or an umpire player) ask for the roll",),
+                )
             if "dice" in entry:
                 raise GameDataError(f"{path}.dice: table '{table.id}' is read with {table.dice.text}; leave 'dice' out")
             modifiers, column = _reading(entry)
@@ -131,6 +137,15 @@ def make(
             used.add(dice_label)
             events.append(_roll(roll, name, dice_label, tables, dice))
     return events
+
+
+def _has_follow_ups(table: Any) -> bool:
+    """Return whether any result of `table` is structured with a `roll:` or a `pick:`."""
+    for row in table.rows:
+        for result in row.result.values() if table.columns is not None else (row.result,):
+            if isinstance(result, Mapping) and ("roll" in result or "pick" in result):
+                return True
+    return False
 
 
 def _unique(wanted: str, used: set[str]) -> str:

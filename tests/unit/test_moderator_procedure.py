@@ -190,6 +190,15 @@ def test_a_scheduled_roll_gives_a_numeric_modifier_its_value_and_a_wrong_one_is_
         new_state(**options, sequence=sequence)
 
 
+def test_a_scheduled_roll_on_a_table_that_rolls_again_or_picks_is_refused_at_init() -> None:
+    options = with_result({"text": "The Pox", "roll": "events"})
+    sequence = copy.deepcopy(SEQUENCE)
+    sequence[2]["scheduled"] = [{"label": "ev", "table": "events", "purpose": "p"}]
+    with pytest.raises(GameDataError, match=r"sequence\[2\]\.scheduled\[0\]\.table: .*roll again or pick"):
+        new_state(**options, sequence=sequence)
+    new_state(**options)  # a player may still ask for a roll on it
+
+
 # --- tracks ------------------------------------------------------------------------------------------
 
 
