@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Literal
 
 from referee.kit.tables import MissingTableError
@@ -90,6 +89,8 @@ class NotSupplied(MissingTableError):
 
 def load_text(package: str, name: str) -> str:
     """Return the text of `name` in the `data/` folder of a game package, comments kept (templates, examples)."""
+    from importlib import resources  # deferred: it loads zipfile and tempfile, which a status needs not
+
     return resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
 
 
