@@ -122,7 +122,7 @@ class Game:
     @cached_property
     def letterhead(self) -> Letterhead:
         """What every letter of this game shares (its referee, players and folders), for `referee.letters`."""
-        from referee.letters.post import Letterhead
+        from referee.letters.post import Letterhead  # deferred: see TYPE_CHECKING above
 
         return Letterhead(
             game=self.config.game,

@@ -130,7 +130,7 @@ def supply_file_text(need_id: str, text: str) -> str:
 def module_of(game_path: Path | None, module_id: str | None) -> GameModule:
     """Return the game module of the game at `game_path`, or the installed module `module_id`."""
     if game_path is not None:
-        from referee.game.opened import Game
+        from referee.game.opened import Game  # deferred: see TYPE_CHECKING above
 
         return Game.open(game_path).module
     if module_id is None:
@@ -239,7 +239,7 @@ class Missing:
 
 def missing(path: Path) -> Missing:
     """Return what the game at `path` may be supplied, with when and why for its open phase."""
-    from referee.game.opened import Game
+    from referee.game.opened import Game  # deferred: see TYPE_CHECKING above
 
     game = Game.open(path)
     return _missing(path, game.dir, game.config.game, game.module)

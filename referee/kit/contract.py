@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from referee.kit.needs import Supplies
+from referee.kit.needs import Supplies, data_text
 from referee.protocol.hidden import Hidden
 from referee.protocol.problems import Problem
 
@@ -217,9 +217,6 @@ class GameModule:
 
 def load_data(package: str, name: str) -> Any:
     """Return the YAML data file `name` from the `data/` folder of the game package `package`."""
-    from importlib import resources  # deferred: it loads zipfile and tempfile, which a status needs not
-
     from referee.protocol.yamlsafe import load_strict  # deferred: a game without data files loads no YAML parser
 
-    text = resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
-    return load_strict(text)
+    return load_strict(data_text(package, name))
