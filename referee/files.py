@@ -8,8 +8,7 @@ letters so, with two syncs instead of two or three per file.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,7 +117,13 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+@functools.cache
 def _load_syncfs():  # type: ignore[no-untyped-def]
+    # Found on first sync, not at import: find_library runs ldconfig in a child process, a cost
+    # every command paid at start-up (`referee status` writes nothing).
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         function = libc.syncfs
@@ -129,13 +134,10 @@ def _load_syncfs():  # type: ignore[no-untyped-def]
     return function
 
 
-_syncfs = _load_syncfs()
-
-
 def sync_files(files: list[Path], folders: list[Path]) -> None:
     """Make `files` and the entries of `folders` durable: one syncfs(2) per file system on Linux
     (it flushes everything written to that file system), else an fsync of each."""
-    if _syncfs is not None:
+    if _load_syncfs() is not None:
         devices: dict[int, Path] = {}
         for folder in folders:
             devices.setdefault(folder.stat().st_dev, folder)
@@ -154,10 +156,13 @@ def sync_files(files: list[Path], folders: list[Path]) -> None:
 
 def syncfs(folder: Path) -> None:
     """Flush the whole file system that holds `folder` (Linux's syncfs(2))."""
-    assert _syncfs is not None
+    function = _load_syncfs()
+    assert function is not None
     fd = os.open(folder, os.O_RDONLY)
     try:
-        if _syncfs(fd) != 0:
+        if function(fd) != 0:
+            import ctypes  # loaded by _load_syncfs: only to read errno
+
             error = ctypes.get_errno()
             raise OSError(error, os.strerror(error), str(folder))
     finally:

@@ -10,7 +10,6 @@ from typing import Any
 from referee.errors import ConfigError, RefereeError
 from referee.game.deadlines import parse_duration, parse_schedule
 from referee.kit.tables import parse_tables
-from referee.letters.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
 from referee.protocol.beacon import CHAIN_FIELDS, BeaconError, Chain
 from referee.protocol.display import printable, shown
 from referee.protocol.orders import NAME_PATTERN
@@ -220,6 +219,9 @@ def _encrypt(entry: dict, key: PublicKey, where: str) -> bool:
     encrypt = entry.get("encrypt", False)
     if not isinstance(encrypt, bool):
         raise ConfigError(f"{where}: 'encrypt' must be true or false, got {shown(encrypt)}")
+    # deferred: the letters layer (email, templates) is not needed to read a game's configuration
+    from referee.letters.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
+
     if encrypt and not can_encrypt_to(key):
         raise ConfigError(
             f"{where}: 'encrypt: true', but age cannot encrypt to this player's {key.key_type} key",

@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.errors import KeyFileError, RefereeError
 from referee.game.attendance import game_schedule, home_defaults
@@ -20,7 +20,6 @@ from referee.game.pinning import check_pinned, pin
 from referee.game.registry import find_game
 from referee.game.unreachable import unreachable_players
 from referee.kit.contract import GameModule
-from referee.letters.post import Letterhead
 from referee.protocol.hidden import game_commitment
 from referee.protocol.signatures import (
     NAMESPACE_REFEREE,
@@ -29,6 +28,9 @@ from referee.protocol.signatures import (
     public_key_of,
     sign,
 )
+
+if TYPE_CHECKING:  # the letters layer (email, templates) loads when a letter is written, not when a game opens
+    from referee.letters.post import Letterhead
 
 
 @dataclass
@@ -120,6 +122,8 @@ class Game:
     @cached_property
     def letterhead(self) -> Letterhead:
         """What every letter of this game shares (its referee, players and folders), for `referee.letters`."""
+        from referee.letters.post import Letterhead  # deferred: see TYPE_CHECKING above
+
         return Letterhead(
             game=self.config.game,
             title=self.config.title,

@@ -24,18 +24,18 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.errors import RefereeError, StateError
-from referee.game.announce import post_waiting
 from referee.game.journal import GameDir, OpenPhase
-from referee.game.opened import Game
 from referee.game.registry import find_game
 from referee.kit import GameModule, Need, Wanted
 from referee.kit.schema import check
 from referee.protocol.canonical import canonical_json
 from referee.protocol.problems import Problem
-from referee.protocol.yamlsafe import StrictYAMLError, load_strict
+
+if TYPE_CHECKING:  # opening a game reads its game.yaml and keys: `referee status` needs neither
+    from referee.game.opened import Game
 
 FILE_KEYS = ("supplies", "data", "game")
 HELD_EVENT = "phase.held"
@@ -130,6 +130,8 @@ def supply_file_text(need_id: str, text: str) -> str:
 def module_of(game_path: Path | None, module_id: str | None) -> GameModule:
     """Return the game module of the game at `game_path`, or the installed module `module_id`."""
     if game_path is not None:
+        from referee.game.opened import Game  # deferred: see TYPE_CHECKING above
+
         return Game.open(game_path).module
     if module_id is None:
         raise RefereeError(
@@ -166,6 +168,8 @@ def read_supply_file(module: GameModule, game: str, raw: bytes, name: str) -> tu
     """Return the need a supply file names and its data, checked against the need's shape;
     raise SupplyRefusedError listing every problem, each with its path into the file."""
     refused = f"{name} was refused: nothing changed"
+    from referee.protocol.yamlsafe import StrictYAMLError, load_strict  # deferred: `referee status` parses no YAML
+
     try:
         content = load_strict(raw.decode("utf-8"))
     except (UnicodeDecodeError, StrictYAMLError) as error:
@@ -235,15 +239,22 @@ class Missing:
 
 def missing(path: Path) -> Missing:
     """Return what the game at `path` may be supplied, with when and why for its open phase."""
+    from referee.game.opened import Game  # deferred: see TYPE_CHECKING above
+
     game = Game.open(path)
-    phase = game.dir.open_phase()
-    state = game.envelope(phase.state_before if phase else game.dir.current_state_hash())["state"]
-    said = {w.need: w for w in wanted(game.module, state)}
-    result = Missing(game.config.game, game.module.id, phase.ident if phase else None)
-    result.held = hold = held(game.dir, phase) if phase else None
+    return _missing(path, game.dir, game.config.game, game.module)
+
+
+def _missing(path: Path, game_dir: GameDir, game_id: str, module: GameModule) -> Missing:
+    """Return what the game in `game_dir` may be supplied: from its journal and states alone."""
+    phase = game_dir.open_phase()
+    state = game_dir.load_state(phase.state_before if phase else game_dir.current_state_hash())["state"]
+    said = {w.need: w for w in wanted(module, state)}
+    result = Missing(game_id, module.id, phase.ident if phase else None)
+    result.held = hold = held(game_dir, phase) if phase else None
     if hold is not None:  # a need found missing by a step, not foreseen, is wanted now
         said.update({need_id: Wanted(need_id, "now", hold["why"]) for need_id in hold["needs"]})
-    for need in declared(game.module).values():
+    for need in declared(module).values():
         when = said[need.id] if phase else Wanted(need.id, "never", "the game is over")
         template, supply = supply_commands(path, need)
         result.needs.append(
@@ -283,9 +294,12 @@ def missing_text(info: Missing) -> str:
 
 def status_needs(path: Path) -> dict[str, Any]:
     """Return what `referee status` shows of the needs: the ids missing now and later, and a hold."""
-    try:
-        info = missing(path)
-    except RefereeError:  # the status reads the journal alone; what `missing` says it says itself
+    try:  # the game's module and journal, not Game.open: its game.yaml and keys cost a YAML parser
+        # and the cryptography library at start-up, and `referee status` shows neither
+        game_dir = GameDir(path).require()
+        made = json.loads(game_dir.get_meta("game") or "{}")
+        info = _missing(path, game_dir, made["game"], find_game(made["module"]))
+    except (RefereeError, KeyError):  # what `missing` says, it says itself
         return {}
     result: dict[str, Any] = {
         "missing_now": [n["need"] for n in info.needs if n["when"] == "now"],
@@ -340,6 +354,8 @@ def hold(game: Game, phase: OpenPhase, waiting: WaitingOnReferee) -> WaitingOnRe
     """Hold the open phase: tell every player once what the game waits for, and mark the hold
     in the journal (with the game's lock held). Return `waiting`, `first` set when new."""
     if held(game.dir, phase) is None:
+        from referee.game.announce import post_waiting  # the letters layer: only for a hold
+
         post_waiting(game, phase, waiting.needs, waiting.why)
         with game.dir.transaction():
             data = {

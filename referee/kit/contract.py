@@ -41,13 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Literal, Protocol, TypeVar
 
-from referee.kit.needs import Supplies
+from referee.kit.needs import Supplies, data_text
 from referee.protocol.hidden import Hidden
 from referee.protocol.problems import Problem
-from referee.protocol.yamlsafe import load_strict
 
 Role = str
 Label = str
@@ -219,5 +217,6 @@ class GameModule:
 
 def load_data(package: str, name: str) -> Any:
     """Return the YAML data file `name` from the `data/` folder of the game package `package`."""
-    text = resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
-    return load_strict(text)
+    from referee.protocol.yamlsafe import load_strict  # deferred: a game without data files loads no YAML parser
+
+    return load_strict(data_text(package, name))

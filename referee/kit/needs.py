@@ -12,9 +12,10 @@ the core then holds the phase and asks the referee, instead of failing.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 from referee.kit.tables import MissingTableError
@@ -90,6 +91,20 @@ class NotSupplied(MissingTableError):
 
 def load_text(package: str, name: str) -> str:
     """Return the text of `name` in the `data/` folder of a game package, comments kept (templates, examples)."""
+    return data_text(package, name)
+
+
+def data_text(package: str, name: str) -> str:
+    """Return the text of the file `name` in the `data/` folder of the game package `package`."""
+    found = importlib.util.find_spec(package)
+    folders = list(found.submodule_search_locations or ()) if found else []
+    # A package installed as files (the usual case) is read from its folder: importlib.resources
+    # would load zipfile, tempfile, shutil and the compression modules at every start-up, as games
+    # read their data files at import.
+    if len(folders) == 1 and (Path(folders[0]) / "data" / name).is_file():
+        return (Path(folders[0]) / "data" / name).read_text(encoding="utf-8")
+    from importlib import resources  # a package in a zip file, or another loader
+
     return resources.files(package).joinpath("data", name).read_text(encoding="utf-8")
 
 

@@ -14,6 +14,7 @@ game module allows.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import os
 import re
@@ -21,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NoReturn
-
-import yaml
 
 from referee.errors import GameDataError
 from referee.protocol.dice import DiceSpec, parse_spec
@@ -346,24 +345,30 @@ def parse_table(table_id: str, data: Any, source: str, effects: Sequence[str] = 
     return table
 
 
-class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """A safe loader refusing a key given twice in one mapping, which YAML would silently drop."""
+@functools.cache
+def _unique_key_loader() -> Any:
+    """Return a safe YAML loader refusing a key given twice in one mapping, which YAML would
+    silently drop: made on first use, so that a game's module loads no YAML parser it does not use."""
+    import yaml  # deferred: `referee status` loads this module but parses no tables file
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-                seen.add(key)
-            except TypeError:  # unhashable key: the base class reports it
-                continue
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
-                )
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
-        return mapping
+    class UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:  # unhashable key: the base class reports it
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                    )
+            mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+            return mapping
+
+    return UniqueKeyLoader
 
 
 def load_tables_file(path: str | os.PathLike[str]) -> dict[str, Table]:
@@ -376,8 +381,10 @@ def load_tables_file(path: str | os.PathLike[str]) -> dict[str, Table]:
         raise GameDataError(f"cannot read tables file {path}: {exc.strerror or exc}", hints) from exc
     except UnicodeDecodeError as exc:
         raise GameDataError(f"{path}: is not UTF-8 text", hints=("save the file as UTF-8",)) from exc
+    import yaml  # deferred, as in _unique_key_loader
+
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=_unique_key_loader())
     except yaml.YAMLError as exc:
         raise GameDataError(f"{path}: is not valid YAML: {exc}", hints=("fix the YAML at the line shown",)) from exc
     return parse_tables(data, str(path))

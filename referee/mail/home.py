@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import os
 import re
-import ssl
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.errors import ConfigError
 from referee.game.attendance import HOME_CONFIG_NAME, check_defaults
 from referee.game.config import EMAIL
 from referee.game.journal import GameDir
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
+
+if TYPE_CHECKING:  # ssl is loaded when a TLS context is built: a pass over `security: none` builds none
+    import ssl
 
 HOME_ENV = "REFEREE_HOME"
 CONFIG_NAME = HOME_CONFIG_NAME
@@ -94,6 +96,8 @@ class MailAccount:
         for `security: none`, which never uses one (building one reads every system CA: 64 ms a pass)."""
         if self.security == "none":
             return None
+        import ssl
+
         return ssl.create_default_context(cafile=str(self.ca_file) if self.ca_file else None)
 
     def untrusted(self, exc: ssl.SSLCertVerificationError) -> tuple[str, tuple[str, ...]]:
@@ -329,6 +333,8 @@ def _ca_file(value: Any, where: str) -> Path | None:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}.ca_file must be the path of a PEM file of CA certificates")
     path = Path(value).expanduser()
+    import ssl  # deferred, as in tls_context
+
     try:
         ssl.create_default_context(cafile=str(path))
     except FileNotFoundError:

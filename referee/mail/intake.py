@@ -32,7 +32,6 @@ from pathlib import Path
 
 from referee.errors import RefereeError
 from referee.files import atomic_write, group_commit
-from referee.game.engine import submit
 from referee.game.results import Receipt
 from referee.mail.batch import Batch, Marker
 from referee.mail.bounds import first_header, mime_excess
@@ -593,6 +592,8 @@ def _route_orders(
             unknown.append(f"{part.origin}: " + (f"no game '{game}' is run here" if game else "no 'game:' line"))
             continue
         # No `sender`: a file signed by no registered key is answered below, within the limiter.
+        from referee.game.engine import submit  # deferred: an idle pass submits nothing
+
         receipt = submit(
             path,
             raw,

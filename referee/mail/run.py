@@ -28,7 +28,6 @@ from referee.errors import ConfigError, RefereeError, system_error
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
 from referee.game.beacons import BeaconPendingError
 from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
-from referee.game.engine import adjudicate
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
@@ -281,6 +280,8 @@ def _adjudicate(
     now: datetime,
 ) -> list[str]:
     try:
+        from referee.game.engine import adjudicate  # deferred: an idle pass adjudicates nothing
+
         result = adjudicate(path, expect=phase.ident, force=bool(action.defaulted))
     except BeaconPendingError as exc:  # not a failure: the next pass after the round tries again
         return [f"{game}: waits: {exc.message}"]

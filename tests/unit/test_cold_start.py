@@ -31,6 +31,11 @@ NEVER_FOR_STATUS = (
     "pyrage",  # letters are encrypted when they are written
     "games.cest_la_guerre",  # a moderator game's status loads that game alone
     "games.polemos_obb",
+    "yaml",  # a status reads the journal and the game's states, which are JSON, not its game.yaml
+    "cryptography",  # nor the players' keys
+    "email",  # the letters layer: a status writes none
+    "referee.letters",
+    "ctypes",  # found on a first disk sync (referee.files), and a status writes nothing
 )
 
 
@@ -51,3 +56,29 @@ def test_status_of_an_open_game_loads_no_letters_mail_or_other_game(tmp_path: Pa
 def test_the_help_loads_no_game_nor_library(tmp_path: Path) -> None:
     names = ("games", "yaml", "cryptography", "jinja2", "imapclient")
     assert loaded("--help", names=names) == []
+
+
+NEVER_FOR_AN_IDLE_PASS = (
+    "referee.game.engine",  # nothing is submitted nor adjudicated when no mail came and no deadline passed
+    "referee.game.adjudication",
+    "jinja2",
+    "pyrage",
+    "http.client",
+    "ctypes",
+)
+
+
+def test_an_idle_pass_loads_no_engine_nor_templates(tmp_path: Path, make_game: MakeGame) -> None:
+    from referee.game.engine import init_game
+    from referee.mail.home import Home
+
+    setup = make_game(tmp_path).dir.parent / "setup"
+    home = Home(tmp_path / "home")
+    home.create()
+    home.config_path.write_text("referee: {email: referee@example.org, name: Test Referee}\n", encoding="utf-8")
+    config = setup / "game.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("test-game", "idle-game"), encoding="utf-8")
+    init_game(home.games_dir / "idle-game", config)
+    home_path = str(home.path)
+    loaded("run", "--home", home_path, "--no-mail", names=())  # the first pass posts the game's notices
+    assert loaded("run", "--home", home_path, "--no-mail", names=NEVER_FOR_AN_IDLE_PASS) == []
