@@ -73,7 +73,7 @@ def _play_rounds(game: TestGame, first: int, last: int) -> None:
 
 def test_init_writes_the_new_game_option_and_states_stay_the_same_size(tmp_path: Path, make_game: MakeGame) -> None:
     game = make_game(tmp_path)
-    assert yaml.safe_load((game.dir / "game.yaml").read_text())["options"] == {"history": "last-round"}
+    assert yaml.safe_load((game.dir / "game.yaml").read_text())["options"] == rules.NEW_GAME_OPTIONS
     game_dir = GameDir(game.dir)
     sizes = []
     for turn in range(1, 7):
@@ -88,11 +88,12 @@ def test_init_writes_the_new_game_option_and_states_stay_the_same_size(tmp_path:
 def test_a_game_begun_before_the_option_still_audits_and_plays_on(
     tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delitem(rules.NEW_GAME_OPTIONS, "history")  # `referee init` as it was before
+    for option in list(rules.NEW_GAME_OPTIONS):  # `referee init` as it was before
+        monkeypatch.delitem(rules.NEW_GAME_OPTIONS, option)
     game = make_game(tmp_path)
     assert yaml.safe_load((game.dir / "game.yaml").read_text())["options"] == {}
     _play_rounds(game, 1, 2)
-    monkeypatch.setitem(rules.NEW_GAME_OPTIONS, "history", "last-round")  # today's code plays on
+    monkeypatch.undo()  # today's code plays on
     _play_rounds(game, 3, 3)
     report = audit(game.dir)
     assert report.ok, report.divergence
