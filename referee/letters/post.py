@@ -13,6 +13,7 @@ Message-ID is derived from the game and the player alone.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,7 +54,7 @@ class Letterhead:
     referee_email: str
     referee_key: str  # the referee's public key line, printed in letters
     sign: Callable[[bytes], str]  # the referee's `pbem-referee` signature of a letter's text
-    mail_dir: Path  # GAMEDIR/mail: every letter is kept here as text, signature and HTML
+    mail_dir: Path  # GAMEDIR/mail: every letter is kept here as text, signature and gzipped HTML
     outbox: Path
     players: Sequence[Recipient]
     module: GameModule | None = None  # whose own templates a letter may include
@@ -87,6 +88,27 @@ class Letterhead:
             "referee_email": self.referee_email,
             "unreachable": [name for name in self.unreachable if name != player],
         }
+
+
+# The HTML a letter was sent with is kept gzipped (`NAME.html.gz`): it is not what the referee
+# signs (the text is), it is the largest file of a letter, and the pages of one phase's letters
+# repeat the same page shell. Games before this kept it plain (`NAME.html`); both are read.
+KEPT_HTML_SUFFIX = ".gz"
+
+
+def keep_html(html: str) -> bytes:
+    """Return the bytes a letter's HTML is kept as: gzip without a time or a name, so that the
+    same letter always keeps the same bytes."""
+    return gzip.compress(html.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def read_kept_html(path: Path) -> str:
+    """Return the HTML a letter was sent with, kept as `path` (NAME.html) by an older game or as
+    NAME.html.gz since."""
+    packed = path.with_name(path.name + KEPT_HTML_SUFFIX)
+    if packed.exists():
+        return gzip.decompress(packed.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
 
 
 def filed_name(game: str, folder: str, filename: str) -> str:
@@ -125,7 +147,7 @@ def deliver(
     text_path = base / f"{name}.txt"
     atomic_write(text_path, text_bytes)
     atomic_write(base / f"{name}.txt.sig", signature)
-    atomic_write(base / f"{name}.html", html.encode("utf-8"))
+    atomic_write(base / f"{name}.html{KEPT_HTML_SUFFIX}", keep_html(html))
     for item in attachments:
         if item.kept:
             atomic_write(base / item.filename, item.data)
