@@ -14,12 +14,13 @@ Message-ID is derived from the game and the player alone.
 from __future__ import annotations
 
 import gzip
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.files import atomic_write
+from referee.files import atomic_write, link_or_write, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
@@ -111,6 +112,34 @@ def read_kept_html(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+# Files kept lately, by content: a report's view after the phase is, byte for byte, the view
+# the next phase's notice attaches, written moments later by the same adjudication.
+_recently_kept: dict[tuple[Path, str], Path] = {}
+RECENTLY_KEPT = 256
+
+
+def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
+    """Keep a letter's attachment as `path`: as a hard link to a file kept lately under
+    `mail_dir` with the same bytes (the disk holds them once), else written."""
+    digest = hashlib.sha256(data).hexdigest()
+    earlier = _recently_kept.get((mail_dir, digest))
+    if earlier is None or earlier == path or pending_write(earlier) or not _holds(earlier, data):
+        atomic_write(path, data)
+    else:
+        link_or_write(earlier, path, data)
+    _recently_kept.pop((mail_dir, digest), None)
+    _recently_kept[(mail_dir, digest)] = path
+    while len(_recently_kept) > RECENTLY_KEPT:
+        del _recently_kept[next(iter(_recently_kept))]
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def filed_name(game: str, folder: str, filename: str) -> str:
     """Return `filename` as a letter's attachment: prefixed by the game and the folder under mail/
     it is kept in (the phase's `0003-t2-movement`, or `changes`, `disputes`, `reveals`), so that
@@ -150,7 +179,7 @@ def deliver(
     atomic_write(base / f"{name}.html{KEPT_HTML_SUFFIX}", keep_html(html))
     for item in attachments:
         if item.kept:
-            atomic_write(base / item.filename, item.data)
+            keep_file(head.mail_dir, base / item.filename, item.data)
     recipient = head.player(player)
     address = recipient.email if recipient is not None else fallback_address
     if address is not None:

@@ -64,3 +64,17 @@ def test_a_game_that_kept_plain_html_still_reads_and_audits(tmp_path: Path, make
     assert read_kept_html(plain) == plain.read_text(encoding="utf-8")
     report = audit(game.dir)
     assert report.ok and report.letters > 0
+
+
+def test_a_view_kept_twice_is_on_disk_once(tmp_path: Path, make_game: MakeGame) -> None:
+    game = make_game(tmp_path)
+    play_a_round(game)
+    mail = game.dir / "mail"
+    for player in game.players:
+        after, next_view = (
+            mail / "0001-t1-round" / f"{player}.view-after.yaml",
+            mail / "0002-t2-round" / f"{player}.view.yaml",
+        )
+        assert after.read_bytes() == next_view.read_bytes()
+        assert after.stat().st_ino == next_view.stat().st_ino, "the next notice's view is the report's, linked"
+    assert audit(game.dir).ok
