@@ -44,6 +44,24 @@ def write_staged(staged: Path, path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def link_or_write(source: Path, path: Path, data: bytes) -> None:
+    """Make `path` a hard link to `source`, a durable file that holds `data`, so that the disk
+    keeps the bytes once; inside a group, or where the file system has no hard links, write them."""
+    if _group is not None:
+        atomic_write(path, data)
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.unlink(missing_ok=True)
+        os.link(source, temporary)
+    except OSError:
+        atomic_write(path, data)
+        return
+    os.replace(temporary, path)
+    fsync_dir(path.parent)
+
+
 def pending_write(path: Path) -> bool:
     """Return whether `path` is written in the open group and not yet landed."""
     return _group is not None and path in _group.writes

@@ -36,10 +36,16 @@ def size_of(path: Path, apparent: bool) -> int:
 
 def sizes(game: Path, apparent: bool) -> dict[str, int]:
     out = {"records": 0, "states": 0, "journal": 0, "letters": 0, "outbox": 0, "other": 0}
+    seen: set[tuple[int, int]] = set()  # a file hard-linked under two names is on disk once (as du counts it)
     for dirpath, _dirs, files in os.walk(game):
         rel = Path(dirpath).relative_to(game)
         top = rel.parts[0] if rel.parts else ""
         for name in files:
+            st = (Path(dirpath) / name).stat()
+            if st.st_nlink > 1:
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
             size = size_of(Path(dirpath) / name, apparent)
             if name.startswith("journal.sqlite"):
                 out["journal"] += size

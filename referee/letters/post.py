@@ -13,12 +13,14 @@ Message-ID is derived from the game and the player alone.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.files import atomic_write
+from referee.files import atomic_write, link_or_write, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
@@ -53,7 +55,7 @@ class Letterhead:
     referee_email: str
     referee_key: str  # the referee's public key line, printed in letters
     sign: Callable[[bytes], str]  # the referee's `pbem-referee` signature of a letter's text
-    mail_dir: Path  # GAMEDIR/mail: every letter is kept here as text, signature and HTML
+    mail_dir: Path  # GAMEDIR/mail: every letter is kept here as text, signature and gzipped HTML
     outbox: Path
     players: Sequence[Recipient]
     module: GameModule | None = None  # whose own templates a letter may include
@@ -87,6 +89,55 @@ class Letterhead:
             "referee_email": self.referee_email,
             "unreachable": [name for name in self.unreachable if name != player],
         }
+
+
+# The HTML a letter was sent with is kept gzipped (`NAME.html.gz`): it is not what the referee
+# signs (the text is), it is the largest file of a letter, and the pages of one phase's letters
+# repeat the same page shell. Games before this kept it plain (`NAME.html`); both are read.
+KEPT_HTML_SUFFIX = ".gz"
+
+
+def keep_html(html: str) -> bytes:
+    """Return the bytes a letter's HTML is kept as: gzip without a time or a name, so that the
+    same letter always keeps the same bytes."""
+    return gzip.compress(html.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def read_kept_html(path: Path) -> str:
+    """Return the HTML a letter was sent with, kept as `path` (NAME.html) by an older game or as
+    NAME.html.gz since."""
+    packed = path.with_name(path.name + KEPT_HTML_SUFFIX)
+    if packed.exists():
+        return gzip.decompress(packed.read_bytes()).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+# Files kept lately, by content: a report's view after the phase is, byte for byte, the view
+# the next phase's notice attaches, written moments later by the same adjudication.
+_recently_kept: dict[tuple[Path, str], Path] = {}
+RECENTLY_KEPT = 256
+
+
+def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
+    """Keep a letter's attachment as `path`: as a hard link to a file kept lately under
+    `mail_dir` with the same bytes (the disk holds them once), else written."""
+    digest = hashlib.sha256(data).hexdigest()
+    earlier = _recently_kept.get((mail_dir, digest))
+    if earlier is None or earlier == path or pending_write(earlier) or not _holds(earlier, data):
+        atomic_write(path, data)
+    else:
+        link_or_write(earlier, path, data)
+    _recently_kept.pop((mail_dir, digest), None)
+    _recently_kept[(mail_dir, digest)] = path
+    while len(_recently_kept) > RECENTLY_KEPT:
+        del _recently_kept[next(iter(_recently_kept))]
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def filed_name(game: str, folder: str, filename: str) -> str:
@@ -125,10 +176,10 @@ def deliver(
     text_path = base / f"{name}.txt"
     atomic_write(text_path, text_bytes)
     atomic_write(base / f"{name}.txt.sig", signature)
-    atomic_write(base / f"{name}.html", html.encode("utf-8"))
+    atomic_write(base / f"{name}.html{KEPT_HTML_SUFFIX}", keep_html(html))
     for item in attachments:
         if item.kept:
-            atomic_write(base / item.filename, item.data)
+            keep_file(head.mail_dir, base / item.filename, item.data)
     recipient = head.player(player)
     address = recipient.email if recipient is not None else fallback_address
     if address is not None:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.letters.post import read_kept_html
+
 TABLES = """\
 schema_version: 1
 tables:
@@ -327,7 +329,7 @@ def test_demo(tmp_path: Path) -> None:
 def test_report_html_is_autoescaped(played: Played) -> None:
     folder = played.game / "mail" / "0001-t1-round"
     for player in ("alice", "carol"):
-        html = (folder / f"{player}.report.html").read_text()
+        html = read_kept_html(folder / f"{player}.report.html")
         text = (folder / f"{player}.report.txt").read_text()
         assert "<script>" not in html
         assert "&lt;script&gt;alert(&#34;gotcha&#34;)&lt;/script&gt; &amp; more" in html

@@ -26,6 +26,7 @@ from referee.game.journal import GameDir
 from referee.game.status import status, status_text
 from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter
+from referee.letters.post import read_kept_html
 from referee.letters.render import TEXT_WIDTH, render
 from referee.protocol.signatures import load_public_key_file
 
@@ -54,7 +55,9 @@ def letters(tmp_path_factory: pytest.TempPathFactory) -> Letters:
             text[f"{name}/{path.relative_to(root / name / 'game' / 'mail')}"] = path.read_text(encoding="utf-8")
         # One HTML letter of each kind per game, the longest: long dice tables, many proofs.
         longest: dict[str, Path] = {}
-        for path in (root / name / "game" / "mail").rglob("*.html"):
+        for packed in (root / name / "game" / "mail").rglob("*.html.gz"):
+            path = packed.with_suffix("")  # mail/ keeps the HTML gzipped: the browser reads it plain
+            path.write_text(read_kept_html(path), encoding="utf-8")
             kind = re.sub(r"-.*$", "", path.stem.split(".", 1)[1])
             if kind not in longest or path.stat().st_size > longest[kind].stat().st_size:
                 longest[kind] = path

@@ -26,6 +26,7 @@ from referee.game.engine import adjudicate
 from referee.game.journal import GameDir
 from referee.game.letter_format import LETTERS_META
 from referee.letters import outbox
+from referee.letters.post import read_kept_html
 from referee.protocol.bulk import bulk_work
 from referee.protocol.verify import verify_game_dir
 
@@ -137,6 +138,8 @@ def test_a_message_is_the_same_bytes_with_each_attachment_encoded_once() -> None
 
 
 def letter(game: TestGame, folder: str, name: str) -> str:
+    if name.endswith(".html"):
+        return read_kept_html(game.dir / "mail" / folder / name)
     return (game.dir / "mail" / folder / name).read_text(encoding="utf-8")
 
 

@@ -18,6 +18,7 @@ from referee.errors import StateError
 from referee.game.engine import adjudicate, init_game
 from referee.game.opened import Game
 from referee.game.reveal import reveal
+from referee.letters.post import read_kept_html
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -101,7 +102,7 @@ def test_force_reveals_and_tells_every_player_what_it_opens(tmp_path: Path) -> N
         letter = (game.dir / "mail" / "reveals" / f"{player}.reveal-0001.txt").read_text()
         assert "the referee\nrevealed them anyway (--force)" in letter
         assert "  - deck/events/shuffle-1: the draw pile of events (1 card) to every player; alice's hand" in letter
-        html = (game.dir / "mail" / "reveals" / f"{player}.reveal-0001.html").read_text()
+        html = read_kept_html(game.dir / "mail" / "reveals" / f"{player}.reveal-0001.html")
         assert "revealed them anyway" in html
     for card in hand(game, "alice"):
         assert card not in letter.split("revealed them anyway")[1]  # places and counts, never a card

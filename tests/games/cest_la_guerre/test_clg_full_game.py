@@ -16,6 +16,7 @@ import pytest
 from games.cest_la_guerre import GAME
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
+from referee.letters.post import read_kept_html
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
 from referee.protocol.yamlsafe import dump
@@ -109,8 +110,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
 def letters(played: Played, role: str) -> Iterator[tuple[Path, str]]:
     """Yield every file the referee wrote for `role` under mail/ with its text."""
     for path in sorted((played.dir / "mail").rglob(f"{role}.*")):
-        if path.suffix in (".txt", ".html", ".yaml"):
+        if path.suffix in (".txt", ".yaml"):
             yield path, path.read_text(encoding="utf-8")
+        elif path.name.endswith(".html.gz"):
+            yield path, read_kept_html(path.with_suffix(""))
 
 
 def test_the_game_runs_from_armies_to_a_victory_check(played: Played) -> None:

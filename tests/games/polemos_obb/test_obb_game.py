@@ -20,6 +20,7 @@ from obb_helpers import TEST_TABLES
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
 from referee.game.status import status
+from referee.letters.post import read_kept_html
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
 
@@ -270,7 +271,7 @@ def test_standing_orders_stay_with_their_player(played: tuple[Path, list[dict[st
 def test_reports_show_each_phase_in_the_games_terms(played: tuple[Path, list[dict[str, Any]]]) -> None:
     game_dir, _ = played
     reports = {p: p.read_text(encoding="utf-8") for p in (game_dir / "mail").rglob("*.report.txt")}
-    html = {p: p.read_text(encoding="utf-8") for p in (game_dir / "mail").rglob("*.report.html")}
+    html = {p: read_kept_html(p.with_suffix("")) for p in (game_dir / "mail").rglob("*.report.html.gz")}
     assert len(reports) == len(html) > 0
     text = "\n".join(reports.values())
     assert "Tempo points for turn 1:" in text
