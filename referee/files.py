@@ -52,6 +52,8 @@ def link_or_write(source: Path, path: Path, data: bytes) -> None:
         return
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
+        if path.exists() and os.path.samefile(source, path):
+            return  # a re-run (after a crash) keeping the same letter: linked already
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary.unlink(missing_ok=True)
         os.link(source, temporary)
@@ -59,6 +61,8 @@ def link_or_write(source: Path, path: Path, data: bytes) -> None:
         atomic_write(path, data)
         return
     os.replace(temporary, path)
+    # rename(2) does nothing when both names are links to one file: the temporary name stays.
+    temporary.unlink(missing_ok=True)
     fsync_dir(path.parent)
 
 

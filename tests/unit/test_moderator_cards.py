@@ -10,6 +10,7 @@ card to all, and a card in a draw pile to no one (but the player who looked at i
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import subprocess
@@ -229,7 +230,7 @@ def test_no_letter_shows_a_player_what_they_may_not_know(played: Played) -> None
     checked = 0
     for player, turn, path in letters(played):
         assert player in PLAYERS, path
-        text = path.read_text(encoding="utf-8")
+        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text(encoding="utf-8")
         for token, who in knowledge(played, turn).items():
             if "all" not in who and player not in who:
                 assert token not in text, f"{path.relative_to(played.game.dir)} shows {token} to {player}"

@@ -30,6 +30,7 @@ from referee.game.opened import Game
 from referee.game.override import make_override
 from referee.game.public_audit import public_audit
 from referee.game.reveal import reveal
+from referee.letters.post import read_kept_html
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -296,7 +297,7 @@ def test_the_conditional_request_follows_exactly_the_recessions(campaign: Campai
         assert ("roll/allies/flood-recedes/then-1" in labels) == receded, (rec["turn"], labels)
         if receded:
             assert "allies' flood-recedes, then (effect flood-ends): rolled 1d10z" in flat
-            html = (report_path.with_suffix(".html")).read_text(encoding="utf-8")
+            html = read_kept_html(report_path.with_suffix(".html"))
             assert "allies&#39; flood-recedes, then (effect flood-ends): rolled 1d10z" in html
             assert "follows roll/allies/flood-recedes (effect flood-ends)" in flat
         if "approved - flooding starts" in flat:
