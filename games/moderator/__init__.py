@@ -1,10 +1,11 @@
 """moderator: a verifiable game journal for any wargame (roll requests, sealed declarations, notes,
 decks of cards and hidden notes)."""
 
-from games.moderator import rules, sequence, standing
+from games.moderator import rules, standing
 from games.moderator.letter_view import letter_view
 from games.moderator.supplies import SUPPLIES
 from referee.kit import GameModule
+from referee.kit.procedure import sequence
 
 GAME = GameModule(
     id="moderator",

@@ -20,20 +20,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.moderator import procedure, sequence
-from games.moderator.hidden_notes import (
-    NOTE_SCHEMA,
-    REVEAL_SCHEMA,
-    note_problems,
-    note_secrets,
-    note_view,
-    notes_in_play,
-    reveal_notes,
-    seal_note,
-)
-from games.moderator.rolls import LABEL as LABEL  # what standing.py and tests name
-from games.moderator.rolls import PLAIN_ROLL_SCHEMA, ROLL_SCHEMA, roll_problems, roll_request
-from games.moderator.rolls import roll_label as roll_label
 from referee.kit import (
     Dice,
     Event,
@@ -46,6 +32,20 @@ from referee.kit import (
     decks,
     parse_tables,
 )
+from referee.kit.procedure import procedure, sequence
+from referee.kit.procedure.hidden_notes import (
+    NOTE_SCHEMA,
+    REVEAL_SCHEMA,
+    note_problems,
+    note_secrets,
+    note_view,
+    notes_in_play,
+    reveal_notes,
+    seal_note,
+)
+from referee.kit.procedure.rolls import LABEL as LABEL  # what standing.py and tests name
+from referee.kit.procedure.rolls import PLAIN_ROLL_SCHEMA, ROLL_SCHEMA, roll_problems, roll_request
+from referee.kit.procedure.rolls import roll_label as roll_label
 
 PHASE = "round"
 MAX_ROLLS = 5000

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from games.moderator import rules
-from games.moderator.rolls import MAX_DEPTH
 from referee.errors import GameDataError
+from referee.kit.procedure.rolls import MAX_DEPTH
 from referee.kit.schema import check as check_schema_of
 from referee.protocol.dice import Stream
 from referee.protocol.draws import Dice

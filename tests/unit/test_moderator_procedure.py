@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from games.moderator import GAME, rules, sequence, tracks
+from games.moderator import GAME, rules
 from referee.game.attendance import game_schedule
 from referee.game.config import GameConfig
 from referee.kit import Event, GameDataError
+from referee.kit.procedure import sequence, tracks
 from referee.protocol.draws import Dice
 from referee.protocol.hidden import HiddenDraws
 

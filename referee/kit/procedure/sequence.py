@@ -1,4 +1,4 @@
-"""A moderator game's sequence of play and calendar (README.md, "Sequence of play").
+"""A procedure journal's sequence of play and calendar (README.md, "Sequence of play").
 
 `sequence:` names the phases of a turn, in order, each with the players who give orders in it.
 Who is active is fixed by the configuration, never computed from the state: a notice that names

@@ -1,4 +1,4 @@
-"""A moderator game's procedure: its sequence of play and calendar, tracks, public lists and
+"""A procedure journal's procedure: its sequence of play and calendar, tracks, public lists and
 scheduled rolls, as `rules` calls them. A game whose options give none of them keeps none of
 their keys in its state, so it plays, records and shows exactly as before.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.moderator import lists as public_lists
-from games.moderator import scheduled, sequence, tracks
 from referee.kit import Dice, Event, GameDataError, Problem, Tables
+from referee.kit.procedure import lists as public_lists
+from referee.kit.procedure import scheduled, sequence, tracks
 
 KEYS = ("sequence", "calendar", "tracks", "lists")
 

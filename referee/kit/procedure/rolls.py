@@ -1,4 +1,4 @@
-"""The roll path of `moderator`: roll requests checked, rolled and read on their tables, with
+"""The roll path of the procedure journal: roll requests checked, rolled and read on their tables, with
 their follow-ups carried out in the same round:
 
 - the request's own `then:` list: each follow-up rolls (on a table, or plain dice) or picks at

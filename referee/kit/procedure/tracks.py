@@ -1,4 +1,4 @@
-"""A moderator game's tracks: named public counters (a Peace Index, each power's victory points)
+"""A procedure journal's tracks: named public counters (a Peace Index, each power's victory points)
 with bounds and an optional end-of-game trigger (README.md, "Tracks").
 
 A track changes three ways: by an order (`track: [{track, change, reason}]`), by a table row

@@ -1,4 +1,4 @@
-"""A moderator game's public lists: named lists of names everybody sees (the sick leaders, the
+"""A procedure journal's public lists: named lists of names everybody sees (the sick leaders, the
 units at sea), which a scheduled roll may be made for, one roll per name (README.md, "Public
 lists"). Changed by orders (`list: [{list, add or remove, reason}]`) or by the referee's signed
 state override of `/lists/LIST`.

@@ -1,4 +1,4 @@
-"""Hidden notes of `moderator`: a note sealed when written (`dice.seal`), shown at once to its
+"""Hidden notes of the procedure journal: a note sealed when written (`dice.seal`), shown at once to its
 writer and the players it names, and revealed to everyone in a later round with its opening,
 which proves it was written in that round and not changed since.
 
