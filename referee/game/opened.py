@@ -16,7 +16,7 @@ from referee.game.attendance import game_schedule, home_defaults
 from referee.game.config import GameConfig, load_config_file
 from referee.game.deadlines import Schedule
 from referee.game.journal import GameDir, OpenPhase, unmade_error
-from referee.game.pinning import check_pinned, pin
+from referee.game.pinning import check_module_version, check_pinned, pin
 from referee.game.registry import find_game
 from referee.game.unreachable import unreachable_players
 from referee.kit.contract import GameModule
@@ -51,6 +51,7 @@ class Game:
         config = load_config_file(game_dir.config)  # a YAML error names the file, line and column
         check_pinned(game_dir, config)
         game = cls(game_dir, config, find_game(config.module))
+        check_module_version(game_dir, game.module)
         if pin(game_dir, config):  # a game made before the pin: pinned as it stands, on first open
             for phase in game_dir.phases():
                 if any((game_dir.mail / phase.folder).glob("*.notice.txt")):

@@ -14,9 +14,10 @@ import base64
 import json
 from typing import Any
 
-from referee.errors import ConfigError
+from referee.errors import ConfigError, StateError
 from referee.game.config import GameConfig
 from referee.game.journal import GameDir
+from referee.kit.contract import GameModule
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.display import shown
 
@@ -93,3 +94,36 @@ def _first_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, A
         if was["key"] != now["key"]:
             return f"players[{index}].key ({was['name']})", was["key"], now["key"], f"put back key: {was['key']}"
     return "the defining parts", before, after, "restore game.yaml from a backup"
+
+
+MODULE_VERSION_META = "module_version"
+
+
+def check_module_version(game_dir: GameDir, module: GameModule) -> None:
+    """Raise StateError when the game's states were written by another version of its module.
+
+    A module's version changes when it adjudicates differently (its rules or its state's form):
+    this installation would play on by other rules and could not re-run the phases already
+    played, so `audit` would fail on the first state. The version is read once from the current
+    state and kept in the journal; a game with no state yet takes the installed version.
+    """
+    version = game_dir.get_meta(MODULE_VERSION_META)
+    if version is None:
+        if game_dir.get_meta("state") is None:
+            return
+        envelope = game_dir.load_state(game_dir.current_state_hash())
+        version = str(envelope.get("module_version")) if isinstance(envelope, dict) else None
+        if version is None:
+            return
+        game_dir.keep_meta(MODULE_VERSION_META, version)
+    if version != module.version:
+        raise StateError(
+            f"{game_dir.path} was played with the game module {module.id} version {version}; this "
+            f"installation has {module.id} version {module.version}, which adjudicates differently, so it "
+            "can neither play on nor re-check the phases already played",
+            hints=(
+                f"finish the game with the referee release it was begun with (its {module.id} version {version}), "
+                "for instance in a virtual environment of its own",
+                "start new games with this release: referee init NEWDIR --config game.yaml",
+            ),
+        )
