@@ -10,6 +10,7 @@ record, the reports, the next phase) with the game's lock held by the caller.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -254,6 +255,14 @@ def phase_outcome(
     )
 
 
+def _orders_of(game: Game, file: str, sha256: str | None = None) -> Any:
+    """Return an order file's orders: as kept when the file was accepted, else read from the file."""
+    kept = game.dir.order_content(sha256) if sha256 is not None else None
+    if kept is not None:
+        return json.loads(kept)
+    return parse_order_file((game.dir.orders / file).read_bytes()).orders
+
+
 def _orders_to_execute(
     game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, force: bool, default_unfit: bool
 ) -> tuple[dict[str, Any], list[str], list[Event], dict[str, Any]]:
@@ -275,7 +284,7 @@ def _orders_to_execute(
     for player in sorted(spec.active):
         order, correction = standing.get(player), corrections.get(player)
         if correction is not None and correction.body["replaces"] == (order.sha256 if order else None):
-            content = parse_order_file((game.dir.orders / correction.body["file"]).read_bytes()).orders
+            content = _orders_of(game, correction.body["file"])
             problems = order_problems(game, state, spec, player, content)
             if problems:
                 unfit[player] = problems
@@ -300,7 +309,7 @@ def _orders_to_execute(
             )
         if order is None:
             continue
-        content = parse_order_file((game.dir.orders / order.file).read_bytes()).orders
+        content = _orders_of(game, order.file, order.sha256)
         if order.state != phase.state_before and (problems := order_problems(game, state, spec, player, content)):
             unfit[player] = problems
             continue

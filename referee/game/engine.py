@@ -417,6 +417,8 @@ def _store_accepted(
     atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
     with game.dir.transaction():
         game.dir.insert_order(phase, order.player, order.seq, order.sha256, name, by_referee)
+        if (kept := orders_as_json(order.orders)) is not None:
+            game.dir.keep_order_content(order.sha256, phase.turn, phase.phase, kept)
         game.dir.log(
             "order.accepted",
             {
@@ -430,6 +432,16 @@ def _store_accepted(
             phase.phase,
             order.player,
         )
+
+
+def orders_as_json(orders: Any) -> str | None:
+    """Return the orders as JSON text that reads back equal, or None for YAML that JSON cannot
+    carry as it is (a mapping with a number as a key): such orders are read from their file."""
+    try:
+        text = json.dumps(orders, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return text if json.loads(text) == orders else None
 
 
 def _store_refused(

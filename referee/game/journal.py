@@ -31,6 +31,14 @@ CREATE TABLE IF NOT EXISTS operations (
     id TEXT PRIMARY KEY, command TEXT NOT NULL, key TEXT NOT NULL, rerun TEXT NOT NULL,
     plan TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT, summary TEXT);
 """
+# The orders of each accepted file as read when it was accepted (JSON, by the file's SHA-256),
+# so that adjudicating a phase does not parse its order files' YAML a second time; dropped when
+# the phase closes. Derived data: a file without a row (a journal made before, a phase adjudicated
+# again after a rollback) is read from its YAML as before. Created on first use.
+ORDER_CONTENT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS order_content (
+    sha256 TEXT PRIMARY KEY, turn INTEGER NOT NULL, phase TEXT NOT NULL, orders TEXT NOT NULL);
+"""
 SCHEMA = (
     """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -699,6 +707,27 @@ class GameDir:
             " WHERE seq = ?",
             (utc_now(), state_after, record, int(forced), json.dumps(list(defaulted)), seq),
         )
+        if self._has_table("order_content"):
+            self.db.execute(
+                "DELETE FROM order_content WHERE (turn, phase) IN (SELECT turn, phase FROM phases WHERE seq = ?)",
+                (seq,),
+            )
+
+    def keep_order_content(self, sha256: str, turn: int, phase: str, orders_json: str) -> None:
+        """Keep an accepted file's orders as read at acceptance (ORDER_CONTENT_SCHEMA)."""
+        if not self._has_table("order_content"):
+            self.db.execute(ORDER_CONTENT_SCHEMA)  # one statement, inside the caller's transaction
+        self.db.execute(
+            "INSERT OR IGNORE INTO order_content (sha256, turn, phase, orders) VALUES (?, ?, ?, ?)",
+            (sha256, turn, phase, orders_json),
+        )
+
+    def order_content(self, sha256: str) -> str | None:
+        """Return the orders kept for an accepted file (JSON text), or None when none are kept."""
+        if not self._has_table("order_content"):
+            return None
+        row = self.db.execute("SELECT orders FROM order_content WHERE sha256 = ?", (sha256,)).fetchone()
+        return row["orders"] if row else None
 
     def set_state_before(self, seq: int, state_before: str) -> None:
         """Point an open phase at another state (one the referee's overrides made)."""
@@ -874,8 +903,11 @@ class GameDir:
     # -- operations -------------------------------------------------------------------
 
     def _has_operations(self) -> bool:
+        return self._has_table("operations")
+
+    def _has_table(self, name: str) -> bool:
         return (
-            self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'operations'").fetchone()
+            self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
             is not None
         )
 
