@@ -234,8 +234,12 @@ def look(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
     return new, events
 
 
-def play(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice) -> tuple[DecksState, list[Event]]:
-    """Play a card from the hand face up onto the discard pile; its opening goes to everyone."""
+def play(
+    state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice, use: str | None = None
+) -> tuple[DecksState, list[Event]]:
+    """Play a card from the hand face up onto the discard pile; its opening goes to everyone.
+    `use` records how it was played (`operations`, `event`...: a word the deck allows) in the
+    event and the discard entry."""
     new = thaw(state)
     pile = _pile(new, deck)
     entry = _take_from_hand(pile, deck, player, card)
@@ -467,3 +471,87 @@ def _shown(
     data = {**_sizes(pile), **(extra or {}), "deck": deck, "player": player, "card": entry["card"]}
     data["openings"] = [entry["opening"]] if entry["opening"] is not None else []
     return _public(kind, text, data)
+
+
+# -- card-driven games: set-aside cards, cards in play, hands that trade cards -------------
+
+Use = str  # how a card was played: `operations`, `event`, `interrupt`, any word the deck allows
+ENDS: tuple[str, ...] = ("discard", "removed")
+
+
+def card_data(state: Mapping[str, Any], deck: str, card: str) -> dict[str, Any]:
+    """Return a card's data as its deck defines it (the `fields` the deck declares, and `text`),
+    `{}` for a card without any. Card data is public rules data: letters show it when the card
+    is shown or played."""
+    raise NotImplementedError("card_data: being written (issue 20)")
+
+
+def set_aside_cards(state: Mapping[str, Any], deck: str) -> list[str]:
+    """Return the ids of a deck's set-aside cards (not in the opening draw pile; public), a copy
+    once each, in the definition's order."""
+    raise NotImplementedError("set_aside_cards: being written (issue 20)")
+
+
+def bring_in(state: Mapping[str, Any], deck: str, cards: Sequence[str], dice: Dice) -> tuple[DecksState, list[Event]]:
+    """Put the named set-aside cards (an id once a copy) into the draw pile, shuffling the whole
+    draw pile anew (one hidden shuffle; the record says which cards came in); the public event
+    names them."""
+    raise NotImplementedError("bring_in: being written (issue 20)")
+
+
+def put_in_play(
+    state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice, use: Use | None = None
+) -> tuple[DecksState, list[Event]]:
+    """Play a card from the hand face up into the deck's in-play zone, where it stays (an event
+    that lasts) until `end_in_play`; its opening goes to everyone, with how it was used."""
+    raise NotImplementedError("put_in_play: being written (issue 20)")
+
+
+def end_in_play(
+    state: Mapping[str, Any], deck: str, card: str, to: str, dice: Dice, by: str | None = None
+) -> tuple[DecksState, list[Event]]:
+    """Move a card from the in-play zone to the discard pile (`to="discard"`, face up) or out of
+    the game (`to="removed"`)."""
+    raise NotImplementedError("end_in_play: being written (issue 20)")
+
+
+def give(
+    state: Mapping[str, Any],
+    deck: str,
+    from_player: str,
+    to_player: str,
+    card: str,
+    dice: Dice,
+    shown: bool = False,
+) -> tuple[DecksState, list[Event]]:
+    """Move a card from one hand to another: the receiver gets the card with its opening; the
+    others learn that a card moved (which card too when `shown`, as some rules say)."""
+    raise NotImplementedError("give: being written (issue 20)")
+
+
+def take_at_random(
+    state: Mapping[str, Any],
+    deck: str,
+    player: str,
+    dice: Dice,
+    to: str = "discard",
+    shown_to: Sequence[str] = (),
+) -> tuple[DecksState, list[Event]]:
+    """Take a card at random from the player's hand, by a labelled roll over the hand in order of
+    position, to `to`: `discard` (face up), `removed`, or a player (`bob` or `hand/bob`) who
+    receives it with its opening. `shown_to` names others who see the card (its opening)."""
+    raise NotImplementedError("take_at_random: being written (issue 20)")
+
+
+def show(
+    state: Mapping[str, Any],
+    deck: str,
+    player: str,
+    cards: Sequence[str] | Literal["hand"],
+    to_players: Sequence[str],
+    dice: Dice,
+) -> tuple[DecksState, list[Event]]:
+    """Show cards of the player's hand (card ids, a copy once each, or "hand": all of it) to the
+    chosen players: each receives the cards with their openings; the others learn how many
+    cards were shown to whom, not which. The cards stay in the hand."""
+    raise NotImplementedError("show: being written (issue 20)")

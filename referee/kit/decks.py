@@ -14,6 +14,16 @@ new state with the events that say what happened, each visible only to whoever m
     return_card(state, deck, player, card, to, dice)    to the top, the bottom, or shuffled in
     reshuffle(state, deck, dice)                        the discard pile shuffled into the draw pile
 
+For card-driven games (issue 20):
+
+    card_data(state, deck, card)                        a card's fields and text, public rules data
+    bring_in(state, deck, cards, dice)                  set-aside cards into the draw pile, shuffled
+    put_in_play(state, deck, player, card, dice, use)   hand -> in play, face up, staying there
+    end_in_play(state, deck, card, to, dice)            in play -> discard pile or removed
+    give(state, deck, from_player, to_player, card, dice)   one hand to another
+    take_at_random(state, deck, player, dice, to, shown_to) a random card of a hand, by a roll
+    show(state, deck, player, cards, to_players, dice)  the chosen players see the cards
+
 A shuffle is `dice.hidden_shuffle`: the record commits to the card at each position without
 showing it. Every card keeps the opening of its position (its proof) wherever it goes: the
 player who draws it receives the opening, and everyone does when it is played face up. `dice`
@@ -35,11 +45,15 @@ from typing import Any
 from referee.errors import GameDataError
 from referee.kit.contract import Dice, Event, InPlay
 from referee.kit.deck_moves import (
+    ENDS,
     MAX_CARDS,
     PLACES,
     DeckError,
     DecksState,
+    Use,
     Where,
+    bring_in,
+    card_data,
     card_name,
     cards_of,
     deal,
@@ -48,30 +62,40 @@ from referee.kit.deck_moves import (
     definition_of,
     discard,
     draw,
+    end_in_play,
+    give,
     is_started,
     look,
     make_event,
     new_decks,
     play,
+    put_in_play,
     remove,
     reshuffle,
     resolve_deck,
     return_card,
+    set_aside_cards,
+    show,
     shuffle,
     shuffle_label,
     start,
+    take_at_random,
 )
 from referee.protocol.canonical import thaw
 from referee.protocol.problems import Problem
 
 __all__ = [
     "CARD_ACTION_SCHEMA",
+    "ENDS",
     "PLACES",
     "DeckError",
     "DecksState",
+    "Use",
     "Where",
     "action_problems",
     "apply_action",
+    "bring_in",
+    "card_data",
     "card_name",
     "cards_of",
     "check",
@@ -81,20 +105,26 @@ __all__ = [
     "defined_cards",
     "discard",
     "draw",
+    "end_in_play",
+    "give",
     "is_started",
     "look",
     "new_decks",
     "parse_decks",
     "play",
     "proof",
+    "put_in_play",
     "remove",
     "reshuffle",
     "resolve_deck",
     "return_card",
     "secrets",
+    "set_aside_cards",
+    "show",
     "shuffle",
     "shuffle_label",
     "start",
+    "take_at_random",
 ]
 
 DECK_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
