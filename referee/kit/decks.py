@@ -131,7 +131,15 @@ DECK_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")
 DECK_REF = r"[a-z0-9][a-z0-9_-]{0,31}(/[a-z0-9][a-z0-9_.-]{0,63})?"
 DEFINITION_FIELDS = ("title", "cards", "owner", "per_player", "hand_limit", "deal", "discard", "reshuffle")
+# Optional, for card-driven games: kept in a parsed definition only when given, so the state of
+# decks defined before them keeps its bytes.
+DATA_FIELDS = ("fields", "uses", "set_aside")
 CARD_FIELDS = ("id", "name", "count")
+CARD_DATA_FIELDS = ("text", "set_aside")
+FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+FIELD_TYPES = ("int", "bool", "text")
+USE_WORD = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+MAX_TEXT = 4000
 DISCARD_MODES = ("face-up", "face-down")
 RESHUFFLE_MODES = ("when-empty", "never")
 MAX_COPIES = 100
@@ -192,13 +200,17 @@ def parse_decks(data: Any, players: Sequence[str], where: str = "options.decks")
 def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         _fail(where, f"must be a mapping, got {_kind(data)}")
-    unknown = sorted(str(key) for key in data if key not in DEFINITION_FIELDS)
+    unknown = sorted(str(key) for key in data if key not in (*DEFINITION_FIELDS, *DATA_FIELDS))
     if unknown:
-        _fail(where, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(DEFINITION_FIELDS)}")
+        known = ", ".join((*DEFINITION_FIELDS, *DATA_FIELDS))
+        _fail(where, f"unknown field(s) {', '.join(unknown)}; known fields: {known}")
     title = data.get("title", where.rpartition(".")[2])
     if not isinstance(title, str) or not title.strip():
         _fail(f"{where}.title", "must be a text")
-    cards = _cards(data.get("cards"), f"{where}.cards")
+    fields = _fields(data["fields"], f"{where}.fields") if "fields" in data else {}
+    uses = _uses(data["uses"], f"{where}.uses") if "uses" in data else None
+    set_aside_when = _set_aside_when(data["set_aside"], fields, f"{where}.set_aside") if "set_aside" in data else {}
+    cards = _cards(data.get("cards"), f"{where}.cards", fields, set_aside_when)
     owner, per_player = data.get("owner"), data.get("per_player", False)
     if not isinstance(per_player, bool):
         _fail(f"{where}.per_player", "must be true or false")
@@ -214,18 +226,21 @@ def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
         _fail(f"{where}.deal", f"must be a whole number of cards (0 or more), got {deal!r}")
     if hand_limit is not None and deal > hand_limit:
         _fail(f"{where}.deal", f"deals {deal} cards, over the hand limit of {hand_limit}")
-    total = sum(card["count"] for card in cards)
+    total = sum(card["count"] for card in cards if not card.get("set_aside"))
+    if not total:
+        _fail(f"{where}.cards", "every card is set aside: at least one must start in the draw pile")
     holders = 1 if owner is not None or per_player else len(players)
     if deal * holders > total:
         _fail(
-            f"{where}.deal", f"dealing {deal} cards to {holders} player(s) needs {deal * holders}; the deck has {total}"
+            f"{where}.deal",
+            f"dealing {deal} cards to {holders} player(s) needs {deal * holders}; the draw pile starts with {total}",
         )
     discard, reshuffle = data.get("discard", "face-up"), data.get("reshuffle", "when-empty")
     if discard not in DISCARD_MODES:
         _fail(f"{where}.discard", f"must be one of {', '.join(DISCARD_MODES)}, got {discard!r}")
     if reshuffle not in RESHUFFLE_MODES:
         _fail(f"{where}.reshuffle", f"must be one of {', '.join(RESHUFFLE_MODES)}, got {reshuffle!r}")
-    return {
+    definition = {
         "title": title,
         "cards": cards,
         "owner": owner,
@@ -235,9 +250,104 @@ def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
         "discard": discard,
         "reshuffle": reshuffle,
     }
+    if fields:
+        definition["fields"] = fields
+    if uses is not None:
+        definition["uses"] = uses
+    if set_aside_when:
+        definition["set_aside"] = set_aside_when
+    return definition
 
 
-def _cards(data: Any, where: str) -> list[dict[str, Any]]:
+def _fields(data: Any, where: str) -> dict[str, Any]:
+    """Return the card fields a deck declares: name -> `int`, `bool`, `text` or a list of the
+    words (or whole numbers) allowed."""
+    if not isinstance(data, Mapping):
+        _fail(
+            where,
+            f"must be a mapping of field names to types, e.g. {{cp: int, power: [france, prussia]}}; got {_kind(data)}",
+        )
+    fields: dict[str, Any] = {}
+    for name, kind in data.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not FIELD_NAME.fullmatch(name):
+            _fail(where, f"field name {name!r} must be lower-case letters, digits or '_', starting with a letter")
+        if name in (*CARD_FIELDS, *CARD_DATA_FIELDS):
+            _fail(at, f"'{name}' is a card's own key; name the field otherwise")
+        if isinstance(kind, str) and kind in FIELD_TYPES:
+            fields[name] = kind
+        elif isinstance(kind, Sequence) and not isinstance(kind, str) and kind:
+            if not all(_is_word(word) for word in kind) or len(set(map(str, kind))) != len(kind):
+                _fail(at, "a list of allowed values must hold distinct words or whole numbers")
+            fields[name] = list(kind)
+        else:
+            _fail(at, f"must be one of {', '.join(FIELD_TYPES)} or a non-empty list of allowed values; got {kind!r}")
+    return fields
+
+
+def _uses(data: Any, where: str) -> list[str]:
+    if (
+        not isinstance(data, Sequence)
+        or isinstance(data, str)
+        or not data
+        or not all(isinstance(word, str) and USE_WORD.fullmatch(word) for word in data)
+        or len(set(data)) != len(data)
+    ):
+        _fail(where, f"must be a non-empty list of distinct lower-case words, e.g. [operations, event]; got {data!r}")
+    return list(data)
+
+
+def _set_aside_when(data: Any, fields: Mapping[str, Any], where: str) -> dict[str, list[Any]]:
+    """Return the rule setting cards aside by a field's value: {field: [values]}."""
+    if not isinstance(data, Mapping) or not data:
+        _fail(
+            where,
+            f"must map a card field to the values whose cards start set aside, e.g. {{period: [mid, late]}}; "
+            f"got {data!r}",
+        )
+    rule: dict[str, list[Any]] = {}
+    for name, values in data.items():
+        if name not in fields:
+            _fail(f"{where}.{name}", f"is not a field the deck declares (fields: {', '.join(fields) or 'none'})")
+        if not isinstance(values, Sequence) or isinstance(values, str) or not values:
+            _fail(f"{where}.{name}", f"must be a non-empty list of the field's values; got {values!r}")
+        for index, value in enumerate(values):
+            problem = _value_problem(value, fields[name])
+            if problem:
+                _fail(f"{where}.{name}[{index}]", problem)
+        rule[name] = list(values)
+    return rule
+
+
+def _value_problem(value: Any, kind: Any) -> str | None:
+    """Return why `value` does not fit a field's type, or None."""
+    if kind == "int":
+        return (
+            None if isinstance(value, int) and not isinstance(value, bool) else f"must be a whole number, got {value!r}"
+        )
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+    if kind == "text":
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            return f"must be a text of at most {MAX_TEXT} characters, got {_kind(value)}"
+        return None
+    if isinstance(value, bool) or value not in kind:
+        return f"must be one of {', '.join(map(str, kind))}, got {value!r}"
+    return None
+
+
+def _is_word(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and bool(USE_WORD.fullmatch(value)))
+
+
+def _cards(
+    data: Any,
+    where: str,
+    fields: Mapping[str, Any] | None = None,
+    set_aside_when: Mapping[str, list[Any]] | None = None,
+) -> list[dict[str, Any]]:
     if not isinstance(data, Sequence) or isinstance(data, str) or not data:
         _fail(where, "must be a non-empty list of cards, e.g. [{id: blockade, name: Blockade, count: 2}]")
     cards: list[dict[str, Any]] = []
@@ -245,9 +355,14 @@ def _cards(data: Any, where: str) -> list[dict[str, Any]]:
         path = f"{where}[{index}]"
         if not isinstance(card, Mapping) or "id" not in card:
             _fail(path, "must be a mapping with an id, e.g. {id: blockade, name: Blockade}")
-        unknown = sorted(str(key) for key in card if key not in CARD_FIELDS)
+        allowed = (*CARD_FIELDS, *CARD_DATA_FIELDS, *(fields or {}))
+        unknown = sorted(str(key) for key in card if key not in allowed)
         if unknown:
-            _fail(path, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(CARD_FIELDS)}")
+            _fail(
+                path,
+                f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(allowed)} "
+                "(a deck's `fields` declares the fields its cards may carry)",
+            )
         card_id, name, count = card["id"], card.get("name", card["id"]), card.get("count", 1)
         if not isinstance(card_id, str) or not CARD_ID.fullmatch(card_id):
             _fail(f"{path}.id", f"{card_id!r} must be lower-case letters, digits, '-', '_' or '.' (no spaces)")
@@ -257,10 +372,40 @@ def _cards(data: Any, where: str) -> list[dict[str, Any]]:
             _fail(f"{path}.name", "must be a text")
         if not _is_count(count, 1) or count > MAX_COPIES:
             _fail(f"{path}.count", f"must be a whole number from 1 to {MAX_COPIES}, got {count!r}")
-        cards.append({"id": card_id, "name": name, "count": count})
+        entry: dict[str, Any] = {"id": card_id, "name": name, "count": count}
+        data_of = _card_data(card, fields or {}, path)
+        if data_of:
+            entry["data"] = data_of
+        if _is_set_aside(card, data_of, set_aside_when or {}, path):
+            entry["set_aside"] = True
+        cards.append(entry)
     if sum(card["count"] for card in cards) > MAX_CARDS:
         _fail(where, f"holds more than {MAX_CARDS} cards")
     return cards
+
+
+def _card_data(card: Mapping[str, Any], fields: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """Return a card's data: the declared fields it carries, then its `text`, each checked."""
+    data: dict[str, Any] = {}
+    for name, kind in fields.items():
+        if name in card:
+            problem = _value_problem(card[name], kind)
+            if problem:
+                _fail(f"{path}.{name}", problem)
+            data[name] = card[name]
+    if "text" in card:
+        problem = _value_problem(card["text"], "text")
+        if problem:
+            _fail(f"{path}.text", problem)
+        data["text"] = card["text"]
+    return data
+
+
+def _is_set_aside(card: Mapping[str, Any], data: Mapping[str, Any], rule: Mapping[str, list[Any]], path: str) -> bool:
+    flag = card.get("set_aside", False)
+    if not isinstance(flag, bool):
+        _fail(f"{path}.set_aside", f"must be true or false, got {flag!r}")
+    return flag or any(name in data and data[name] in values for name, values in rule.items())
 
 
 def _is_count(value: Any, low: int) -> bool:
