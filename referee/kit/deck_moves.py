@@ -501,12 +501,10 @@ ENDS: tuple[str, ...] = ("discard", "removed")
 def card_data(state: Mapping[str, Any], deck: str, card: str) -> dict[str, Any]:
     """Return a card's data as its deck defines it (the `fields` the deck declares, and `text`),
     `{}` for a card without any. Card data is public rules data: letters show it when the card
-    is shown or played."""
+    is shown or played (`{}` too for an id the deck does not define)."""
     definition = state["definitions"][state["decks"][deck]["deck"]]
     found = next((c for c in definition["cards"] if c["id"] == card), None)
-    if found is None:
-        raise DeckError(f"deck '{deck}' has no card '{card}'")
-    return thaw(found.get("data", {}))
+    return thaw(found.get("data", {})) if found is not None else {}
 
 
 def set_aside_cards(state: Mapping[str, Any], deck: str) -> list[str]:
