@@ -774,12 +774,18 @@ def show(
             "openings": [entry["opening"] for entry in chosen if entry["opening"] is not None],
             **_data_of(new, deck, ids),
         },
-        (player, *viewers),
+        tuple(viewers),
+    )
+    mine = make_event(
+        "hand.showed",
+        f"{player} showed {', '.join(viewers)} from {_title(new, deck)}: {what}.",
+        {"deck": deck, "player": player, "cards": ids, "to": viewers},
+        (player,),
     )
     whole = " (the whole hand)" if cards == "hand" else ""
     text = f"{player} showed {_count(len(chosen))}{whole} of {_title(new, deck)} to {', '.join(viewers)}."
     data = {**_sizes(pile), "deck": deck, "player": player, "to": viewers, "count": len(chosen)}
-    return new, [shown, _public("deck.shown", text, data)]
+    return new, [mine, shown, _public("deck.shown", text, data)]
 
 
 # -- helpers of card-driven games ---------------------------------------------------------
