@@ -54,8 +54,8 @@ OPTIONS = {
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
     "lists": "public lists of names, to pick from at random and to make a scheduled roll for each: "
     "{ID: [NAME, ...]} (see README.md, Follow-ups and Public lists)",
-    "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
-    "hand_limit, deal, discard, reshuffle}} (see README.md)",
+    "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count, text, FIELD...}], owner or "
+    "per_player, hand_limit, deal, discard, reshuffle, fields, uses, set_aside}} (see README.md)",
     "history": "what the state keeps of declarations and notes: last-round (written into every new "
     "game's configuration) or every-round (games begun before; left out, it means every-round)",
     "sequence": "the phases of a turn: [{name, title, active: [PLAYER...] or all, deadline, scheduled: "
