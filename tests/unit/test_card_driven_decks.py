@@ -535,3 +535,21 @@ def test_a_moderator_game_with_the_new_actions_verifies_and_audits(tmp_path: Pat
     reveal(game_dir, final=True)
     final = verify_game_dir(game_dir, final=True)
     assert final.ok and final.final, final.problems
+
+
+def test_a_moderator_player_sees_card_texts_cards_in_play_and_set_aside_cards() -> None:
+    from games.moderator import rules
+    from games.moderator.standing import standing
+
+    state = rules.setup("standard", PLAYERS, {"rounds": 3, "decks": {"strategy": STRATEGY}})
+    state, _ = rules.resolve(state, {}, dice_for(1))
+    card = state["cards"]["decks"]["strategy"]["hands"]["carol"][0]["card"]
+    cards, _ = decks.put_in_play(state["cards"], "strategy", "carol", card, dice_for(2), use="event")
+    facts = {fact.name: fact for fact in standing({**state, "cards": cards}, "alice")}
+    data = decks.card_data(cards, "strategy", card)
+    [in_play] = facts["In play from Strategy (strategy)"].items
+    assert in_play.startswith(f"{decks.card_name(cards, 'strategy', card)} (id {card}), by carol as event: cp ")
+    assert in_play.endswith(data["text"])
+    assert len(facts["Set aside from Strategy (strategy)"].items) == 4
+    [held, *_] = facts["Your hand of Strategy (strategy)"].items
+    assert "Marker text" in held
