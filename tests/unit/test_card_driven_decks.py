@@ -419,8 +419,14 @@ def test_a_played_or_shown_card_carries_its_text() -> None:
 # -- orders ---------------------------------------------------------------------------------------
 
 
-def test_the_action_schema_is_a_valid_schema() -> None:
+def test_the_action_schemas_are_valid_and_card_driven_decks_take_every_action() -> None:
     check_schema({"type": "list", "items": decks.CARD_ACTION_SCHEMA})
+    check_schema({"type": "list", "items": decks.CARD_DRIVEN_ACTION_SCHEMA})
+    assert set(decks.CARD_DRIVEN_ACTION_SCHEMA["fields"]) > set(decks.CARD_ACTION_SCHEMA["fields"])
+    assert "give" not in decks.CARD_ACTION_SCHEMA["fields"]  # the classic decks' notices keep their words
+    assert decks.is_card_driven(Table().state)
+    plain = decks.new_decks(decks.parse_decks({"d": {"cards": [{"id": "a"}]}}, PLAYERS), PLAYERS)
+    assert not decks.is_card_driven(plain)
 
 
 def test_order_actions_for_card_driven_games_are_checked_in_order() -> None:
@@ -553,3 +559,19 @@ def test_a_moderator_player_sees_card_texts_cards_in_play_and_set_aside_cards() 
     assert len(facts["Set aside from Strategy (strategy)"].items) == 4
     [held, *_] = facts["Your hand of Strategy (strategy)"].items
     assert "Marker text" in held
+
+
+def test_a_random_take_after_a_face_down_discard_waits_for_the_final_check() -> None:
+    """The public replay still lists a card discarded face down in its hand (which one went is
+    secret), so it cannot tell the hand's order for the roll: it raises no false alarm."""
+    definition = {"cards": [{"id": f"x{n}"} for n in range(9)], "deal": 3, "discard": "face-down", "uses": ["event"]}
+    table = Table({"strategy": definition})
+    table.phase(
+        [
+            ("discard", "strategy", "alice", table.hand("alice")[1]),
+            ("take_at_random", "strategy", "alice", "bob"),
+        ]
+    )
+    moves = table.records[1][1]["card_moves"]
+    assert "commitment" in moves[0] and "pick" in moves[1]
+    assert check_card_moves(table.records) == []
