@@ -656,6 +656,8 @@ def _whom_problems(
     """Return the problems with the players a give, show or take names: each must hold a hand of
     the deck, and not be the player themselves where that means nothing."""
     holders = sorted(state["decks"][deck]["hands"])
+    if verb == "show":  # a card of one's own deck may be shown to anyone the decks know
+        holders = sorted({who for pile in state["decks"].values() for who in pile["hands"]})
     names = {"give": ("to",), "show": ("to",), "take": ("from", "to")}[verb]
     problems = []
     for name in names:
@@ -667,7 +669,9 @@ def _whom_problems(
                 Problem(
                     "illegal.cards.not-a-holder",
                     f"{where}.{name}",
-                    f"'{who}' holds no hand of this deck; its holders: {', '.join(holders)}",
+                    f"'{who}' holds no hand of this deck; its holders: {', '.join(holders)}"
+                    if verb != "show"
+                    else f"'{who}' is not a player holding cards; they are: {', '.join(holders)}",
                 )
             )
     if verb in ("give", "show") and action.get("to") == player:

@@ -575,3 +575,15 @@ def test_a_random_take_after_a_face_down_discard_waits_for_the_final_check() -> 
     moves = table.records[1][1]["card_moves"]
     assert "commitment" in moves[0] and "pick" in moves[1]
     assert check_card_moves(table.records) == []
+
+
+def test_a_card_of_ones_own_deck_may_be_shown_to_another_player() -> None:
+    own = {"cards": [{"id": "guard", "count": 3}], "per_player": True, "deal": 2, "uses": ["event"]}
+    table = Table({"reserves": own})
+    action = {"show": "guard", "deck": "reserves", "to": "bob"}
+    assert decks.action_problems(table.state, "alice", [action]) == []
+    refused = decks.action_problems(table.state, "alice", [{**action, "to": "dave"}])
+    assert [(p.code, p.path) for p in refused] == [("illegal.cards.not-a-holder", "orders.cards[0].to")]
+    state, events = decks.apply_action(table.state, "alice", action, dice_for(9))
+    [shown] = [e for e in events if e.kind == "hand.shown"]
+    assert shown.visible_to == ("bob",) and shown.data["openings"]
