@@ -117,28 +117,40 @@ def _troop(description: str) -> str:
 
 
 def _arrows(events: Sequence[Mapping[str, Any]], where: Mapping[str, Pose]) -> Iterator[dict[str, Any]]:
-    for event in events:
+    for index, event in enumerate(events):
         data = event["data"]
         if event["kind"] in ARROWS and len(data.get("path", ())) >= 2:
             kind = "charge" if event["kind"] == "move" and " charges " in event["text"] else ARROWS[event["kind"]]
             yield arrow_item(data["path"], kind)
         elif event["kind"] == "combat.shooting":
-            shooter, target = where.get(data["shooter"]["marker"]), where.get(data["target"]["marker"])
+            later = events[index:]
+            shooter, target = (_then(data[who]["marker"], later, where) for who in ("shooter", "target"))
             if shooter is not None and target is not None:
-                yield arrow_item([(shooter.x, shooter.y), (target.x, target.y)], "shot")
+                yield arrow_item([shooter, target], "shot")
 
 
 def _fights(events: Sequence[Mapping[str, Any]], where: Mapping[str, Pose]) -> Iterator[dict[str, Any]]:
-    """Mark each fight of the phase: a star between the two cards of a melee, a ring on a shot's target."""
-    for event in events:
+    """Mark each fight of the phase where it was fought: a star between the two cards of a melee,
+    a ring on a shot's target (each card where it stood then, before any later move drawn)."""
+    for index, event in enumerate(events):
         data = event["data"]
         if event["kind"] == "combat.melee":
             markers = (data["attacker"]["marker"], data["defender"]["marker"])
-            here = [where[m] for m in markers if m in where]
+            here = [xy for xy in (_then(m, events[index:], where) for m in markers) if xy is not None]
             if here:
-                at = (sum(p.x for p in here) / len(here), sum(p.y for p in here) / len(here))
-                yield marker_item(at, "combat")
+                yield marker_item((sum(x for x, _ in here) / len(here), sum(y for _, y in here) / len(here)), "combat")
         elif event["kind"] == "combat.shooting":
-            target = where.get(data["target"]["marker"])
+            target = _then(data["target"]["marker"], events[index:], where)
             if target is not None:
-                yield marker_item((target.x, target.y), "shot")
+                yield marker_item(target, "shot")
+
+
+def _then(marker: str, later: Sequence[Mapping[str, Any]], where: Mapping[str, Pose]) -> tuple[float, float] | None:
+    """Return where a card stood at the first of `later` events: where its next drawn move began,
+    else where it stands now (None: gone from the table)."""
+    for event in later:
+        if event["kind"] in ARROWS and event["data"].get("marker") == marker and event["data"].get("path"):
+            x, y = event["data"]["path"][0]
+            return x, y
+    pose = where.get(marker)
+    return (pose.x, pose.y) if pose is not None else None

@@ -32,6 +32,7 @@ TOP = 30  # the title
 BOTTOM = 46  # the scale bar and the compass
 FONT = 11
 SMALL = 9
+UNIT_FONT = 8
 CLOTH = "#f3efe2"
 INK = "#222222"
 FRONT = "#111111"
@@ -206,8 +207,12 @@ def _unit(item: Mapping[str, Any], corners: list[XY], colour: Colour) -> list[Sh
     shapes.append(Line((front_left, front_right), FRONT, 2.6))
     centre = (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
     if item["label"]:
+        # Two short lines fit a card drawn a few dozen pixels wide: "B10" over "HvC".
         ink, halo = ("#ffffff", _darker(colour, 0.4)) if look == "card-back" else (INK, "#ffffff")
-        shapes.append(Text(centre, _clean(item["label"]), SMALL, ink, bold=look == "unit", halo=halo))
+        lines = _clean(item["label"]).split(" ", 1)
+        for row, line in enumerate(lines):
+            y = centre[1] + (row - (len(lines) - 1) / 2) * (UNIT_FONT + 1)
+            shapes.append(Text((centre[0], y), line, UNIT_FONT, ink, bold=look == "unit", halo=halo))
     return shapes
 
 
@@ -241,6 +246,7 @@ def _marker(item: Mapping[str, Any], centre: XY) -> list[Shape]:
             Line(((x - r, y + r), (x + r, y - r)), colour, 2.4),
         ]
     elif item["kind"] == "combat":
+        r = 5.0  # small: it sits on the edge two cards touch, between their labels
         star = tuple(
             (x + (r * 1.3 if i % 2 == 0 else r * 0.55) * math.sin(i * math.pi / 6),
              y - (r * 1.3 if i % 2 == 0 else r * 0.55) * math.cos(i * math.pi / 6))
