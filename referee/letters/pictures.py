@@ -156,13 +156,18 @@ def layout(scene: Mapping[str, Any]) -> Layout:
         by_kind.setdefault(item["item"], []).append(item)
     for item in by_kind.get("terrain", []):
         shapes += _terrain(item, at, scale)
+    # Arrows over the cards (a move's head lies on the card that made it), every text on top.
+    texts: list[Shape] = []
+    for item in by_kind.get("unit", []):
+        drawn = _unit(item, [at(p) for p in item["points"]], sides[item["side"]]["colour"])
+        shapes += [shape for shape in drawn if not isinstance(shape, Text)]
+        texts += [shape for shape in drawn if isinstance(shape, Text)]
     for item in by_kind.get("arrow", []):
         colour, line_width, dash = ARROW[item["kind"]]
         shapes += _arrow([at(p) for p in item["points"]], colour, line_width, dash)
-    for item in by_kind.get("unit", []):
-        shapes += _unit(item, [at(p) for p in item["points"]], sides[item["side"]]["colour"])
     for item in by_kind.get("marker", []):
         shapes += _marker(item, at(item["at"]))
+    shapes += texts
     for item in by_kind.get("label", []):
         shapes.append(Text(at(item["at"]), _clean(item["text"]), FONT, halo="#ffffff"))
     shapes += _scale_bar(scale, height)

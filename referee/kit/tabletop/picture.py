@@ -8,7 +8,7 @@ and PNG (`referee.letters.pictures`). A scene says what is where, never how it l
      "items": [item, ...]}
 
 Items, each a mapping with "item" naming its kind (drawn in this order: terrain first, then
-arrows, units, markers and labels):
+units, arrows over them, markers, and every text on top; within a kind, in the scene's order):
 
 - terrain: `kind` (wood, river, village...), `points` (a polygon), or `line` and `width` (a river
   or road drawn as a band), optional `label`;
@@ -36,7 +36,7 @@ from referee.errors import GameDataError
 from referee.kit.tabletop.shapes import Pose, Size, corners
 
 VERSION = 1
-ITEMS = ("terrain", "arrow", "unit", "marker", "label")  # also the order they are drawn in
+ITEMS = ("terrain", "unit", "arrow", "marker", "label")  # also the order they are drawn in
 LOOKS = ("unit", "card-back", "own-face-down", "own-dummy")
 ARROWS = ("move", "charge", "wheel", "fall-back", "flee", "shot")
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
