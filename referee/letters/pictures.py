@@ -253,15 +253,19 @@ def _marker(item: Mapping[str, Any], centre: XY) -> list[Shape]:
     elif item["kind"] == "combat":
         r = 5.0  # small: it sits on the edge two cards touch, between their labels
         star = tuple(
-            (x + (r * 1.3 if i % 2 == 0 else r * 0.55) * math.sin(i * math.pi / 6),
-             y - (r * 1.3 if i % 2 == 0 else r * 0.55) * math.cos(i * math.pi / 6))
+            (
+                x + (r * 1.3 if i % 2 == 0 else r * 0.55) * math.sin(i * math.pi / 6),
+                y - (r * 1.3 if i % 2 == 0 else r * 0.55) * math.cos(i * math.pi / 6),
+            )
             for i in range(12)
         )
         shapes = [Poly(star, "#ffd23f", colour, 1.4)]
     else:
         shapes = [Circle(centre, r, None, colour, 1.6), Circle(centre, 2.0, colour, None)]
     if item.get("label"):
-        shapes.append(Text((x + r + 3, y), _clean(item["label"]), SMALL, colour, anchor="start", bold=True, halo="#ffffff"))
+        shapes.append(
+            Text((x + r + 3, y), _clean(item["label"]), SMALL, colour, anchor="start", bold=True, halo="#ffffff")
+        )
     return shapes
 
 
@@ -273,12 +277,14 @@ def _scale_bar(scale: float, height: int) -> list[Shape]:
     shapes: list[Shape] = []
     for i in range(steps):
         x = MARGIN + i * step * scale
-        shapes.append(Poly(
-            ((x, y), (x + step * scale, y), (x + step * scale, y + 5), (x, y + 5)),
-            INK if i % 2 == 0 else "#ffffff",
-            INK,
-            1.0,
-        ))
+        shapes.append(
+            Poly(
+                ((x, y), (x + step * scale, y), (x + step * scale, y + 5), (x, y + 5)),
+                INK if i % 2 == 0 else "#ffffff",
+                INK,
+                1.0,
+            )
+        )
     for i in range(steps + 1):
         shapes.append(Text((MARGIN + i * step * scale, y - 4), f"{i * 10}", SMALL))
     shapes.append(Text((MARGIN + steps * step * scale + 10, y + 6), "cm", SMALL, anchor="start"))
@@ -375,7 +381,11 @@ def _dash(dash: tuple[int, ...]) -> str:
 
 def _escape(text: str) -> str:
     return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
     )
 
 
@@ -432,8 +442,15 @@ def _paint(draw: Any, shape: Shape, k: int) -> None:
         font = _font(shape.size * k, shape.bold)
         x, y = shape.at[0] * k, shape.at[1] * k
         if shape.halo:
-            draw.text((x, y), shape.text, fill=shape.halo, font=font, anchor=anchor, stroke_width=k + 1,
-                      stroke_fill=shape.halo)
+            draw.text(
+                (x, y),
+                shape.text,
+                fill=shape.halo,
+                font=font,
+                anchor=anchor,
+                stroke_width=k + 1,
+                stroke_fill=shape.halo,
+            )
         draw.text((x, y), shape.text, fill=shape.colour, font=font, anchor=anchor)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ast
 import json
-from xml.etree import ElementTree
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 import yaml

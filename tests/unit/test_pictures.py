@@ -84,14 +84,34 @@ def test_a_face_down_card_and_a_dummy_give_identical_items() -> None:
         (lambda s: s.update(picture=2), "picture has picture: 2"),
         (lambda s: s["table"].update(width=0), "picture.table.width"),
         (lambda s: s["sides"]["red"].update(colour="red"), "picture.sides.red.colour"),
-        (lambda s: s["items"].append({"item": "unit", "points": [[0, 0]] * 3, "side": "red", "label": "", "look": "unit"}), "points"),
-        (lambda s: s["items"].append({"item": "unit", "points": [[0, 0]] * 4, "side": "green", "label": "", "look": "unit"}), ".side"),
-        (lambda s: s["items"].append({"item": "unit", "points": [[0, 0]] * 4, "side": "red", "label": "", "look": "x"}), ".look"),
+        (
+            lambda s: s["items"].append(
+                {"item": "unit", "points": [[0, 0]] * 3, "side": "red", "label": "", "look": "unit"}
+            ),
+            "points",
+        ),
+        (
+            lambda s: s["items"].append(
+                {"item": "unit", "points": [[0, 0]] * 4, "side": "green", "label": "", "look": "unit"}
+            ),
+            ".side",
+        ),
+        (
+            lambda s: s["items"].append(
+                {"item": "unit", "points": [[0, 0]] * 4, "side": "red", "label": "", "look": "x"}
+            ),
+            ".look",
+        ),
         (lambda s: s["items"].append({"item": "arrow", "points": [[0, 0], [1, 1]], "kind": "teleport"}), ".kind"),
         (lambda s: s["items"].append({"item": "marker", "at": [0, True], "kind": "combat"}), ".at"),
         (lambda s: s["items"].append({"item": "label", "at": [0, 0], "text": "x" * 81}), "longer than 80"),
         (lambda s: s["items"].append({"item": "circle"}), "is not an item"),
-        (lambda s: s["items"].append({"item": "terrain", "kind": "woods", "points": [[0, 0], [1, float("nan")], [2, 2]]}), "points"),
+        (
+            lambda s: s["items"].append(
+                {"item": "terrain", "kind": "woods", "points": [[0, 0], [1, float("nan")], [2, 2]]}
+            ),
+            "points",
+        ),
     ],
 )
 def test_check_scene_refuses_a_malformed_scene_naming_the_fault(change: Any, fault: str) -> None:
@@ -145,3 +165,26 @@ def test_a_letter_picture_checks_the_scene_first() -> None:
         pictures.letter_picture(made, "x.png")
     shown = pictures.letter_picture(full(), "game-0003-t1-move-blue.battlefield.png")
     assert shown["svg"].startswith("<svg ") and shown["file"].endswith(".png") and shown["legend"]
+
+
+def test_an_encrypted_letter_carries_its_picture_inside_the_encryption(tmp_path: Any) -> None:
+    """The PNG is a private attachment: a player who asked for encryption gets it sealed."""
+    from referee.letters.encryption import seal_letter
+    from referee.letters.outbox import Attachment, Letter
+    from referee.protocol.signatures import generate_keypair, load_public_key_file
+
+    generate_keypair(tmp_path / "alice", comment="alice@example.org")
+    key = load_public_key_file(tmp_path / "alice.pub")
+    data = pictures.png(full())
+    letter = Letter(
+        "alice@example.org",
+        "[g] turn 1 move: report",
+        "text",
+        "<svg></svg>",
+        "<x@example.org>",
+        attachments=[Attachment("g-0001-t1-move-alice.battlefield-after.png", data, "image/png", kept=False)],
+    )
+    sealed = seal_letter(letter, [key], "alice", "Referee", "referee@example.org")
+    (item,) = sealed.attachments
+    assert item.filename == "g-0001-t1-move-alice.battlefield-after.png.age"
+    assert b"PNG" not in item.data and "<svg" not in sealed.html

@@ -74,7 +74,13 @@ def scene(
 
 def unit_item(pose: Pose, size: Size, side: str, label: str, look: str = "unit") -> dict[str, Any]:
     """Return a unit (a card, a base) at `pose`: its four corners, front edge first."""
-    return {"item": "unit", "points": [point(c) for c in corners(pose, size)], "side": side, "label": label, "look": look}
+    return {
+        "item": "unit",
+        "points": [point(c) for c in corners(pose, size)],
+        "side": side,
+        "label": label,
+        "look": look,
+    }
 
 
 def terrain_item(
@@ -145,7 +151,9 @@ def check_scene(made: Any) -> None:
         at = f"{where}.sides.{key}"
         _require(isinstance(side, dict), at, "is not a mapping of name and colour")
         _text(side.get("name"), f"{at}.name")
-        _require(isinstance(side.get("colour"), str) and COLOUR.fullmatch(side["colour"]), f"{at}.colour", "is not #rrggbb")
+        _require(
+            isinstance(side.get("colour"), str) and COLOUR.fullmatch(side["colour"]), f"{at}.colour", "is not #rrggbb"
+        )
     items = made.get("items")
     _require(isinstance(items, list), f"{where}.items", "is not a list")
     _require(len(items) <= MAX_ITEMS, f"{where}.items", f"holds {len(items)} items, more than {MAX_ITEMS}")

@@ -149,7 +149,9 @@ def test_the_opponents_face_down_cards_are_backs(battle: Battle) -> None:
         hidden = {c["marker"] for c in view["cards"] if c["owner"] != role and c.get("card") == "face-down card"}
         backs = {i["label"] for i in scene["items"] if i["item"] == "unit" and i["look"] == "card-back"}
         assert backs == {m for m in hidden if any(c["marker"] == m and "x" in c for c in view["cards"])}
-        assert not any(i["item"] == "unit" and i["side"] != role and i["look"].startswith("own") for i in scene["items"])
+        assert not any(
+            i["item"] == "unit" and i["side"] != role and i["look"].startswith("own") for i in scene["items"]
+        )
         assert stem  # the scene above is the table after the last phase played
 
 
@@ -163,8 +165,10 @@ def browser() -> Any:
     opened.close()
 
 
-SVG_BOX = "JSON.stringify((() => { const r = document.querySelector('svg').getBoundingClientRect(); " \
+SVG_BOX = (
+    "JSON.stringify((() => { const r = document.querySelector('svg').getBoundingClientRect(); "
     "return {width: r.width, height: r.height, texts: document.querySelectorAll('svg text').length}; })())"
+)
 
 
 def test_a_letter_and_its_png_open_in_a_browser(battle: Battle, browser: Browser, tmp_path: Path) -> None:
