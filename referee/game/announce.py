@@ -120,7 +120,7 @@ def notice_context(
         # written: the notice reads the same whenever it is written again or replayed by the audit.
         "deadline": game.notice_deadline(phase),
         "beacon": _beacon_promise(game, phase),
-        "picture": picture_of(game, state, name, (), phase.folder, picture_name(name, "")),
+        "picture": picture_of(game, phase.seq, state, name, (), phase.folder, picture_name(name, "")),
     }
     return context, view_bytes
 
@@ -131,11 +131,12 @@ def picture_name(name: str, when: str) -> str:
 
 
 def picture_of(
-    game: Game, state: Any, name: str, events: Sequence[Event], folder: str, filename: str
+    game: Game, seq: int, state: Any, name: str, events: Sequence[Event], folder: str, filename: str
 ) -> dict[str, Any] | None:
-    """Return the picture of the table a letter to `name` shows (None: the game draws none),
-    drawn by the game from `name`'s view and the `events` they see, never from the state."""
-    if game.module.picture is None:
+    """Return the picture of the table a letter to `name` of phase `seq` shows (None: the game
+    draws none, or the phase's letters are of a format before pictures), drawn by the game from
+    `name`'s view and the `events` they see, never from the state."""
+    if game.module.picture is None or letter_format(game.dir, seq) < 3:
         return None
     seen = [event.as_dict() for event in events if event.is_visible_to(name)]
     scene = game.module.picture(game.module.view(state, name), name, seen)
@@ -291,7 +292,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "replaces": _replaced_record(game, phase),
         "proofs": index.proofs_for(name),
         "picture": picture_of(
-            game, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after")
+            game, phase.seq, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after")
         ),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]

@@ -26,6 +26,7 @@ from test_clg_full_game import ROLES, SECRET, _setup, order_file
 
 from games.cest_la_guerre import GAME
 from referee.game.engine import adjudicate, submit
+from referee.game.journal import GameDir
 from referee.game.opened import Game
 from referee.letters import pictures
 from referee.letters.post import read_kept_html
@@ -205,3 +206,53 @@ def test_a_letter_and_its_png_open_in_a_browser(battle: Battle, browser: Browser
         )["result"]["value"]
     )
     assert tuple(shown) == image.size
+
+
+def test_a_game_begun_before_pictures_keeps_its_letters_and_audits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Letters sent before pictures (format 2) stay as sent, and `referee audit` confirms them;
+    pictures start with the phase after the first adjudicated since (letter format 3)."""
+    import referee.game.adjudication
+    from referee.game.audit import audit
+    from referee.game.letter_format import LETTERS_META, PICTURES_META, letter_format
+
+    game_dir, keys = _setup(tmp_path)
+    begun = GameDir(game_dir)
+    with begun.transaction():  # as begun before pictures: format 2 only
+        begun.db.execute("DELETE FROM meta WHERE key = ?", (PICTURES_META,))
+    begun.close()
+    monkeypatch.setattr(
+        referee.game.adjudication, "adopt_from", lambda journal, seq: journal.keep_meta(LETTERS_META, str(seq))
+    )
+
+    def next_phase() -> str:
+        game = Game.open(game_dir)
+        phase = game.dir.open_phase()
+        assert phase is not None
+        state = game.envelope(phase.state_before)["state"]
+        spec = GAME.phase(state)
+        assert spec is not None
+        for role in spec.active:
+            if state["stage"] == "armies":
+                orders = clg_bot.army_orders(role, SECRET[role])
+            else:
+                orders = clg_bot.orders_for(state, role)
+            raw = order_file(phase.turn, phase.phase, role, 1, orders)
+            assert submit(game_dir, raw, sign(raw, keys[role], NAMESPACE_ORDERS)).accepted
+        return adjudicate(game_dir).phase.folder
+
+    before = [next_phase() for _ in range(4)]  # armies, terrain and both deployments, as sent before
+    monkeypatch.undo()
+    upgraded = next_phase()  # the first phase adjudicated since: its report keeps format 2
+    mail = game_dir / "mail"
+    for folder in (*before, upgraded):
+        for letter in (mail / folder).glob("*.txt"):
+            assert "The battlefield" not in letter.read_text(encoding="utf-8"), letter
+    journal = GameDir(game_dir)
+    opened = journal.open_phase()
+    assert opened is not None and letter_format(journal, opened.seq) == 3
+    assert "The battlefield" in (mail / opened.folder / "blue.notice.txt").read_text(encoding="utf-8")
+    journal.close()
+    report = audit(game_dir)
+    assert report.ok, report
