@@ -43,7 +43,15 @@ SHORT = {
     "horse_artillery": "HoA",
     "dummy": "dummy",
 }
-ARROWS = {"move": "move", "fall-back": "fall-back", "pushed": "fall-back", "flee": "flee"}
+# Events drawn as arrows along their data's `path` ([[x, y], ...], start to end), by the arrow's kind.
+ARROWS = {
+    "move": "move",
+    "charge": "charge",
+    "wheel": "wheel",
+    "fall-back": "fall-back",
+    "pushed": "fall-back",
+    "flee": "flee",
+}
 FACE_DOWN = "face-down card"
 
 
