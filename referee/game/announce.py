@@ -97,7 +97,8 @@ def notice_context(
     game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str
 ) -> tuple[dict[str, Any], bytes]:
     """Return what the notice of an open phase says to player `name`, and their view (YAML)."""
-    view_bytes = view_yaml(letter_view(game, phase.seq, state, name))
+    shown = letter_view(game, phase.seq, state, name)
+    view_bytes = view_yaml(shown)
     context = {
         **game.letterhead.common(name),
         "turn": phase.turn,
@@ -120,7 +121,7 @@ def notice_context(
         # written: the notice reads the same whenever it is written again or replayed by the audit.
         "deadline": game.notice_deadline(phase),
         "beacon": _beacon_promise(game, phase),
-        "picture": picture_of(game, phase.seq, state, name, (), phase.folder, picture_name(name, "")),
+        "picture": picture_of(game, phase.seq, state, name, (), phase.folder, picture_name(name, ""), shown),
     }
     return context, view_bytes
 
@@ -131,15 +132,24 @@ def picture_name(name: str, when: str) -> str:
 
 
 def picture_of(
-    game: Game, seq: int, state: Any, name: str, events: Sequence[Event], folder: str, filename: str
+    game: Game,
+    seq: int,
+    state: Any,
+    name: str,
+    events: Sequence[Event],
+    folder: str,
+    filename: str,
+    shown: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """Return the picture of the table a letter to `name` of phase `seq` shows (None: the game
     draws none, or the phase's letters are of a format before pictures), drawn by the game from
-    `name`'s view and the `events` they see, never from the state."""
+    `name`'s view and the `events` they see, never from the state. `shown`: the view the letter
+    attaches, reused when it is the game's whole view."""
     if game.module.picture is None or letter_format(game.dir, seq) < 3:
         return None
     seen = [event.as_dict() for event in events if event.is_visible_to(name)]
-    scene = game.module.picture(game.module.view(state, name), name, seen)
+    whole = shown if shown is not None and game.module.letter_view is None else game.module.view(state, name)
+    scene = game.module.picture(whole, name, seen)
     return letter_picture(scene, game.letterhead.filed(folder, filename)) if scene is not None else None
 
 
@@ -263,7 +273,8 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     record_name = f"{phase.stem}.json"
     index = phase_letters(game, outcome)
     events, rolls = index.events_for(name), index.rolls_for(name)
-    view_bytes = view_yaml(letter_view(game, phase.seq, envelope["state"], name))
+    shown = letter_view(game, phase.seq, envelope["state"], name)
+    view_bytes = view_yaml(shown)
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
     context = {
         **game.letterhead.common(name),
@@ -292,7 +303,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "replaces": _replaced_record(game, phase),
         "proofs": index.proofs_for(name),
         "picture": picture_of(
-            game, phase.seq, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after")
+            game, phase.seq, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after"), shown
         ),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]
