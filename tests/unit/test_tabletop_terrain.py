@@ -67,3 +67,12 @@ def test_two_pieces_with_one_id_are_refused() -> None:
         tabletop.pieces_from([TERRAIN[0], TERRAIN[0]])
     with pytest.raises(GameDataError, match="a list of pieces"):
         tabletop.pieces_from({"id": "w"})  # type: ignore[arg-type]
+
+
+def test_a_tolerance_keeps_a_card_flush_with_a_wood_out_of_it() -> None:
+    pieces = tabletop.pieces_from(TERRAIN[:1])
+    # Pushed flush against the wood's west edge (the wood seen as a stand facing west).
+    card = tabletop.snap_to(Pose(0, 0, 0), Size(50, 30), Pose(150, 50, 270), Size(100, 100), "front")
+    assert tabletop.kinds_under(tabletop.outline(card, Size(50, 30)), pieces, tolerance=0.01) == []
+    assert tabletop.kinds_under(tabletop.outline(Pose(73, 50, 90), Size(50, 30)), pieces, tolerance=2) == []
+    assert tabletop.kinds_under(tabletop.outline(Pose(88, 50, 90), Size(50, 30)), pieces, tolerance=2) == ["wood"]

@@ -14,6 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy
+import shapely
 from shapely import union_all
 from shapely.geometry import MultiPolygon, Polygon
 
@@ -120,13 +122,14 @@ def _rotation(pose: Pose, size: Size, about: Point, degrees: float) -> Move:
     if degrees == 0:
         return Move(end, 0.0, outline(pose, size))
     steps = max(1, math.ceil(abs(degrees) / TURN_STEP))
-    positions = [
-        outline(
-            Pose(*rotated((pose.x, pose.y), about, degrees * i / steps), turned(pose.facing, degrees * i / steps)), size
-        )
-        for i in range(steps + 1)
-    ]
-    hulls = [union_all([a, b]).convex_hull for a, b in zip(positions, positions[1:])]
+    # Every sampled position's corners at once: each corner turned about the pivot, clockwise.
+    angles = numpy.radians(numpy.linspace(0.0, degrees, steps + 1))[:, None]
+    start = numpy.array(corners(pose, size)) - about
+    xs = about[0] + start[:, 0] * numpy.cos(angles) + start[:, 1] * numpy.sin(angles)
+    ys = about[1] - start[:, 0] * numpy.sin(angles) + start[:, 1] * numpy.cos(angles)
+    positions = numpy.stack([xs, ys], axis=-1)
+    pairs = numpy.concatenate([positions[:-1], positions[1:]], axis=1)
+    hulls = shapely.convex_hull(shapely.multipoints(pairs))
     # Between two sampled positions each corner runs on an arc, which bulges beyond its chord by
     # at most reach * (1 - cos(step / 2)).
     bulge = reach * (1 - math.cos(math.radians(abs(degrees) / steps) / 2))

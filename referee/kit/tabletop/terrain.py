@@ -107,24 +107,27 @@ def _fail(where: str, message: str) -> NoReturn:
     raise GameDataError(f"{where}: {message}", hints=(HINT,))
 
 
-def kinds_under(shape: BaseGeometry, pieces: Iterable[Piece]) -> list[str]:
-    """Return the kinds of the pieces whose interiors `shape` enters, sorted, each once.
+def kinds_under(shape: BaseGeometry, pieces: Iterable[Piece], tolerance: float = 0.0) -> list[str]:
+    """Return the kinds of the pieces whose insides `shape` enters (by more than `tolerance`), sorted, each once.
 
-    A shape that only touches a piece's edge is not on it.
+    A shape that only touches a piece's edge is not on it; with a tolerance, neither is one that
+    reaches no farther in than that (each piece is shrunk by it first).
     """
-    return sorted({piece.kind for piece in pieces if footprint(piece).relate_pattern(shape, INTERIORS_MEET)})
+    return sorted({piece.kind for piece, _ in crossings(shape, pieces, tolerance)})
 
 
-def crossings(path_or_area: BaseGeometry, pieces: Iterable[Piece]) -> list[tuple[Piece, float]]:
-    """Return each piece `path_or_area` enters, in piece order, and how much of it lies inside.
+def crossings(path_or_area: BaseGeometry, pieces: Iterable[Piece], tolerance: float = 0.0) -> list[tuple[Piece, float]]:
+    """Return each piece `path_or_area` enters (by more than `tolerance`), in piece order, and how much lies inside.
 
     For a path (a line) the number is the length of the path inside the piece, in mm; for an
-    area (a stand's outline, a swept area) it is the area of the overlap, in square mm.
+    area (a stand's outline, a swept area) it is the area of the overlap, in square mm. Both are
+    measured against the whole piece; the tolerance only decides whether it was entered.
     """
     found = []
     for piece in pieces:
         ground = footprint(piece)
-        if not ground.relate_pattern(path_or_area, INTERIORS_MEET):
+        inner = ground.buffer(-tolerance, join_style="mitre") if tolerance > 0 else ground
+        if inner.is_empty or not inner.relate_pattern(path_or_area, INTERIORS_MEET):
             continue
         inside = ground.intersection(path_or_area)
         found.append((piece, float(inside.area if path_or_area.area > 0 else inside.length)))
