@@ -1,6 +1,6 @@
 """cest-la-guerre: C'est la Guerre (Cards of Combat), a battle of the age of muskets."""
 
-from games.cest_la_guerre import rules, standing
+from games.cest_la_guerre import picture, rules, standing
 from games.cest_la_guerre.options import OPTIONS
 from games.cest_la_guerre.supplies import SUPPLIES
 from referee.kit import GameModule
@@ -24,4 +24,5 @@ GAME = GameModule(
     standing=standing.standing,
     example=standing.example,
     supplies=SUPPLIES,
+    picture=picture.picture,
 )

@@ -314,6 +314,7 @@ def move_card(b: Bound, unit: Unit, pose: Pose, path: str, charge: bool = False,
             x=pose[0],
             y=pose[1],
             facing=pose[2],
+            path=[[start[0], start[1]], [pose[0], pose[1]]],  # for the picture's arrow
         )
     )
     reveal_check(state, b.events)

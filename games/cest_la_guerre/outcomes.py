@@ -142,8 +142,10 @@ def fall_back(b: Bound, unit: Unit, why: str) -> bool:
             break
         destroy(b, unit, f"its fall back is blocked by {other['marker']}")
         return False
+    start = [unit["x"], unit["y"]]
     unit["x"], unit["y"] = step((unit["x"], unit["y"]), back, distance)
-    b.events.append(public("fall-back", f"{public_name(unit)} falls back to ({unit['x']}, {unit['y']}) ({why})."))
+    text = f"{public_name(unit)} falls back to ({unit['x']}, {unit['y']}) ({why})."
+    b.events.append(public("fall-back", text, marker=unit["marker"], path=[start, [unit["x"], unit["y"]]]))
     reveal_check(b.state, b.events)
     return unit["status"] == "table"
 
@@ -168,8 +170,10 @@ def _push(b: Bound, friend: Unit, pusher: Mapping[str, Any], distance: int) -> b
     swept = union(friend_rect, new_rect)
     if any(o is not friend and o is not pusher and overlaps(swept, rect_of(o)) for o in placed(b.state)):
         return False
+    start = [friend["x"], friend["y"]]
     friend["x"], friend["y"] = end
-    b.events.append(public("pushed", f"{public_name(friend)} is pushed back to ({end[0]}, {end[1]})."))
+    text = f"{public_name(friend)} is pushed back to ({end[0]}, {end[1]})."
+    b.events.append(public("pushed", text, marker=friend["marker"], path=[start, [end[0], end[1]]]))
     return True
 
 
@@ -204,6 +208,7 @@ def flee(b: Bound, unit: Unit, why: str) -> None:
     for river in rivers_crossed(b.state, (unit["x"], unit["y"]), end):
         if not _flee_across(b, unit, river):
             return
+    start = [unit["x"], unit["y"]]
     unit["x"], unit["y"] = end
     unit["disordered"] = True
     stop = f", stopping short of {reason}" if reason else ""
@@ -213,6 +218,7 @@ def flee(b: Bound, unit: Unit, why: str) -> None:
             f"{public_name(unit)} flees {distance} mm to ({end[0]}, {end[1]}){stop}, now facing {unit['facing']}, "
             "in disorder.",
             marker=unit["marker"],
+            path=[start, [end[0], end[1]]],  # for the picture's arrow
         )
     )
     reveal_check(b.state, b.events)

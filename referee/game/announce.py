@@ -19,12 +19,13 @@ from referee.game.opened import Game
 from referee.game.overrides import describe as describe_change
 from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
-from referee.kit.contract import Example, Fact, GameModule, PhaseSpec
+from referee.kit.contract import Event, Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
 from referee.letters.content import PhaseLetters, view_yaml
 from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
+from referee.letters.pictures import letter_picture, png
 from referee.letters.post import deliver, to_every_player
 from referee.letters.render import events_template
 from referee.protocol.canonical import sha256_hex
@@ -80,7 +81,7 @@ def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> N
             "notice",
             context,
             notice_message_id(game, phase, name),
-            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml")],
+            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml"), *picture_attachments(context, name, "")],
         )
 
 
@@ -96,7 +97,8 @@ def notice_context(
     game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str
 ) -> tuple[dict[str, Any], bytes]:
     """Return what the notice of an open phase says to player `name`, and their view (YAML)."""
-    view_bytes = view_yaml(letter_view(game, phase.seq, state, name))
+    shown = letter_view(game, phase.seq, state, name)
+    view_bytes = view_yaml(shown)
     context = {
         **game.letterhead.common(name),
         "turn": phase.turn,
@@ -119,8 +121,46 @@ def notice_context(
         # written: the notice reads the same whenever it is written again or replayed by the audit.
         "deadline": game.notice_deadline(phase),
         "beacon": _beacon_promise(game, phase),
+        "picture": picture_of(game, phase.seq, state, name, (), phase.folder, picture_name(name, ""), shown),
     }
     return context, view_bytes
+
+
+def picture_name(name: str, when: str) -> str:
+    """Return the file name of `name`'s picture in a notice (`when` ""), or a report ("-after")."""
+    return f"{name}.battlefield{when}.png"
+
+
+def picture_of(
+    game: Game,
+    seq: int,
+    state: Any,
+    name: str,
+    events: Sequence[Event],
+    folder: str,
+    filename: str,
+    shown: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """Return the picture of the table a letter to `name` of phase `seq` shows (None: the game
+    draws none, or the phase's letters are of a format before pictures), drawn by the game from
+    `name`'s view and the `events` they see, never from the state. `shown`: the view the letter
+    attaches, reused when it is the game's whole view."""
+    if game.module.picture is None or letter_format(game.dir, seq) < 3:
+        return None
+    seen = [event.as_dict() for event in events if event.is_visible_to(name)]
+    whole = shown if shown is not None and game.module.letter_view is None else game.module.view(state, name)
+    scene = game.module.picture(whole, name, seen)
+    return letter_picture(scene, game.letterhead.filed(folder, filename)) if scene is not None else None
+
+
+def picture_attachments(context: dict[str, Any], name: str, when: str) -> list[Attachment]:
+    """Return the PNG of a letter's picture, as an attachment (none when it has no picture).
+
+    Not kept under GAMEDIR/mail/: the letter's kept HTML holds the same picture as SVG."""
+    picture = context.get("picture")
+    if picture is None:
+        return []
+    return [Attachment(picture_name(name, when), png(picture["scene"]), "image/png", kept=False)]
 
 
 def letter_view(game: Game, seq: int, state: Any, name: str) -> dict[str, Any]:
@@ -233,7 +273,8 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     record_name = f"{phase.stem}.json"
     index = phase_letters(game, outcome)
     events, rolls = index.events_for(name), index.rolls_for(name)
-    view_bytes = view_yaml(letter_view(game, phase.seq, envelope["state"], name))
+    shown = letter_view(game, phase.seq, envelope["state"], name)
+    view_bytes = view_yaml(shown)
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
     context = {
         **game.letterhead.common(name),
@@ -261,6 +302,9 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "standing": standing_of(game.module, envelope["state"], name),
         "replaces": _replaced_record(game, phase),
         "proofs": index.proofs_for(name),
+        "picture": picture_of(
+            game, phase.seq, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after"), shown
+        ),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]
     if name in outcome.corrections:
@@ -290,6 +334,7 @@ def post_reports(game: Game, outcome: Outcome) -> list[Path]:
                 game.letterhead.message_id(phase.folder, "report", name),
                 [
                     *attachments,
+                    *picture_attachments(context, name, "-after"),
                     # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
                     Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
                     Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),

@@ -6,7 +6,9 @@ events and rolls in full, the others' counted, and the view the game gives for l
 (`GameModule.letter_view`). A game's journal keeps, in its meta table, the sequence number of
 the first phase whose letters are format 2: the first phase of a game begun since, or the
 phase after the first adjudicated since, for a game begun before (the letters already sent
-stay as they were; `audit` confirms them in their own format).
+stay as they were; `audit` confirms them in their own format). Format 3 adds the picture of
+the table a game draws (`GameModule.picture`, docs/pictures.md) to notices and reports; it is
+adopted the same way, from its own meta key, so that a game begun in format 2 changes once.
 """
 
 from __future__ import annotations
@@ -14,14 +16,24 @@ from __future__ import annotations
 from referee.game.journal import GameDir
 
 LETTERS_META = "letter_format_2_from"  # meta key: the seq of the first phase with format-2 letters
+PICTURES_META = "letter_format_3_from"  # meta key: the seq of the first phase with format-3 letters
+OLDEST_FIRST = ((2, LETTERS_META), (3, PICTURES_META))
 
 
 def letter_format(game_dir: GameDir, seq: int) -> int:
-    """Return the format of the letters (notices and reports) of the phase numbered `seq`."""
-    first = game_dir.get_meta(LETTERS_META)
-    return 2 if first is not None and seq >= int(first) else 1
+    """Return the format of the letters (notices and reports) of the phase numbered `seq`: each
+    format builds on the one before, so a phase has a format only once it has the one before."""
+    number = 1
+    for candidate, key in OLDEST_FIRST:
+        first = game_dir.get_meta(key)
+        if first is None or seq < int(first):
+            break
+        number = candidate
+    return number
 
 
 def adopt_from(game_dir: GameDir, seq: int) -> None:
-    """Write format-2 letters from the phase numbered `seq` on, unless the game already does."""
-    game_dir.keep_meta(LETTERS_META, str(seq))
+    """Write the newest format's letters from the phase numbered `seq` on, unless the game
+    already does (each format from the phase it was first adopted)."""
+    for _, key in OLDEST_FIRST:
+        game_dir.keep_meta(key, str(seq))

@@ -2,7 +2,9 @@
 
 It holds the game module contract (`GameModule`, `PhaseSpec`, `Event`, the `Dice` a module
 draws from), the shared die-roll table engine, decks of cards, sealed choices and order schemas,
-and re-exports the few protocol values a module touches (`Problem`, `Hidden`, dice specs, `thaw`).
+the tabletop's geometry (`tabletop`: not loaded here, so games without a table never import
+shapely; a game writes `from referee.kit import tabletop`), and re-exports the few protocol
+values a module touches (`Problem`, `Hidden`, dice specs, `thaw`).
 It may import the protocol (`referee.protocol`) and the ground (`referee.errors`), never the
 letters, the game directory's life or the mail; games import nothing else of `referee`.
 """

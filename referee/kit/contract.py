@@ -11,6 +11,7 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     check(state) -> list[str]                                  (broken invariants, for tests)
     secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
     in_play(state) -> list[InPlay]                             (hidden draws still hiding something)
+    picture(view, player, events) -> scene or None             (a picture of the table: kit.tabletop.picture)
     supplies: needs, wanted(state), supply(state, need, data)  (what the referee supplies: referee.kit.needs)
     standing(state, player) -> list[Fact]                      (where a player stands, for their letters)
     example(state, player) -> Example or None                  (a player's own order form)
@@ -26,6 +27,10 @@ choices and a note on what each field takes ("1 to 7: your TP"); without it (or 
 None) the form is the phase's `example`. Both are drawn from the player's own view, never from
 what it hides: the leak test changes every hidden leaf a player may not see and fails if either
 answer changes.
+
+`picture` draws the table for a player's letters (a scene, `referee.kit.tabletop.picture`):
+it is handed that player's view and, in a report, the events of the phase they see (none in a
+notice), never the state, so a picture can show nothing their letter does not already say.
 
 `in_play` names the hidden draws whose values some player still may not know (a deck with
 cards in hands or in its draw pile, a sealed note not yet opened), so that `referee reveal
@@ -223,6 +228,11 @@ class GameModule:
     # by the configuration, never by the state. A deadline the game's `schedule:` names for the
     # phase wins over them; they win over the schedule's default (referee.game.deadlines).
     phase_deadlines: Callable[[Mapping[str, Any]], Mapping[str, str]] | None = None
+    # A picture of the table for a player's notices and reports (see the module docstring): from
+    # their view and the events they see (as dicts, `Event.as_dict`); None: the letter has none.
+    picture: Callable[[Mapping[str, Any], Role | None, Sequence[Mapping[str, Any]]], dict[str, Any] | None] | None = (
+        None
+    )
 
 
 def load_data(package: str, name: str) -> Any:

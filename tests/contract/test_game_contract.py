@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 import yaml
@@ -17,6 +18,8 @@ import games
 from referee.kit import WHENS
 from referee.kit.schema import check as schema_check
 from referee.kit.schema import check_schema
+from referee.kit.tabletop.picture import check_scene
+from referee.letters.pictures import svg
 from referee.protocol.canonical import canonical_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,8 +107,21 @@ def test_random_play_keeps_invariants_and_purity(game: Any) -> None:
                 canonical_json(event.as_dict())
             for role in (*players, None):
                 canonical_json(game.view(state, role))
+                assert_picture_is_drawn(game, state, role, events)
             assert_in_play_names_no_secret(game, state)
         assert game.check(state) == []
+
+
+def assert_picture_is_drawn(game: Any, state: Any, role: str | None, events: list[Any]) -> None:
+    """A game's picture is a scene of the format (kit.tabletop.picture), drawn as well-formed SVG."""
+    if game.picture is None:
+        return
+    seen = [event.as_dict() for event in events if event.is_visible_to(role)]
+    scene = game.picture(game.view(state, role), role, seen)
+    if scene is not None:
+        check_scene(scene)
+        canonical_json(scene)
+        ElementTree.fromstring(svg(scene))
 
 
 def assert_in_play_names_no_secret(game: Any, state: Any) -> None:

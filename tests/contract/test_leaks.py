@@ -10,6 +10,10 @@ null, a 9-digit 731xxxxxx for a number, a bool flipped). Then:
   must not even depend on what it hides);
 - notices: the notice the core would mail (the real templates through letters.notice_context,
   with a real game directory) holds no marker and reads the same;
+- pictures (a game's `picture`): the scene drawn for the role (plain data in mm, so a hidden
+  position shows as itself) and its SVG are searched with the notice and the report; a notice's
+  picture must read the same (it is part of the notice), and a report's picture must be the same
+  when the role's view after is: a face-down card and a dummy at one place are drawn alike;
 - where the role stands and its own order form (the module's `standing` and `example` hooks,
   asked directly as well as through the notice) hold no marker and are the same;
 - resolution: the world is resolved with the orders the real state was (the phase's example
@@ -355,6 +359,7 @@ class After:
     record: dict[str, Any]
     view: str
     report: str
+    picture: str = ""  # the report's picture: its scene and its SVG
 
     def public_part(self) -> str:
         """Return what must be the same in a world the role cannot tell apart: events and draws."""
@@ -365,6 +370,13 @@ class After:
             "opened": [{k: v for k, v in o.items() if k != "salt"} for o in self.record.get("opened", [])],
         }
         return text_of({"events": events, "draws": draws})
+
+
+def picture_of(context: dict[str, Any]) -> str:
+    """Return a letter's picture as text to search and compare: the scene the game drew (plain
+    data, in mm: a hidden position shows as the number it is) and the SVG the letter embeds."""
+    picture = context.get("picture")
+    return text_of(picture["scene"]) + "\n" + picture["svg"] if picture is not None else ""
 
 
 def _without_salts(data: dict[str, Any]) -> dict[str, Any]:
@@ -422,7 +434,7 @@ class Checker:
         if role is None or spec is None:
             return view, "", ""
         context, view_bytes = notice_context(self.core, open_phase(spec), spec, state, role)
-        notice = "\n".join((*render("notice", context, self.module), view_bytes.decode("utf-8")))
+        notice = "\n".join((*render("notice", context, self.module), view_bytes.decode("utf-8"), picture_of(context)))
         return view, notice, text_of(own_hooks(self.module, state, role))
 
     def resolve(self, state: Any, given: dict[str, Any] | None = None) -> tuple[dict[str, Any], Outcome]:
@@ -465,7 +477,7 @@ class Checker:
             return After(orders, seen, record, view, "")
         context, attachments = report_context(self.core, outcome, role)
         letter = (*render("report", context, self.module), *(a.data.decode("utf-8") for a in attachments))
-        return After(orders, seen, record, view, "\n".join(letter))
+        return After(orders, seen, record, view, "\n".join(letter), picture_of(context))
 
     def check_state(self, item: Reached) -> None:
         """Check one state for every role and the public (see the module docstring)."""
@@ -524,12 +536,22 @@ class Checker:
             ("an event", text_of(after.events)),
             ("the record", text_of(after.record)),
             ("its report", after.report),
+            ("its report's picture", after.picture),
         ):
             if extra := [leaf for leaf in world.found(text) if leaf not in revealed]:
                 self.leak(where, role, f"gets in {what}, its view after not showing them", extra)
         if after.view != real.view:
             return  # the rules revealed something of what changed: the events may differ
         self.compared += 1
+        if after.picture != real.picture:
+
+            def drawn_apart(w: World) -> bool:
+                other = self.after(w.state, role, item.orders)
+                return other.view == real.view and other.picture != real.picture
+
+            culprits = [leaf for leaf in self._culprits(state, mine, pools, drawn_apart) if leaf not in revealed]
+            if culprits:
+                self.leak(where, role, "gets a picture that depends, its view after unchanged, on", culprits)
         if after.public_part() != real.public_part():
 
             def differs(w: World) -> bool:
