@@ -197,7 +197,10 @@ def fight_round(
 
     morale_loss = {side: combat["morale_loss"][side] + morale_hit[side] for side in SIDES}
     breaks_at = round(float(results["breaks_at_morale"]) * 10)
+    fight_is_naval = is_naval(combat)
     for side in SIDES:
+        if fight_is_naval:
+            break  # a naval combat ends after its rounds; morale is the land combat's
         if morale[side] - morale_loss[side] <= breaks_at and not broken[side]:
             broken[side] = True
             events.append(
