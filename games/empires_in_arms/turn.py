@@ -34,11 +34,9 @@ def powers_of(state: Mapping[str, Any], player: str) -> list[str]:
 def seal_policy(state: dict[str, Any], player: str, policy: Any, dice: Dice) -> tuple[dict[str, Any], list[Event]]:
     """Return the state with `player`'s standing policy sealed (committed in this phase's record,
     shown to them alone) in place of any earlier one."""
-    serial = state["serial"] + 1
-    box, events = seal_choice(sealed_box(f"policy-{serial}", [player]), player, policy, dice)
+    box, events = seal_choice(sealed_box(f"policy-{player}", [player]), player, policy, dice)
     return {
         **state,
-        "serial": serial,
         "policies": {**state["policies"], player: {"opening": box["sealed"][player]}},
     }, events
 
