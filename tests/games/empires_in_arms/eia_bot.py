@@ -68,8 +68,14 @@ POLICIES = {
 
 
 def orders_for(state: dict[str, Any], spec: Any, role: str, rng: random.Random) -> dict[str, Any]:
-    """Return `role`'s orders for the open phase."""
-    if spec.name.startswith("combat-"):
+    """Return `role`'s orders for the open phase, from the state or a player's view (which shows
+    the same units and combats)."""
+    return orders_from(state, spec.name, spec.turn, role, rng)
+
+
+def orders_from(state: dict[str, Any], name: str, turn: int, role: str, rng: random.Random) -> dict[str, Any]:
+    """Return `role`'s orders for phase `name` of `turn`."""
+    if name.startswith("combat-"):
         combat = state["combats"][0]
         orders: dict[str, Any] = {"table": rng.choice(["3-2", "3-3"]), "bombard": True}
         side = next(s for s in ("attacker", "defender") if combat["sides"][s]["commander"] == role)
@@ -82,9 +88,10 @@ def orders_for(state: dict[str, Any], spec: Any, role: str, rng: random.Random) 
         if guards and not combat["guard_used"][side] and rng.random() < 0.7:
             orders["guard"] = {"nation": sorted(guards)[0], "shift": 1}
         return orders
-    if spec.name.startswith("losses-"):
+    if name.startswith("losses-"):
         combat = state["combats"][0]
-        share = next(s for s in combat["pending"].values() if role in s["proposers"])
+        pending = combat.get("pending") or combat.get("losses_to_share") or {}
+        share = next(s for s in pending.values() if role in s["proposers"])
         split = dict(share["shares"])
         odd = share["count"] - sum(split.values())
         nations = sorted(split)
@@ -98,9 +105,9 @@ def orders_for(state: dict[str, Any], spec: Any, role: str, rng: random.Random) 
                 target = nations[(nations.index(target) + 1) % len(nations)]
         return {"split": split}
     orders = {}
-    if spec.turn == 1 and role in POLICIES:
+    if turn == 1 and role in POLICIES:
         orders["policy"] = POLICIES[role]
-    if spec.turn == 2:
+    if turn == 2:
         if role == "russia":
             orders["attack"] = [LAND_ATTACK]
         if role == "britain":
