@@ -114,7 +114,8 @@ def declare(
             events.append(
                 Event(
                     "combat.overwhelming",
-                    f"combat {cid} at {combat['area']}: {strengths['attacker']} against {strengths['defender']} strength "
+                    f"combat {cid} at {combat['area']}: {strengths['attacker']} against {strengths['defender']} "
+                    "strength "
                     "factors, 5:1 or better: it is fought as trivial combat (12.3.10)",
                     {"combat": cid, "strengths": strengths},
                 )
@@ -128,7 +129,8 @@ def declare(
         0,
         Event(
             "combat.declared",
-            f"{player} attacks at {combat['area']} ({combat['kind']} combat {cid}): {', '.join(attackers)} against {', '.join(defenders)}",
+            f"{player} attacks at {combat['area']} ({combat['kind']} combat {cid}): "
+            f"{', '.join(attackers)} against {', '.join(defenders)}",
             {"combat": cid, "kind": combat["kind"], "attackers": attackers, "defenders": defenders},
         ),
     )
@@ -172,7 +174,8 @@ def _try_withdrawal(
     events.append(
         Event(
             "combat.withdrawal",
-            f"combat {combat['id']}: the outnumbered defender tries to withdraw, needing {rating} or less: rolled {roll}, "
+            f"combat {combat['id']}: the outnumbered defender tries to withdraw, needing {rating} or less: "
+            f"rolled {roll}, "
             + ("it withdraws and no combat is fought (12.3.10)" if ok else "it must fight the trivial combat"),
             {"combat": combat["id"], "rating": rating, "roll": roll, "withdrew": ok},
         )
@@ -396,8 +399,8 @@ def settle_losses(
         }
         if given:
             box = sealed_box(f"losses-{combat['id']}-{side}-round-{combat['round'] - 1}", sorted(given))
-            for player, split in sorted(given.items()):
-                box, sealed = seal_choice(box, player, split, dice)
+            for player, proposal in sorted(given.items()):
+                box, sealed = seal_choice(box, player, proposal, dice)
                 events += [e for e in sealed if e.kind == "sealed.choice"]
             _, revealed = reveal_choices(box)
             events.append(revealed)

@@ -181,7 +181,8 @@ def fight_round(
         events.append(
             Event(
                 "combat.fire",
-                f"{side} fights on the {column} table: rolled {roll}{f' {modifier:+d} (cavalry superiority)' if modifier else ''},"
+                f"{side} fights on the {column} table: rolled {roll}"
+                f"{f' {modifier:+d} (cavalry superiority)' if modifier else ''},"
                 f" {result['losses']} losses and {result['morale'] / 10:.1f} morale to the {other(side)}",
                 {
                     "combat": cid,
@@ -210,7 +211,7 @@ def fight_round(
                     {"combat": cid, "side": side},
                 )
             )
-    for side, pledge in committed.items():
+    for side in committed:
         if fights[side] and guard.breaks_after_commitment(True, broken[other(side)]) and not broken[side]:
             broken[side] = True
             events.append(

@@ -20,8 +20,8 @@ from games.empires_in_arms import battles, economy, guard, land, naval, peace, s
 from games.empires_in_arms.chapter import PACKAGE, RULES, parse_rules, rule_of
 from games.empires_in_arms.combat import SIDES, contingents
 from games.empires_in_arms.losses import split_problems
-from games.empires_in_arms.turn import date, is_phase, powers_of, resolve_step
 from games.empires_in_arms.supplies import parse_given
+from games.empires_in_arms.turn import date, is_phase, powers_of, resolve_step
 from referee.kit import (
     Dice,
     Event,
@@ -34,7 +34,7 @@ from referee.kit import (
     parse_tables,
 )
 from referee.kit.procedure import procedure, sequence
-from referee.kit.procedure.rolls import roll_problems, roll_request
+from referee.kit.procedure.rolls import roll_problems
 
 SCENARIOS = ("open", "coalition")
 OPTIONS = {
@@ -55,9 +55,11 @@ OPTIONS = {
     "leaders": "{id: {power, with: unit id, strategic, tactical, tactical_max}}",
     "phase_names": "which of the sequence's phases are the land, naval, economic and reinforcement phases "
     "(default: phases of those names)",
-    "fleet_movement": "a stack's movement allowance before 12.2.3's reductions (default 7, as the chapter's example reads)",
+    "fleet_movement": "a stack's movement allowance before 12.2.3's reductions "
+    "(default 7, as the chapter's example reads)",
     "withdrawal_die": "the die an outnumbered defender rolls against its strategic rating (12.3.10; default 1d6)",
-    "peace_phase_counts": "whether the Land Phase in which peace is made counts toward 12.4's three and six (default false)",
+    "peace_phase_counts": "whether the Land Phase in which peace is made counts toward 12.4's three and six "
+    "(default false)",
     "sea_areas_next_to_britain": "the sea areas adjacent to Great Britain, for naval raiding (12.2.2)",
     "combat_results": "the Combat Resolution Table, as `referee supply` takes it (or supply it later)",
     "guard_table": "the Guard Commitment Table, as `referee supply` takes it (or supply it later)",
@@ -289,7 +291,8 @@ def _attack_problems(state: Mapping[str, Any], player: str, attack: Mapping[str,
                     Problem(
                         "illegal.unit-kind",
                         where,
-                        f"{unit_id} is a {unit['type']}: {'only fleets' if naval else 'no fleets'} in a {attack['kind']} combat",
+                        f"{unit_id} is a {unit['type']}: "
+                        f"{'only fleets' if naval else 'no fleets'} in a {attack['kind']} combat",
                     )
                 )
             if unit_id in fighting:
@@ -325,7 +328,8 @@ def _fleet_problems(state: Mapping[str, Any], player: str, move: Mapping[str, An
                 Problem(
                     "illegal.transport",
                     f"{path}.carrying",
-                    f"{len(move['fleets'])} fleet(s) carry {naval.transport_capacity(len(move['fleets']))} army factors at most (12.2.4); these corps hold {factors}",
+                    f"{len(move['fleets'])} fleet(s) carry {naval.transport_capacity(len(move['fleets']))} army "
+                    f"factors at most (12.2.4); these corps hold {factors}",
                 )
             )
     return problems

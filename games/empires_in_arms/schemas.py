@@ -9,7 +9,7 @@ from referee.kit.procedure.rolls import ROLL_SCHEMA
 
 ID = {"type": "str", "max": 40, "pattern": "[a-z0-9][a-z0-9_-]*", "example": "fr-guard"}
 IDS = {"type": "list", "min": 1, "max": 40, "items": ID}
-GUARD = {
+GUARD: dict[str, Any] = {
     "type": "map",
     "fields": {
         "nation": {**ID, "description": "whose guard is committed (one nationality only, 12.3.4)"},

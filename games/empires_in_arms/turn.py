@@ -121,7 +121,8 @@ def _economy_orders(state: dict[str, Any], player: str, order: Mapping[str, Any]
         events.append(
             Event(
                 "militia.converted",
-                f"{power} converts {convert['factors']} militia of {convert['unit']} for {cost} money points; regular infantry due {due} (12.1.1)",
+                f"{power} converts {convert['factors']} militia of {convert['unit']} for {cost} money points; "
+                f"regular infantry due {due} (12.1.1)",
                 {"power": power, **dict(convert), "due": due},
             )
         )
@@ -203,7 +204,8 @@ def _phase_effects(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
             events.append(
                 Event(
                     "economy.raiding",
-                    f"naval raiding: enemy fleets in {raided} sea area(s) next to Great Britain; British colonial trade {trade} -> {after} (12.2.2)",
+                    f"naval raiding: enemy fleets in {raided} sea area(s) next to Great Britain; "
+                    f"British colonial trade {trade} -> {after} (12.2.2)",
                     {"raided": raided, "trade": trade, "after": after},
                 )
             )
@@ -236,7 +238,8 @@ def _manipulate(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
         events.append(
             Event(
                 "economy.manipulation",
-                f"{power}'s economic manipulation at {setting['square']}: PSA {square.get('psa', 0):+d}, money {square.get('money', 0):+d}, manpower {square.get('manpower', 0):+d} (12.5.1)",
+                f"{power}'s economic manipulation at {setting['square']}: PSA {square.get('psa', 0):+d}, "
+                f"money {square.get('money', 0):+d}, manpower {square.get('manpower', 0):+d} (12.5.1)",
                 {"power": power, **setting, **square},
             )
         )
@@ -278,7 +281,8 @@ def _reinforce(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
                         events.append(
                             Event(
                                 "peace.demobilised",
-                                f"{unit_id} is still in {b}'s territory past 12.4's deadline: demobilised or scuttled (12.4.3)",
+                                f"{unit_id} is still in {b}'s territory past 12.4's deadline: "
+                                "demobilised or scuttled (12.4.3)",
                                 {"unit": unit_id},
                             )
                         )

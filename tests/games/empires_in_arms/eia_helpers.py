@@ -7,10 +7,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from eia_bot import COMBAT_RESULTS, COMPETITIVE, GUARD_TABLE
-from scripted_dice import ScriptedDice
 
 from games.empires_in_arms import rules
 from referee.protocol.hidden import Hidden, HiddenDraws
+
+from scripted_dice import ScriptedDice
 
 
 class SealingDice(ScriptedDice):
@@ -26,5 +27,10 @@ class SealingDice(ScriptedDice):
 
 def coalition(**switched_on: bool) -> dict[str, Any]:
     """Return the coalition scenario's state with the test tables and the options named on."""
-    options = {**switched_on, "combat_results": COMBAT_RESULTS, "guard_table": GUARD_TABLE, "competitive_rolls": COMPETITIVE}
+    options = {
+        **switched_on,
+        "combat_results": COMBAT_RESULTS,
+        "guard_table": GUARD_TABLE,
+        "competitive_rolls": COMPETITIVE,
+    }
     return copy.deepcopy(rules.setup("coalition", ["britain", "france", "russia"], options))

@@ -18,7 +18,16 @@ def test_chapter_lists_23_numbered_options_each_off_by_default() -> None:
 # 12.2.3 Moving large fleets/transports: the printed example and what its text fixes.
 @pytest.mark.parametrize(
     ("fleets", "transporting", "allowance"),
-    [(1, False, 7), (2, False, 6), (3, False, 5), (1, True, 6), (2, True, 5), (3, True, 4), (4, False, 4), (5, True, 4)],
+    [
+        (1, False, 7),
+        (2, False, 6),
+        (3, False, 5),
+        (1, True, 6),
+        (2, True, 5),
+        (3, True, 4),
+        (4, False, 4),
+        (5, True, 4),
+    ],
 )
 def test_12_2_3_fleet_movement_allowance(fleets: int, transporting: bool, allowance: int) -> None:
     assert naval.fleet_movement_allowance(7, fleets, transporting) == allowance
@@ -127,7 +136,10 @@ def test_12_3_4_only_one_nationalitys_guard_and_all_of_it() -> None:
     side = {"france": {"guard": 3}, "austria": {"guard": 1}}
     assert guard.commitment_problem(side, "austria", 2) is not None
     assert guard.commitment_problem(side, "france", 2) is None
-    assert guard.commitment_problem({"britain": {"guard": 2}}, "britain", 1) == "britain guard may not be committed (12.3.4)"
+    assert (
+        guard.commitment_problem({"britain": {"guard": 2}}, "britain", 1)
+        == "britain guard may not be committed (12.3.4)"
+    )
 
 
 # 12.3.3 Cavalry options.

@@ -20,7 +20,13 @@ RESULTS = {
     "default_table": "3-3",
     "breaks_at_morale": 0,
     "rounds": {"field": 3, "limited-field": 3, "trivial": 1, "naval": 1},
-    "columns": {"3-2": HALF, "3-3": HALF, "3-4": {t: {"losses": 4, "morale": 1.5} for t in "123456"}, "3-5": HALF, "9-9": TEN_A_ROUND},
+    "columns": {
+        "3-2": HALF,
+        "3-3": HALF,
+        "3-4": {t: {"losses": 4, "morale": 1.5} for t in "123456"},
+        "3-5": HALF,
+        "9-9": TEN_A_ROUND,
+    },
 }
 POWERS = {
     "france": {"player": "france", "home": ["paris"], "at_war": ["britain", "russia"]},
@@ -44,7 +50,15 @@ def game(units: dict[str, Any], leaders: dict[str, Any] | None = None, **on: boo
 
 
 def corps(power: str, morale: float = 4.0, **factors: int) -> dict[str, Any]:
-    return {"power": power, "nation": power, "type": "corps", "area": "bavaria", "morale": morale, "strategic": 3, "factors": factors}
+    return {
+        "power": power,
+        "nation": power,
+        "type": "corps",
+        "area": "bavaria",
+        "morale": morale,
+        "strategic": 3,
+        "factors": factors,
+    }
 
 
 def fleet(power: str, nation: str, ships: int) -> dict[str, Any]:
@@ -66,14 +80,20 @@ def kinds(events: list[Any]) -> list[str]:
 
 
 def test_12_3_4_both_sides_guards_commit_sealed_and_revealed_together() -> None:
-    state = game({"ru-g": corps("russia", guard=3, infantry=4), "fr-g": corps("france", guard=2, infantry=4)}, guard_commitment=True)
+    state = game(
+        {"ru-g": corps("russia", guard=3, infantry=4), "fr-g": corps("france", guard=2, infantry=4)},
+        guard_commitment=True,
+    )
     attack = {"kind": "field", "attackers": ["ru-g"], "defenders": ["fr-g"]}
     state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
     spec = rules.phase(state)
     assert spec is not None and spec.name == "combat-c1-round-1" and spec.active == ("france", "russia") and spec.sealed
     # The attacker's guard roll 1 loses 1 (+2 column); the defender's 4 loses both: it breaks unfought.
     dice = SealingDice([1, 4, 3])
-    orders = {"russia": {"table": "3-2", "guard": {"nation": "russia", "shift": 2}}, "france": {"table": "3-3", "guard": {"nation": "france", "shift": 2}}}
+    orders = {
+        "russia": {"table": "3-2", "guard": {"nation": "russia", "shift": 2}},
+        "france": {"table": "3-3", "guard": {"nation": "france", "shift": 2}},
+    }
     state, events = play(state, orders, dice)
     dice.assert_used_up()
     sealed = [e for e in events if e.kind == "sealed.choice"]
@@ -82,35 +102,64 @@ def test_12_3_4_both_sides_guards_commit_sealed_and_revealed_together() -> None:
     assert revealed.visible_to == "all" and len(revealed.data["openings"]) == 2
     assert revealed.data["choices"]["france"]["guard"] == {"nation": "france", "shift": 2}
     fire = [e for e in events if e.kind == "combat.fire"]
-    assert [(e.data["side"], e.data["table"]) for e in fire] == [("attacker", "3-4")]  # 3-2 shifted +2; France does not fight
-    assert "breaks without fighting" in next(e.text for e in events if e.data.get("side") == "defender" and e.kind == "combat.guard")
+    assert [(e.data["side"], e.data["table"]) for e in fire] == [
+        ("attacker", "3-4")
+    ]  # 3-2 shifted +2; France does not fight
+    assert "breaks without fighting" in next(
+        e.text for e in events if e.data.get("side") == "defender" and e.kind == "combat.guard"
+    )
     assert state["units"]["fr-g"]["factors"] == {"guard": 0, "infantry": 0}  # 2 guard lost at once, then 4 losses
     assert state["units"]["ru-g"]["factors"]["guard"] == 2
-    assert state["combats"] == [] and rules.phase(state).name == "round"
+    assert state["combats"] == [] and getattr(rules.phase(state), "name", None) == "round"
 
 
 def test_12_3_4_a_committed_side_that_does_not_break_the_other_breaks() -> None:
-    state = game({"ru-g": corps("russia", guard=3, infantry=4), "fr-1": corps("france", infantry=20)}, guard_commitment=True)
-    state, _ = play(state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru-g"], "defenders": ["fr-1"]}]}}, SealingDice([]))
+    state = game(
+        {"ru-g": corps("russia", guard=3, infantry=4), "fr-1": corps("france", infantry=20)}, guard_commitment=True
+    )
+    state, _ = play(
+        state,
+        {"russia": {"attack": [{"kind": "field", "attackers": ["ru-g"], "defenders": ["fr-1"]}]}},
+        SealingDice([]),
+    )
     dice = SealingDice([1, 2, 2])  # guard roll (+1 column: 0 lost), then each side's fire
-    state, events = play(state, {"russia": {"table": "3-2", "guard": {"nation": "russia", "shift": 1}}, "france": {"table": "3-2"}}, dice)
+    state, events = play(
+        state, {"russia": {"table": "3-2", "guard": {"nation": "russia", "shift": 1}}, "france": {"table": "3-2"}}, dice
+    )
     assert any("committed its guard and did not break" in e.text for e in events)
     assert "combat.ended" in kinds(events)
 
 
 def test_12_3_4_refusals_cite_the_rule() -> None:
-    state = game({"gb": corps("britain", guard=3, infantry=4), "fr-1": corps("france", infantry=5)}, guard_commitment=True)
-    state, _ = play(state, {"britain": {"attack": [{"kind": "field", "attackers": ["gb"], "defenders": ["fr-1"]}]}}, SealingDice([]))
+    state = game(
+        {"gb": corps("britain", guard=3, infantry=4), "fr-1": corps("france", infantry=5)}, guard_commitment=True
+    )
+    state, _ = play(
+        state, {"britain": {"attack": [{"kind": "field", "attackers": ["gb"], "defenders": ["fr-1"]}]}}, SealingDice([])
+    )
     problems = rules.validate(state, "britain", {"table": "3-2", "guard": {"nation": "britain", "shift": 1}})
     assert [p.code for p in problems] == ["illegal.guard"] and "12.3.4" in problems[0].message
 
 
 def test_12_2_5_sixty_eight_ships_share_ten_losses_without_a_mail_round() -> None:
-    units = {"gb": fleet("britain", "britain", 36), "se": fleet("britain", "sweden", 20), "pt": fleet("britain", "portugal", 12), "fr": fleet("france", "france", 30)}
+    units = {
+        "gb": fleet("britain", "britain", 36),
+        "se": fleet("britain", "sweden", 20),
+        "pt": fleet("britain", "portugal", 12),
+        "fr": fleet("france", "france", 30),
+    }
     state = game(units, proportional_naval_losses=True)
-    state, _ = play(state, {"britain": {"attack": [{"kind": "naval", "attackers": ["gb", "se", "pt"], "defenders": ["fr"]}]}}, SealingDice([]))
+    state, _ = play(
+        state,
+        {"britain": {"attack": [{"kind": "naval", "attackers": ["gb", "se", "pt"], "defenders": ["fr"]}]}},
+        SealingDice([]),
+    )
     state, events = play(state, {"britain": {"table": "3-2"}, "france": {"table": "9-9"}}, SealingDice([3, 3]))
-    assert {n: state["units"][u]["ships"] for n, u in (("britain", "gb"), ("sweden", "se"), ("portugal", "pt"))} == {"britain": 31, "sweden": 17, "portugal": 10}
+    assert {n: state["units"][u]["ships"] for n, u in (("britain", "gb"), ("sweden", "se"), ("portugal", "pt"))} == {
+        "britain": 31,
+        "sweden": 17,
+        "portugal": 10,
+    }
     assert state["combats"] == []
 
 
@@ -123,7 +172,11 @@ def _allied_naval() -> dict[str, Any]:
         "fr": fleet("france", "france", 30),
     }
     state = game(units, proportional_naval_losses=True)
-    state, _ = play(state, {"britain": {"attack": [{"kind": "naval", "attackers": ["gb", "se", "pt", "ru"], "defenders": ["fr"]}]}}, SealingDice([]))
+    state, _ = play(
+        state,
+        {"britain": {"attack": [{"kind": "naval", "attackers": ["gb", "se", "pt", "ru"], "defenders": ["fr"]}]}},
+        SealingDice([]),
+    )
     state, _ = play(state, {"britain": {"table": "3-2"}, "france": {"table": "9-9"}}, SealingDice([3, 3]))
     return state
 
@@ -169,33 +222,52 @@ def test_12_3_6_a_missing_proposal_goes_to_competitive_rolls() -> None:
 
 def test_12_3_10_outnumbered_defender_with_a_policy_withdraws_on_its_rating() -> None:
     state = game({"ru": corps("russia", infantry=50), "fr": corps("france", infantry=10)}, overwhelming_numbers=True)
-    state, events = play(state, {"france": {"policy": {"table": "3-3", "withdraw_if_outnumbered": True}}}, SealingDice([]))
+    state, events = play(
+        state, {"france": {"policy": {"table": "3-3", "withdraw_if_outnumbered": True}}}, SealingDice([])
+    )
     assert [e.visible_to for e in events if e.kind == "sealed.choice"] == [("france",)]
-    state, events = play(state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, SealingDice([3]))
+    state, events = play(
+        state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, SealingDice([3])
+    )
     assert "combat.overwhelming" in kinds(events) and "policy.revealed" in kinds(events)
-    assert next(e for e in events if e.kind == "combat.withdrawal").data == {"combat": "c1", "rating": 3, "roll": 3, "withdrew": True}
+    assert next(e for e in events if e.kind == "combat.withdrawal").data == {
+        "combat": "c1",
+        "rating": 3,
+        "roll": 3,
+        "withdrew": True,
+    }
     assert state["combats"] == []
 
 
 def test_12_3_10_a_failed_withdrawal_fights_trivial_combat() -> None:
     state = game({"ru": corps("russia", infantry=50), "fr": corps("france", infantry=10)}, overwhelming_numbers=True)
     state, _ = play(state, {"france": {"policy": {"table": "3-3", "withdraw_if_outnumbered": True}}}, SealingDice([]))
-    state, events = play(state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, SealingDice([4]))
+    state, events = play(
+        state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, SealingDice([4])
+    )
     assert state["combats"][0]["kind"] == "trivial"
 
 
 def test_standing_policies_fight_rounds_without_mail_and_12_7_casualties_follow_in_the_same_adjudication() -> None:
     leaders = {"ney": {"power": "france", "with": "fr", "strategic": 3, "tactical": 3, "tactical_max": 3}}
-    state = game({"ru": corps("russia", infantry=9), "fr": corps("france", morale=1.0, infantry=9)}, leaders, leader_casualties=True)
-    state, _ = play(state, {"france": {"policy": {"table": "3-2"}}, "russia": {"policy": {"table": "3-3"}}}, SealingDice([]))
+    state = game(
+        {"ru": corps("russia", infantry=9), "fr": corps("france", morale=1.0, infantry=9)},
+        leaders,
+        leader_casualties=True,
+    )
+    state, _ = play(
+        state, {"france": {"policy": {"table": "3-2"}}, "russia": {"policy": {"table": "3-3"}}}, SealingDice([])
+    )
     # Round 1 (each 0.5 morale), round 2 (France at 0.0 breaks), then France's leader check: 6+6, wounded 2 months.
     dice = SealingDice([1, 1, 1, 1, 6, 6, 2])
-    state, events = play(state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, dice)
+    state, events = play(
+        state, {"russia": {"attack": [{"kind": "field", "attackers": ["ru"], "defenders": ["fr"]}]}}, dice
+    )
     dice.assert_used_up()
     assert kinds(events).count("policy.revealed") == 2
     assert "combat.ended" in kinds(events) and "leaders.casualty" in kinds(events)
     assert state["leaders"]["ney"]["status"] == "wounded"
-    assert rules.phase(state).name == "round"
+    assert getattr(rules.phase(state), "name", None) == "round"
 
 
 def test_12_2_3_a_fleet_move_beyond_its_allowance_is_refused() -> None:

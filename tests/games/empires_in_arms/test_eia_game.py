@@ -104,9 +104,18 @@ def test_the_game_is_played_to_its_end_with_both_combats(played: tuple[Path, lis
     _, log = played
     phases = [entry["phase"] for entry in log]
     assert phases[:2] == ["round", "round"]
-    assert any(p.startswith("combat-c1-round-") for p in phases) and any(p.startswith("combat-c2-round-") for p in phases)
+    assert any(p.startswith("combat-c1-round-") for p in phases) and any(
+        p.startswith("combat-c2-round-") for p in phases
+    )
     kinds = {e.kind for entry in log for e in entry["events"]}
-    assert {"combat.declared", "combat.fire", "combat.ended", "sealed.revealed", "policy.revealed", "combat.losses"} <= kinds
+    assert {
+        "combat.declared",
+        "combat.fire",
+        "combat.ended",
+        "sealed.revealed",
+        "policy.revealed",
+        "combat.losses",
+    } <= kinds
 
 
 def test_guard_commitments_and_loss_proposals_were_sealed_and_revealed_with_proofs(
@@ -120,7 +129,13 @@ def test_guard_commitments_and_loss_proposals_were_sealed_and_revealed_with_proo
         for opening in event.data["openings"]:
             draw = draws[(opening["turn"], opening["phase"], opening["label"])]
             assert check_opening(opening, draw.commitments[opening["index"]], typed_values(draw.body)), opening
-    guards = [c for e in revealed if e.kind == "sealed.revealed" for c in e.data["choices"].values() if isinstance(c, dict) and c.get("guard")]
+    guards = [
+        c
+        for e in revealed
+        if e.kind == "sealed.revealed"
+        for c in e.data["choices"].values()
+        if isinstance(c, dict) and c.get("guard")
+    ]
     assert guards, "some round had a guard commitment"
 
 
@@ -129,4 +144,3 @@ def test_every_record_verifies(played: tuple[Path, list[dict[str, Any]]]) -> Non
     report = verify_game_dir(game_dir)
     assert report.problems == []
     assert report.records == len(log)
-
