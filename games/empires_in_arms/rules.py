@@ -150,6 +150,7 @@ def _powers(raw: Mapping[str, Any], players: Sequence[str]) -> dict[str, Any]:
             "allies": sorted(data.get("allies") or []),
             "at_war": sorted(data.get("at_war") or []),
             "money": int(data.get("money", 0)),
+            **({"american_trade": data["american_trade"]} if "american_trade" in data else {}),
             **({"colonial_trade": int(data["colonial_trade"])} if "colonial_trade" in data else {}),
         }
     return found

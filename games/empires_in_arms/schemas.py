@@ -107,7 +107,12 @@ SEQUENCE_FIELDS: dict[str, Any] = {
     },
     "peace": {
         "type": "map",
-        "fields": {"with": ID, "victor": ID, "c5": {"type": "bool"}},
+        "fields": {
+            "with": ID,
+            "victor": ID,
+            "c5": {"type": "bool", "description": "the victor chose peace condition C.5 (12.4.1, 12.4.2)"},
+            "b6": {"type": "bool", "description": "peace condition B.6 stops the loser's American trade (12.9)"},
+        },
         "required": ["with"],
         "description": "a peace made with a power (12.4)",
     },

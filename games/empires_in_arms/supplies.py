@@ -117,7 +117,7 @@ def check_supplied(need: str, data: Any) -> tuple[Any, list[str]]:
     if problems:
         return data, problems
     data = thaw(data)
-    if not _DICE.match(str(data.get("dice", ""))):
+    if "dice" in SHAPES[need]["fields"] and not _DICE.match(str(data.get("dice", ""))):
         return data, [f"data.dice: {data.get('dice')!r} is not dice such as 1d6 or 2d6"]
     if need in ("combat_results", "guard_table"):
         totals = _totals(data["dice"])

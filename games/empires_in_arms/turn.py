@@ -160,6 +160,7 @@ def _peace_orders(state: dict[str, Any], player: str, order: Mapping[str, Any]) 
             "parties": sorted([mine[0], other]),
             "victor": order["peace"].get("victor"),
             "c5": bool(order["peace"].get("c5")),
+            "b6": bool(order["peace"].get("b6")),
             "land_phases": 0,
             "date": date(state),
         }
@@ -209,6 +210,8 @@ def _phase_effects(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
                     {"raided": raided, "trade": trade, "after": after},
                 )
             )
+        if rules["american_trade"]:
+            events += _american_trade(state)
         if rules["economic_manipulation"]:
             state, happened = _manipulate(state)
             events += happened
@@ -287,3 +290,15 @@ def _reinforce(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
                             )
                         )
     return {**state, "units": units, "conversions": [c for c in state["conversions"] if c not in due]}, events
+
+
+def _american_trade(state: Mapping[str, Any]) -> list[Event]:
+    """Return the call for Britain's American trade roll when any power is denied American trade
+    (12.9): by Britain (`american_trade: denied` in the situation) or by peace condition B.6."""
+    by_britain = sorted(p for p, data in state["powers"].items() if data.get("american_trade") == "denied")
+    by_b6 = sorted(p for made in state["peaces"] if made.get("b6") for p in made["parties"] if p != made.get("victor"))
+    if not economy.must_roll_american_trade(by_britain, by_b6):
+        return []
+    denied = ", ".join(sorted({*by_britain, *by_b6}))
+    text = f"{denied} denied American trade: Britain makes the core rules' American trade roll this step (12.9)"
+    return [Event("economy.american-trade", text, {"by_britain": by_britain, "by_b6": by_b6})]
