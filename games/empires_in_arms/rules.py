@@ -227,8 +227,20 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
         return _loss_problems(state, player, orders)
     problems = roll_problems(_tables(state), state.get("lists", {}), [], state["players"], player, orders)
     problems += procedure.order_problems(state, orders)
+    areas = {unit_id: unit["area"] for unit_id, unit in state["units"].items()}
+    for index, move in enumerate(orders.get("moves") or []):
+        unit = state["units"].get(move["unit"])
+        if unit is None or unit["power"] not in powers_of(state, player) or unit.get("demobilised"):
+            problems.append(
+                Problem("illegal.not-yours", f"orders.moves[{index}].unit", f"{move['unit']} is not a unit of yours")
+            )
+        elif unit["type"] == "fleet":
+            problems.append(Problem("illegal.unit-kind", f"orders.moves[{index}].unit", "move fleets with fleet_moves"))
+        else:
+            areas[move["unit"]] = move["to"]
+    engaged = {u for c in state["combats"] for s in SIDES for u in c["sides"][s]["units"]}
     for index, attack in enumerate(orders.get("attack") or []):
-        problems += _attack_problems(state, player, attack, f"orders.attack[{index}]")
+        problems += _attack_problems(state, player, attack, f"orders.attack[{index}]", areas, engaged)
     for index, move in enumerate(orders.get("fleet_moves") or []):
         problems += _fleet_problems(state, player, move, f"orders.fleet_moves[{index}]")
     problems += _economy_problems(state, player, orders)
@@ -262,11 +274,21 @@ def _option(state: Mapping[str, Any], key: str, path: str) -> list[Problem]:
     ]
 
 
-def _attack_problems(state: Mapping[str, Any], player: str, attack: Mapping[str, Any], path: str) -> list[Problem]:
+def _attack_problems(
+    state: Mapping[str, Any],
+    player: str,
+    attack: Mapping[str, Any],
+    path: str,
+    areas: Mapping[str, str],
+    engaged: set[str],
+) -> list[Problem]:
+    """Return the problems of one declared combat; `areas` are the units' areas after the order's
+    moves, and `engaged` the units in combats so far (this order's earlier ones added)."""
     problems = []
     mine = _side_powers(state, player)
-    fighting = {u for c in state["combats"] for s in SIDES for u in c["sides"][s]["units"]}
     naval = attack["kind"] == "naval"
+    first = state["units"].get(attack["attackers"][0])
+    where_fought = attack.get("area") or (areas.get(attack["attackers"][0]) if first else None)
     enemies = {e for power in powers_of(state, player) for e in state["powers"][power]["at_war"]}
     for key, own in (("attackers", True), ("defenders", False)):
         for index, unit_id in enumerate(attack[key]):
@@ -296,8 +318,11 @@ def _attack_problems(state: Mapping[str, Any], player: str, attack: Mapping[str,
                         f"{'only fleets' if naval else 'no fleets'} in a {attack['kind']} combat",
                     )
                 )
-            if unit_id in fighting:
-                problems.append(Problem("illegal.engaged", where, f"{unit_id} is already in a combat"))
+            if unit_id in engaged or unit.get("demobilised"):
+                problems.append(Problem("illegal.engaged", where, f"{unit_id} is already in a combat, or gone"))
+            elif areas[unit_id] != where_fought:
+                problems.append(Problem("illegal.area", where, f"{unit_id} is at {areas[unit_id]}, not {where_fought}"))
+            engaged.add(unit_id)
     return problems
 
 

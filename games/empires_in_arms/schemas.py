@@ -71,6 +71,12 @@ SEQUENCE_FIELDS: dict[str, Any] = {
     "note": {"type": "str", "max": 4000, "description": "a note to every player"},
     "attack": {"type": "list", "max": 10, "items": ATTACK, "description": "combats you start"},
     "policy": POLICY,
+    "moves": {
+        "type": "list",
+        "max": 40,
+        "items": {"type": "map", "fields": {"unit": ID, "to": ID}, "required": ["unit", "to"]},
+        "description": "corps and garrisons moved, by the core game's movement rules (recorded)",
+    },
     "fleet_moves": {
         "type": "list",
         "max": 20,

@@ -65,6 +65,12 @@ def resolve_step(
         if order.get("policy") is not None:
             state, happened = seal_policy(state, player, order["policy"], dice)
             events += happened
+        for move in order.get("moves") or []:
+            unit = state["units"][move["unit"]]
+            state = {**state, "units": {**state["units"], move["unit"]: {**unit, "area": move["to"]}}}
+            events.append(
+                Event("unit.moved", f"{player} moves {move['unit']} from {unit['area']} to {move['to']}", dict(move))
+            )
         for attack in order.get("attack") or []:
             state, happened = battles.declare(state, player, attack, turn, dice)
             events += happened

@@ -284,3 +284,13 @@ def test_12_1_1_militia_converts_only_at_peace_with_every_major_power() -> None:
     state = game(units, militia_conversion=True)
     problems = rules.validate(state, "russia", {"militia": [{"unit": "ru", "factors": 4}]})
     assert problems and "12.1.1" in problems[0].message
+
+
+def test_a_combat_is_fought_where_every_unit_stands_after_the_orders_moves() -> None:
+    units = {"ru": {**corps("russia", infantry=5), "area": "saxony"}, "fr": corps("france", infantry=5)}
+    state = game(units)
+    attack = {"kind": "field", "attackers": ["ru"], "defenders": ["fr"], "area": "bavaria"}
+    assert [p.code for p in rules.validate(state, "russia", {"attack": [attack]})] == ["illegal.area"]
+    assert rules.validate(state, "russia", {"moves": [{"unit": "ru", "to": "bavaria"}], "attack": [attack]}) == []
+    twice = {"attack": [attack, attack], "moves": [{"unit": "ru", "to": "bavaria"}]}
+    assert "illegal.engaged" in [p.code for p in rules.validate(state, "russia", twice)]
