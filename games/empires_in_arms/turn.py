@@ -48,6 +48,8 @@ def resolve_step(
     turn = sequence.position(state)[0]
     tables = Tables(parse_tables(state["tables"], "the game's configuration") if state["tables"] else {})
     events: list[Event] = list(procedure.before_orders(state, tables, dice))
+    state, happened = _leaders_back(state)
+    events += happened
     for player in sorted(orders):
         order = orders[player]
         for request in order.get("rolls") or []:
@@ -308,3 +310,20 @@ def _american_trade(state: Mapping[str, Any]) -> list[Event]:
     denied = ", ".join(sorted({*by_britain, *by_b6}))
     text = f"{denied} denied American trade: Britain makes the core rules' American trade roll this step (12.9)"
     return [Event("economy.american-trade", text, {"by_britain": by_britain, "by_b6": by_b6})]
+
+
+def _leaders_back(state: dict[str, Any]) -> tuple[dict[str, Any], list[Event]]:
+    """Return wounded leaders to the map once their complete months are over (12.7): a leader
+    wounded for N months in month M is back in month M+N+1."""
+    when = date(state)
+    back = sorted(
+        n for n, leader in state["leaders"].items() if leader["status"] == "wounded" and leader["back"] <= when
+    )
+    if not back:
+        return state, []
+    kept = dict(state["leaders"])
+    for name in back:
+        kept[name] = {key: value for key, value in kept[name].items() if key != "back"} | {"status": "active"}
+    return {**state, "leaders": kept}, [
+        Event("leaders.back", f"{', '.join(back)} back from wounds (12.7)", {"leaders": back})
+    ]

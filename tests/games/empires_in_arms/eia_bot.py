@@ -107,6 +107,21 @@ def orders_from(state: dict[str, Any], name: str, turn: int, role: str, rng: ran
     orders = {}
     if turn == 1 and role in POLICIES:
         orders["policy"] = POLICIES[role]
+    if turn == 3 and role == "france":
+        fresh = [
+            uid
+            for uid, u in state["units"].items()
+            if u["power"] in ("britain", "russia")
+            and u["type"] == "corps"
+            and u["area"] == "bavaria"
+            and sum(u["factors"].values()) > 0
+            and not u.get("demobilised")
+        ]
+        engaged = {uid for c in state["combats"] for s in c["sides"].values() for uid in s["units"]}
+        fresh = [uid for uid in fresh if uid not in engaged][:2]
+        if fresh and "fr-corps-2" not in engaged:
+            orders["moves"] = [{"unit": "fr-corps-2", "to": "bavaria"}]
+            orders["attack"] = [{"kind": "field", "area": "bavaria", "attackers": ["fr-corps-2"], "defenders": fresh}]
     if turn == 2:
         if role == "russia":
             orders["attack"] = [LAND_ATTACK]

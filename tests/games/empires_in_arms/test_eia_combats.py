@@ -294,3 +294,14 @@ def test_a_combat_is_fought_where_every_unit_stands_after_the_orders_moves() -> 
     assert rules.validate(state, "russia", {"moves": [{"unit": "ru", "to": "bavaria"}], "attack": [attack]}) == []
     twice = {"attack": [attack, attack], "moves": [{"unit": "ru", "to": "bavaria"}]}
     assert "illegal.engaged" in [p.code for p in rules.validate(state, "russia", twice)]
+
+
+def test_12_7_a_wounded_leader_is_back_after_his_complete_months() -> None:
+    leaders = {"ney": {"power": "france", "with": "fr", "strategic": 3, "tactical": 3, "tactical_max": 3}}
+    state = game({"fr": corps("france", infantry=5)}, leaders)
+    state["leaders"]["ney"].update(status="wounded", back="1809-05")  # wounded in March for one month
+    for _month in ("March", "April"):
+        state, events = play(state, {}, SealingDice([]))
+    assert state["leaders"]["ney"]["status"] == "wounded"
+    state, events = play(state, {}, SealingDice([]))  # May
+    assert state["leaders"]["ney"]["status"] == "active" and "leaders.back" in kinds(events)

@@ -144,3 +144,10 @@ def test_every_record_verifies(played: tuple[Path, list[dict[str, Any]]]) -> Non
     report = verify_game_dir(game_dir)
     assert report.problems == []
     assert report.records == len(log)
+
+
+def test_three_combats_and_an_allied_loss_phase(played: tuple[Path, list[dict[str, Any]]]) -> None:
+    _, log = played
+    phases = [entry["phase"] for entry in log]
+    assert {p.split("-round-")[0] for p in phases if p.startswith("combat-")} == {"combat-c1", "combat-c2", "combat-c3"}
+    assert any(p.startswith("losses-") for p in phases), phases
