@@ -15,7 +15,9 @@ from referee.kit.procedure.rolls import roll_request
 
 
 def date(state: Mapping[str, Any]) -> str:
-    """Return the open turn's month."""
+    """Return the open phase's month: a combat's is the month of the turn it was declared in."""
+    if state["combats"]:
+        return battles.date_of(state, state["combats"][0]["turn"])
     return battles.date_of(state, sequence.position(state)[0])
 
 
