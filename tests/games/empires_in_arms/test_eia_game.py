@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from eia_bot import COMBAT_RESULTS, COMPETITIVE, GUARD_TABLE, OPTIONS, orders_from
 
 from referee.cli import cli
+from referee.game.audit import audit
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
 from referee.game.status import status
@@ -151,3 +152,24 @@ def test_three_combats_and_an_allied_loss_phase(played: tuple[Path, list[dict[st
     phases = [entry["phase"] for entry in log]
     assert {p.split("-round-")[0] for p in phases if p.startswith("combat-")} == {"combat-c1", "combat-c2", "combat-c3"}
     assert any(p.startswith("losses-") for p in phases), phases
+
+
+def test_the_audit_replays_every_phase_and_supply(played: tuple[Path, list[dict[str, Any]]]) -> None:
+    game_dir, log = played
+    report = audit(game_dir)
+    assert report.ok, report.divergence
+    assert report.phases >= len(log)
+
+
+def test_frances_policy_stays_in_her_letters_until_it_is_used(played: tuple[Path, list[dict[str, Any]]]) -> None:
+    game_dir, _ = played
+    folders = sorted(p for p in (game_dir / "mail").iterdir() if p.is_dir() and p.name[:4].isdigit())
+    used = next(
+        i for i, f in enumerate(folders) if "revealed:" in (f / "britain.report.txt").read_text(encoding="utf-8")
+    )
+    for folder in folders[:used]:
+        for path in folder.glob("*"):
+            if path.name.startswith("france.") or not path.is_file() or path.suffix == ".gz":
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "'rounds': [2]" not in text and "rounds: [2]" not in text, path
