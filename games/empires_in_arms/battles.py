@@ -344,10 +344,14 @@ def _power_of(state: Mapping[str, Any], combat: Mapping[str, Any], side: str, na
 
 
 def _apply(
-    state: dict[str, Any], combat: Mapping[str, Any], side: str, split: Mapping[str, int]
+    state: dict[str, Any],
+    combat: Mapping[str, Any],
+    side: str,
+    split: Mapping[str, int],
+    chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], list[Event]]:
     spare = state["rules"]["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10)
-    units, taken = fight.take_losses(combat, state["units"], side, split, spare)
+    units, taken = fight.take_losses(combat, state["units"], side, split, spare, chosen)
     shown = "; ".join(
         f"{nation} {sum(kinds.values())} ({', '.join(f'{k} {v}' for k, v in kinds.items())})"
         for nation, kinds in taken.items()
@@ -440,10 +444,25 @@ def settle_losses(
                     {"combat": combat["id"], "side": side, "rolls": rolls, "rounds": rounds, "split": dict(split)},
                 )
             )
-        state, happened = _apply(state, combat, side, split)
+        state, happened = _apply(state, combat, side, split, _types(state, combat, side, orders))
         events += happened
     combat.update(pending={}, proposers=[], stage="round")
     return _after(state, combat), events
+
+
+def _types(
+    state: Mapping[str, Any], combat: Mapping[str, Any], side: str, orders: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, int]]:
+    """Return the factor types each controlling player chose for their own nationalities (12.3.6)."""
+    chosen: dict[str, dict[str, int]] = {}
+    for player, order in orders.items():
+        for nation, kinds in (order.get("types") or {}).items():
+            if (
+                isinstance(kinds, Mapping)
+                and state["powers"][_power_of(state, combat, side, nation)]["player"] == player
+            ):
+                chosen[nation] = {str(k): int(v) for k, v in kinds.items()}
+    return chosen
 
 
 def advance(state: dict[str, Any], dice: Dice) -> tuple[dict[str, Any], list[Event]]:

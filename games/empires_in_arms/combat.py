@@ -264,11 +264,17 @@ def _remove(units: dict[str, Any], ids: Sequence[str], nation: str, taken: Mappi
 
 
 def take_losses(
-    combat: Mapping[str, Any], units: Mapping[str, Any], side: str, split: Mapping[str, int], spare_militia: bool
+    combat: Mapping[str, Any],
+    units: Mapping[str, Any],
+    side: str,
+    split: Mapping[str, int],
+    spare_militia: bool,
+    chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
-    """Return the units after `side` loses `split` (factors or ships by nationality), each
-    nationality's losses taken type by type (militia last when bombardment must spare it, 12.3.5),
-    and what each lost by type."""
+    """Return the units after `side` loses `split` (factors or ships by nationality), and what
+    each lost by type: the types its controlling player chose (`chosen`, 12.3.6) when they add up
+    to its loss and it has them, else type by type in LAND_TYPES' order (militia last when
+    bombardment must spare it, 12.3.5)."""
     units = {key: dict(value) for key, value in units.items()}
     by_nation = contingents(combat, units, side)
     order = [k for k in LAND_TYPES if k != "militia"] + ["militia"] if spare_militia else list(LAND_TYPES)
@@ -276,10 +282,19 @@ def take_losses(
     for nation, count in sorted(split.items()):
         if count <= 0:
             continue
-        _, taken = losses.take_from(by_nation[nation], count, ["ships"] if is_naval(combat) else order)
+        picked = (chosen or {}).get(nation)
+        if picked and is_choice_of_types(picked, by_nation[nation], count):
+            taken = {kind: n for kind, n in picked.items() if n > 0}
+        else:
+            _, taken = losses.take_from(by_nation[nation], count, ["ships"] if is_naval(combat) else order)
         units = _remove(units, combat["sides"][side]["units"], nation, taken)
         taken_all[nation] = taken
     return units, taken_all
+
+
+def is_choice_of_types(picked: Mapping[str, int], present: Mapping[str, int], count: int) -> bool:
+    """Return whether a player's choice of factor types adds up to `count` and the contingent has them."""
+    return sum(picked.values()) == count and all(0 <= n <= present.get(kind, 0) for kind, n in picked.items())
 
 
 def competitive_rolls(

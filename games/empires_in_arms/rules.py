@@ -494,6 +494,14 @@ def _loss_problems(state: Mapping[str, Any], player: str, orders: Mapping[str, A
         return [Problem("invalid.type", "orders.split", "give each nationality's losses as a whole number")]
     naval_ = combat["kind"] == "naval"
     proportional = state["rules"]["proportional_naval_losses" if naval_ else "proportional_land_losses"]
+    types = orders.get("types") or {}
+    if not isinstance(types, Mapping) or not all(
+        nation in share["strengths"] and isinstance(kinds, Mapping) and all(isinstance(v, int) for v in kinds.values())
+        for nation, kinds in types.items()
+    ):
+        return [
+            Problem("invalid.type", "orders.types", "give {nationality: {factor type: count}} for your contingents")
+        ]
     return [
         Problem("illegal.split", "orders.split", why)
         for why in split_problems(split, share["strengths"], share["count"], proportional)

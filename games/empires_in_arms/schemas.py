@@ -149,7 +149,11 @@ ROUND = {
 LOSSES = {
     "type": "map",
     "fields": {
-        "split": {"type": "any", "description": "each nationality's losses: {britain: 5, sweden: 3, portugal: 2}"}
+        "split": {"type": "any", "description": "each nationality's losses: {britain: 5, sweden: 3, portugal: 2}"},
+        "types": {
+            "type": "any",
+            "description": "the factor types your own nationalities lose: {russia: {infantry: 1, cavalry: 1}} (12.3.6)",
+        },
     },
     "required": ["split"],
 }

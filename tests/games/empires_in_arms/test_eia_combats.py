@@ -305,3 +305,26 @@ def test_12_7_a_wounded_leader_is_back_after_his_complete_months() -> None:
     assert state["leaders"]["ney"]["status"] == "wounded"
     state, events = play(state, {}, SealingDice([]))  # May
     assert state["leaders"]["ney"]["status"] == "active" and "leaders.back" in kinds(events)
+
+
+def test_12_3_6_each_player_chooses_the_factor_types_their_contingent_loses() -> None:
+    units = {
+        "ru": {**corps("russia", infantry=6, cavalry=4), "nation": "russia"},
+        "gb": corps("britain", infantry=6, cavalry=4),
+        "fr": corps("france", infantry=40),
+    }
+    state = game(units, proportional_land_losses=True)
+    attack = {"kind": "field", "attackers": ["fr"], "defenders": ["ru", "gb"]}
+    state, _ = play(state, {"france": {"attack": [attack]}}, SealingDice([]))
+    # Three losses on ten and ten factors: 1.5 each rounds to 2 and 2, one too many: the allies propose.
+    state["supplied"]["combat_results"]["columns"]["3-4"]["1"]["losses"] = 3
+    state, _ = play(state, {"france": {"table": "3-4"}, "russia": {"table": "3-2"}}, SealingDice([1, 1]))
+    assert rules.phase(state).active == ("britain", "russia")  # type: ignore[union-attr]
+    split = {"russia": 2, "britain": 1}
+    orders = {
+        "russia": {"split": split, "types": {"russia": {"cavalry": 2}}},
+        "britain": {"split": split, "types": {"russia": {"infantry": 1}}},  # not britain's to choose: ignored
+    }
+    state, events = play(state, orders, SealingDice([]))
+    assert state["units"]["ru"]["factors"] == {"infantry": 6, "cavalry": 2}
+    assert state["units"]["gb"]["factors"] == {"infantry": 5, "cavalry": 4}
