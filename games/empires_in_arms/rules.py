@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.empires_in_arms import battles, economy, guard, land, naval, peace, schemas
+from games.empires_in_arms import battles, checks, guard, schemas
 from games.empires_in_arms.chapter import PACKAGE, RULES, parse_rules, rule_of
-from games.empires_in_arms.combat import SIDES, contingents
-from games.empires_in_arms.losses import split_problems
+from games.empires_in_arms.combat import SIDES
 from games.empires_in_arms.supplies import parse_given
-from games.empires_in_arms.turn import date, is_phase, powers_of, resolve_step
+from games.empires_in_arms.turn import date, powers_of, resolve_step
 from referee.kit import (
     Dice,
     Event,
@@ -213,18 +212,13 @@ def _tables(state: Mapping[str, Any]) -> Tables:
     return Tables(parse_tables(state["tables"], "the game's configuration") if state["tables"] else {})
 
 
-def _side_powers(state: Mapping[str, Any], player: str) -> set[str]:
-    mine = set(powers_of(state, player))
-    return mine | {ally for power in mine for ally in state["powers"][power]["allies"]}
-
-
 def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
     """Return the problems with a player's orders, each rule's refusals citing it."""
     waiting = battles.awaited(state)
     if waiting is not None:
         if waiting[0].startswith("combat-"):
-            return _round_problems(state, player, orders)
-        return _loss_problems(state, player, orders)
+            return checks.round_problems(state, player, orders)
+        return checks.loss_problems(state, player, orders)
     problems = roll_problems(_tables(state), state.get("lists", {}), [], state["players"], player, orders)
     problems += procedure.order_problems(state, orders)
     areas = {unit_id: unit["area"] for unit_id, unit in state["units"].items()}
@@ -240,11 +234,11 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
             areas[move["unit"]] = move["to"]
     engaged = {u for c in state["combats"] for s in SIDES for u in c["sides"][s]["units"]}
     for index, attack in enumerate(orders.get("attack") or []):
-        problems += _attack_problems(state, player, attack, f"orders.attack[{index}]", areas, engaged)
+        problems += checks.attack_problems(state, player, attack, f"orders.attack[{index}]", areas, engaged)
     for index, move in enumerate(orders.get("fleet_moves") or []):
-        problems += _fleet_problems(state, player, move, f"orders.fleet_moves[{index}]")
-    problems += _economy_problems(state, player, orders)
-    problems += _peace_problems(state, player, orders)
+        problems += checks.fleet_problems(state, player, move, f"orders.fleet_moves[{index}]")
+    problems += checks.economy_problems(state, player, orders)
+    problems += checks.peace_problems(state, player, orders)
     if orders.get("policy", {}).get("guard"):
         pledge = orders["policy"]["guard"]
         if not state["rules"]["guard_commitment"]:
@@ -264,248 +258,6 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
                 )
             )
     return problems
-
-
-def _option(state: Mapping[str, Any], key: str, path: str) -> list[Problem]:
-    if state["rules"][key]:
-        return []
-    return [
-        Problem("illegal.option-off", path, f"rule {rule_of(key)} ({RULES[key]['title']}) is not played in this game")
-    ]
-
-
-def _attack_problems(
-    state: Mapping[str, Any],
-    player: str,
-    attack: Mapping[str, Any],
-    path: str,
-    areas: Mapping[str, str],
-    engaged: set[str],
-) -> list[Problem]:
-    """Return the problems of one declared combat; `areas` are the units' areas after the order's
-    moves, and `engaged` the units in combats so far (this order's earlier ones added)."""
-    problems = []
-    mine = _side_powers(state, player)
-    naval = attack["kind"] == "naval"
-    first = state["units"].get(attack["attackers"][0])
-    where_fought = attack.get("area") or (areas.get(attack["attackers"][0]) if first else None)
-    enemies = {e for power in powers_of(state, player) for e in state["powers"][power]["at_war"]}
-    for key, own in (("attackers", True), ("defenders", False)):
-        for index, unit_id in enumerate(attack[key]):
-            where = f"{path}.{key}[{index}]"
-            unit = state["units"].get(unit_id)
-            if unit is None:
-                problems.append(Problem("illegal.unknown-unit", where, f"there is no unit {unit_id!r}"))
-                continue
-            if own and unit["power"] not in mine:
-                problems.append(
-                    Problem("illegal.not-yours", where, f"{unit_id} belongs to {unit['power']}, not your side")
-                )
-            if not own and unit["power"] not in enemies:
-                problems.append(
-                    Problem(
-                        "illegal.not-enemy",
-                        where,
-                        f"{unit_id} belongs to {unit['power']}, not a power you are at war with",
-                    )
-                )
-            if (unit["type"] == "fleet") != naval:
-                problems.append(
-                    Problem(
-                        "illegal.unit-kind",
-                        where,
-                        f"{unit_id} is a {unit['type']}: "
-                        f"{'only fleets' if naval else 'no fleets'} in a {attack['kind']} combat",
-                    )
-                )
-            if unit_id in engaged or unit.get("demobilised"):
-                problems.append(Problem("illegal.engaged", where, f"{unit_id} is already in a combat, or gone"))
-            elif areas[unit_id] != where_fought:
-                problems.append(Problem("illegal.area", where, f"{unit_id} is at {areas[unit_id]}, not {where_fought}"))
-            engaged.add(unit_id)
-    return problems
-
-
-def _fleet_problems(state: Mapping[str, Any], player: str, move: Mapping[str, Any], path: str) -> list[Problem]:
-    problems = []
-    mine = set(powers_of(state, player))
-    for unit_id in move["fleets"]:
-        unit = state["units"].get(unit_id)
-        if unit is None or unit["type"] != "fleet" or unit["power"] not in mine:
-            problems.append(Problem("illegal.not-your-fleet", f"{path}.fleets", f"{unit_id} is not a fleet of yours"))
-    if problems:
-        return problems
-    carrying = list(move.get("carrying") or [])
-    if state["rules"]["large_fleets"]:
-        allowance = naval.fleet_movement_allowance(state["fleet_movement"], len(move["fleets"]), bool(carrying))
-        if len(move["path"]) > allowance:
-            problems.append(
-                Problem(
-                    "illegal.fleet-allowance",
-                    f"{path}.path",
-                    f"a stack of {len(move['fleets'])} fleet(s){' transporting' if carrying else ''} moves {allowance} "
-                    f"sea areas at most (12.2.3); this path enters {len(move['path'])}",
-                )
-            )
-    if state["rules"]["reduced_transport"] and carrying:
-        factors = sum(sum(state["units"][u].get("factors", {}).values()) for u in carrying if u in state["units"])
-        if factors > naval.transport_capacity(len(move["fleets"])):
-            problems.append(
-                Problem(
-                    "illegal.transport",
-                    f"{path}.carrying",
-                    f"{len(move['fleets'])} fleet(s) carry {naval.transport_capacity(len(move['fleets']))} army "
-                    f"factors at most (12.2.4); these corps hold {factors}",
-                )
-            )
-    return problems
-
-
-def _economy_problems(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
-    economic = is_phase(state, "economic")
-    for key, option in (
-        ("militia", "militia_conversion"),
-        ("build_ships", "ship_building_locations"),
-        ("manipulation", "economic_manipulation"),
-    ):
-        if orders.get(key) is not None:
-            problems += _option(state, option, f"orders.{key}")
-            if not economic:
-                problems.append(Problem("illegal.phase", f"orders.{key}", "only in the Economic Phase"))
-    if problems:
-        return problems
-    mine = powers_of(state, player)
-    for index, order in enumerate(orders.get("militia") or []):
-        unit = state["units"].get(order["unit"])
-        where = f"orders.militia[{index}]"
-        if unit is None or unit["power"] not in mine:
-            problems.append(Problem("illegal.not-yours", where, f"{order['unit']} is not a unit of yours"))
-            continue
-        power = state["powers"][unit["power"]]
-        majors = [p for p in power["at_war"] if p in state["powers"]]
-        if unit.get("factors", {}).get("militia", 0) < order["factors"]:
-            problems.append(
-                Problem(
-                    "illegal.militia",
-                    where,
-                    f"{order['unit']} has {unit.get('factors', {}).get('militia', 0)} militia factor(s)",
-                )
-            )
-            continue
-        why = economy.conversion_problem(majors, unit["area"] in power["home"], order["factors"], power["money"])
-        if why:
-            problems.append(Problem("illegal.militia", where, f"{why} (12.1.1)"))
-    if orders.get("manipulation") is not None:
-        display = state["supplied"].get("economic_display")
-        if display is not None and orders["manipulation"] not in display["squares"]:
-            problems.append(
-                Problem(
-                    "illegal.square",
-                    "orders.manipulation",
-                    f"no square {orders['manipulation']!r}; squares: {', '.join(display['squares'])}",
-                )
-            )
-    return problems
-
-
-def _peace_problems(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
-    mine = powers_of(state, player)
-    for index, grantee in enumerate(orders.get("grant_access") or []):
-        allies = sorted({a for p in mine for a in state["powers"][p]["allies"]})
-        why = peace.access_problem(", ".join(mine), grantee, allies, state["rules"]["allied_access"])
-        if why:
-            problems.append(Problem("illegal.access", f"orders.grant_access[{index}]", why))
-    if orders.get("cede"):
-        why = peace.ceding_problem(bool(orders["cede"].get("peace_term")), state["rules"]["no_ceding"])
-        if why:
-            problems.append(Problem("illegal.cede", "orders.cede", why))
-    if orders.get("peace"):
-        other = orders["peace"]["with"]
-        if not any(other in state["powers"][p]["at_war"] for p in mine):
-            problems.append(Problem("illegal.peace", "orders.peace.with", f"you are not at war with {other}"))
-    for index, entry in enumerate(orders.get("depots") or []):
-        if state["rules"]["depot_limit"] and not land.depot_can_supply(len(entry["units"]) - 1):
-            problems.append(
-                Problem(
-                    "illegal.depot",
-                    f"orders.depots[{index}].units",
-                    f"a depot supplies four corps or besieged garrisons at most (12.3.1); {len(entry['units'])} named",
-                )
-            )
-    return problems
-
-
-def _round_problems(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
-    combat = state["combats"][0]
-    side = next(s for s in SIDES if combat["sides"][s]["commander"] == player)
-    problems: list[Problem] = []
-    results = state["supplied"].get("combat_results")
-    if results is not None and orders.get("table") not in results["columns"]:
-        problems.append(
-            Problem(
-                "illegal.table",
-                "orders.table",
-                f"no combat table {orders.get('table')!r}; tables: {', '.join(results['columns'])}",
-            )
-        )
-    pledge = orders.get("guard")
-    if pledge:
-        if not state["rules"]["guard_commitment"]:
-            return [
-                *problems,
-                Problem("illegal.option-off", "orders.guard", "guard commitment (12.3.4) is not played in this game"),
-            ]
-        if combat["guard_used"][side]:
-            problems.append(
-                Problem(
-                    "illegal.guard",
-                    "orders.guard",
-                    "your side has committed its guard already in this combat (12.3.4: once a day of combat)",
-                )
-            )
-        why = guard.commitment_problem(contingents(combat, state["units"], side), pledge["nation"], pledge["shift"])
-        if why:
-            problems.append(Problem("illegal.guard", "orders.guard", f"{why} (12.3.4)"))
-        elif results is not None and orders.get("table") in results["columns"]:
-            shifted = guard.shifted_table(orders["table"], pledge["shift"])
-            if shifted not in results["columns"]:
-                problems.append(
-                    Problem(
-                        "illegal.guard",
-                        "orders.guard",
-                        f"the shifted table {shifted} is not in the Combat Resolution Table supplied",
-                    )
-                )
-    return problems
-
-
-def _loss_problems(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
-    combat = state["combats"][0]
-    split = orders.get("split")
-    side = next((s for s, share in combat["pending"].items() if player in share["proposers"]), None)
-    if side is None:
-        return [Problem("illegal.not-yours", "orders.split", "you have no losses to share in this combat")]
-    share = combat["pending"][side]
-    if not isinstance(split, Mapping) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in split.values()
-    ):
-        return [Problem("invalid.type", "orders.split", "give each nationality's losses as a whole number")]
-    naval_ = combat["kind"] == "naval"
-    proportional = state["rules"]["proportional_naval_losses" if naval_ else "proportional_land_losses"]
-    types = orders.get("types") or {}
-    if not isinstance(types, Mapping) or not all(
-        nation in share["strengths"] and isinstance(kinds, Mapping) and all(isinstance(v, int) for v in kinds.values())
-        for nation, kinds in types.items()
-    ):
-        return [
-            Problem("invalid.type", "orders.types", "give {nationality: {factor type: count}} for your contingents")
-        ]
-    return [
-        Problem("illegal.split", "orders.split", why)
-        for why in split_problems(split, share["strengths"], share["count"], proportional)
-    ]
 
 
 def resolve(
