@@ -184,6 +184,12 @@ def _moderator_cards(game: GameModule, state: Any, spec: PhaseSpec, role: str, r
     return _moderator_tests().card_bot(game, state, spec, role, rng)
 
 
+def _eia_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Empires in Arms: a standing policy, a land combat with guards and a naval combat of allies."""
+    bot = _test_module("games/empires_in_arms/eia_bot.py", "eia_bot")
+    return bot.orders_for(state, spec, role, rng)
+
+
 @dataclass(frozen=True)
 class Bot:
     """A richer play of one scenario than example orders give."""
@@ -208,6 +214,16 @@ BOTS: dict[str, list[Bot]] = {
     "polemos-obb": [
         Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),
         Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE}, _obb_attack, 24, (2, 3), True),
+    ],
+    "empires-in-arms": [
+        Bot(
+            "coalition",
+            _test_module("games/empires_in_arms/eia_bot.py", "eia_bot").OPTIONS,
+            _eia_bot,
+            30,
+            (1, 2),
+            False,
+        )
     ],
 }
 

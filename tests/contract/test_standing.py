@@ -102,12 +102,25 @@ def moderator_facts(state: Any, player: str) -> list[str]:
     return facts
 
 
+def eia_foreign(state: Any, player: str) -> set[str]:
+    """Return nothing: every unit of Empires in Arms is on the public map; only standing policies
+    are hidden, and a form never copies one."""
+    return set()
+
+
+def eia_facts(state: Any, player: str) -> list[str]:
+    powers = {p for p, record in state["powers"].items() if record["player"] == player}
+    return [u for u, record in state["units"].items() if record["power"] in powers and not record.get("demobilised")]
+
+
 FOREIGN: dict[str, Callable[[Any, str], set[str]]] = {
+    "empires-in-arms": eia_foreign,
     "polemos-obb": polemos_foreign,
     "cest-la-guerre": clg_foreign,
     "moderator": moderator_foreign,
 }
 FACTS: dict[str, Callable[[Any, str], list[str]]] = {
+    "empires-in-arms": eia_facts,
     "polemos-obb": polemos_facts,
     "cest-la-guerre": clg_facts,
     "moderator": moderator_facts,

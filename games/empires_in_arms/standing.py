@@ -1,0 +1,77 @@
+"""Where an Empires in Arms player stands, and their own order form, drawn from their view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.empires_in_arms import battles
+from games.empires_in_arms.rules import phase, view
+from referee.kit import Example, Fact
+
+
+def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
+    """Return where `player` stands: the date, their powers and units, the combat waiting, their policy."""
+    seen = view(state, player)
+    facts = [Fact("Date", seen["date"]), Fact("Your powers", ", ".join(seen["your_powers"]) or "none")]
+    mine = [
+        f"{uid} ({u['nation']} {u['type']} at {u['area']}): "
+        + (f"{u['ships']} ships" if "ships" in u else ", ".join(f"{k} {v}" for k, v in u["factors"].items() if v))
+        for uid, u in seen["units"].items()
+        if u["power"] in seen["your_powers"] and not u.get("demobilised")
+    ]
+    if mine:
+        facts.append(Fact("Your units", str(len(mine)), tuple(mine)))
+    if seen["options_in_play"]:
+        facts.append(Fact("Optional rules in play", "", tuple(seen["options_in_play"])))
+    policy = seen["policies"].get(player)
+    if policy is not None:
+        facts.append(
+            Fact("Your standing policy", "revealed" if policy["revealed"] else "sealed", (str(policy["policy"]),))
+        )
+    for combat in seen["combats"]:
+        sides = "; ".join(f"{s}: {', '.join(combat['sides'][s]['units'])}" for s in ("attacker", "defender"))
+        facts.append(
+            Fact(f"Combat {combat['id']} at {combat['area']}", f"{combat['kind']}, round {combat['round']}", (sides,))
+        )
+    spec = phase(state)
+    if spec is not None and player in spec.active:
+        facts.append(Fact("Awaited from you", f"your orders for {spec.title}"))
+    return facts
+
+
+def example(state: Mapping[str, Any], player: str) -> Example | None:
+    """Return `player`'s order form for the open phase: a round's table, a loss split, or a roll request."""
+    spec = phase(state)
+    if spec is None or player not in spec.active:
+        return None
+    waiting = battles.awaited(state)
+    if waiting is not None and waiting[0].startswith("combat-"):
+        results = state["supplied"].get("combat_results")
+        table = results["default_table"] if results else "3-3"
+        return Example(
+            {"table": table, "bombard": True}, {"orders.table": "the combat table your side fights on this round"}
+        )
+    if waiting is not None:
+        combat = state["combats"][0]
+        share = next(s for s in combat["pending"].values() if player in s["proposers"])
+        return Example(
+            {"split": _rounded_out(share)},
+            {"orders.split": f"{share['count']} losses between the nationalities; agree with your allies"},
+        )
+    return Example(
+        {"rolls": [{"label": "first-roll", "dice": "2d6", "purpose": "what this roll decides"}]},
+        {"orders.rolls[].label": "your name for the roll", "orders.rolls[].purpose": "what the roll is for"},
+    )
+
+
+def _rounded_out(share: Mapping[str, Any]) -> dict[str, int]:
+    """Return the rounded shares with the odd losses given to the first nationalities that can take them."""
+    split = dict(share["shares"])
+    odd = share["count"] - sum(split.values())
+    for nation in sorted(split):
+        while odd > 0 and split[nation] < share["strengths"][nation]:
+            split[nation], odd = split[nation] + 1, odd - 1
+        while odd < 0 and split[nation] > 0:
+            split[nation], odd = split[nation] - 1, odd + 1
+    return split
