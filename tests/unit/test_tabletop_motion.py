@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from referee.kit import tabletop
 from referee.kit.tabletop import Pose, Size
-from referee.kit.tabletop.motion import rotated, shortest_turn
+from referee.kit.tabletop.motion import _sampled_sweep, _turn_sweep, rotated, shortest_turn
 
 CARD = Size(50, 30)
 BOUNDED = settings(max_examples=100, deadline=None)
@@ -120,3 +120,19 @@ def test_a_path_sweeps_each_waypoint_and_counts_each_leg(
     assert covers(move.swept, pose, size) and covers(move.swept, move.end, size)
     if waypoints:
         assert (move.end.x, move.end.y) == waypoints[-1]
+
+
+@BOUNDED
+@given(poses, sizes, coordinates, coordinates, st.floats(min_value=-400, max_value=400), st.floats(0, 1))
+def test_a_turn_about_any_point_sweeps_every_position_between(
+    pose: Pose, size: Size, x: float, y: float, degrees: float, part: float
+) -> None:
+    """The exact sweep (bands of each edge) and its fallback (hulls of positions a degree apart) both cover the turn."""
+    exact = _turn_sweep(pose, size, (x, y), degrees)
+    sampled = _sampled_sweep(pose, size, (x, y), degrees)
+    centre = rotated((pose.x, pose.y), (x, y), degrees * part)
+    between = Pose(centre[0], centre[1], tabletop.turned(pose.facing, degrees * part))
+    assert covers(exact, between, size) and covers(sampled, between, size)
+    # Each draws its arcs a little outside the circle, by at most the reach times 1/cos(half a degree) - 1.
+    reach = max(math.dist((x, y), corner) for corner in tabletop.corners(pose, size))
+    assert sampled.buffer(2 * reach * (1 / math.cos(math.radians(0.5)) - 1) + 1e-6).contains(exact)

@@ -2,10 +2,10 @@
 
 Each move returns where the stand ends, the distance it counts for (the path of its centre, or
 for a wheel the arc its outer front corner travels) and the area it swept on the way, so a game
-can ask what the move passed over or through. A slide's swept area is exact; a turn's is built
-from the stand's positions at most one degree apart, each pair joined by their convex hull and
-the whole grown by the most an arc can bulge beyond its chord, so it never misses ground the
-stand crossed (it may claim a hundredth of a millimetre more).
+can ask what the move passed over or through. A slide's swept area is exact. A turn's is exact
+but for its arcs, drawn in straight pieces at most a degree apart, each on the side that claims
+more ground (outer arcs outside their circle, inner arcs inside), so it never misses ground the
+stand crossed and claims at most a few thousandths of a millimetre more.
 """
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ from referee.kit.tabletop.shapes import Point, Pose, Size, bearing, corners, hea
 
 # The largest step between the sampled positions of a turn, in degrees.
 TURN_STEP = 1.0
+# A turn wider than this is swept in two halves (a band of more than a whole turn would cross itself).
+HALF_TURN = 180.0
+# A hole in a swept area smaller than this (square mm) is a float sliver between its parts.
+SLIVER_MM2 = 1e-6
+# A fraction of an edge too small to matter: float error, not geometry.
+HAIR = 1e-9
 PIVOTS = ("left", "right")
 
 
@@ -121,6 +127,67 @@ def _rotation(pose: Pose, size: Size, about: Point, degrees: float) -> Move:
     length = reach * math.radians(abs(degrees))
     if degrees == 0:
         return Move(end, 0.0, outline(pose, size))
+    return Move(end, length, _turn_sweep(pose, size, about, degrees))
+
+
+def _turn_sweep(pose: Pose, size: Size, about: Point, degrees: float) -> Polygon:
+    # A solid turning sweeps where it starts and what its edges sweep. Each edge is cut where it
+    # comes nearest the pivot, so along each piece the distance from the pivot only grows; each
+    # point of such a piece runs along its own circle, so the piece sweeps a band bounded by the
+    # piece where it starts and ends and by the arcs of its two ends.
+    if abs(degrees) > HALF_TURN:
+        half = degrees / 2
+        middle = rotated((pose.x, pose.y), about, half)
+        second = _turn_sweep(Pose(middle[0], middle[1], turned(pose.facing, half)), size, about, half)
+        return _joined([_turn_sweep(pose, size, about, half), second])
+    c = corners(pose, size)
+    ring = [c.front_left, c.front_right, c.rear_right, c.rear_left]
+    steps = max(1, math.ceil(abs(degrees) / TURN_STEP))
+    parts: list[Polygon] = [outline(pose, size)]
+    for a, b in zip(ring, ring[1:] + ring[:1]):
+        for near, far in _pieces(a, b, about):
+            band = [near, far, *_arc(far, about, degrees, steps, outside=True), rotated(far, about, degrees)]
+            band += [rotated(near, about, degrees), *reversed(_arc(near, about, degrees, steps, outside=False))]
+            parts.append(Polygon(band))
+    if not all(part.is_valid for part in parts):
+        # A band folded by float error (a sliver from a small turn, its piece tangent to its arc).
+        return _sampled_sweep(pose, size, about, degrees)
+    swept = union_all(parts)
+    if not swept.is_valid or not isinstance(swept, Polygon):
+        return _sampled_sweep(pose, size, about, degrees)
+    return _polygon(swept)
+
+
+def _pieces(a: Point, b: Point, about: Point) -> list[tuple[Point, Point]]:
+    # The edge from a to b cut at the point nearest the pivot, each piece (nearer end, farther end).
+    ex, ey = b[0] - a[0], b[1] - a[1]
+    t = ((about[0] - a[0]) * ex + (about[1] - a[1]) * ey) / (ex * ex + ey * ey)
+    # A foot within a hair of an end is that end: a piece of no length would fold its band.
+    if t <= HAIR:
+        return [(a, b)]
+    if t >= 1 - HAIR:
+        return [(b, a)]
+    foot = (a[0] + ex * t, a[1] + ey * t)
+    return [(foot, a), (foot, b)]
+
+
+def _arc(point: Point, about: Point, degrees: float, steps: int, outside: bool) -> list[Point]:
+    # The points of `point`'s arc between its start and end (both left out). Outside: where the
+    # tangents at each step meet, so the straight pieces lie outside the circle; inside: on the
+    # circle, so they lie inside it.
+    step = degrees / steps
+    if not outside:
+        return [rotated(point, about, step * i) for i in range(1, steps)]
+    stretch = 1 / math.cos(math.radians(step) / 2)
+    found = []
+    for i in range(steps):
+        x, y = rotated(point, about, step * (i + 0.5))
+        found.append((about[0] + (x - about[0]) * stretch, about[1] + (y - about[1]) * stretch))
+    return found
+
+
+def _sampled_sweep(pose: Pose, size: Size, about: Point, degrees: float) -> Polygon:
+    # The fallback: positions at most TURN_STEP apart, each pair joined by its convex hull.
     steps = max(1, math.ceil(abs(degrees) / TURN_STEP))
     # Every sampled position's corners at once: each corner turned about the pivot, clockwise.
     angles = numpy.radians(numpy.linspace(0.0, degrees, steps + 1))[:, None]
@@ -132,9 +199,9 @@ def _rotation(pose: Pose, size: Size, about: Point, degrees: float) -> Move:
     hulls = shapely.convex_hull(shapely.multipoints(pairs))
     # Between two sampled positions each corner runs on an arc, which bulges beyond its chord by
     # at most reach * (1 - cos(step / 2)).
+    reach = max(math.dist(about, corner) for corner in corners(pose, size))
     bulge = reach * (1 - math.cos(math.radians(abs(degrees) / steps) / 2))
-    swept = union_all(hulls).buffer(bulge * 1.01 + 1e-9, join_style="mitre")
-    return Move(end, length, _polygon(swept))
+    return _polygon(union_all(hulls).buffer(bulge * 1.01 + 1e-9, join_style="mitre"))
 
 
 def _joined(parts: list[Polygon]) -> Polygon:
@@ -142,7 +209,12 @@ def _joined(parts: list[Polygon]) -> Polygon:
 
 
 def _polygon(shape: Polygon | MultiPolygon) -> Polygon:
-    # Each part overlaps the next, so the union is one polygon; a float sliver between them is closed.
-    if isinstance(shape, Polygon):
-        return shape
-    return shape.buffer(1e-9, join_style="mitre")
+    # Each part overlaps the next, so the union is one polygon; float slivers between the parts
+    # (a gap, or a hole far thinner than a hair) are closed. A real hole, as a whole turn about
+    # a pivot outside the stand leaves, is kept.
+    if not isinstance(shape, Polygon):
+        shape = shape.buffer(1e-9, join_style="mitre")
+    if not isinstance(shape, Polygon):
+        raise ValueError(f"a move's parts do not join into one area: {shape.geom_type}")
+    holes = [hole for hole in shape.interiors if Polygon(hole).area > SLIVER_MM2]
+    return shape if len(holes) == len(shape.interiors) else Polygon(shape.exterior, holes)
