@@ -15,6 +15,7 @@ PACKAGES = {
     "moderator": "games.moderator",
     "polemos-obb": "games.polemos_obb",
     "cest-la-guerre": "games.cest_la_guerre",
+    "cockpit-of-europe": "games.cockpit_of_europe",
 }
 
 
