@@ -150,10 +150,19 @@ def tables_of(state: Mapping[str, Any]) -> Tables:
         found.update(parse_tables(state["tables"], "the supplied series tables"))
     for need, data in sorted(state["supplied"].items()):
         if isinstance(data, Mapping) and "table" in data:
-            found[f"chart-{need}"] = parse_tables(
-                {"schema_version": 1, "tables": {f"chart-{need}": data["table"]}}, need
-            )[f"chart-{need}"]
+            table_id = f"chart-{need}"
+            # The supply checked the effects against the game's vocabulary: they are the table's own.
+            named = sorted({e for row in data["table"]["rows"] for e in _effects(row.get("result"))})
+            found[table_id] = parse_tables({"schema_version": 1, "tables": {table_id: data["table"]}}, need, named)[
+                table_id
+            ]
     return Tables(found)
+
+
+def _effects(result: Any) -> list[str]:
+    if isinstance(result, Mapping):
+        return list(result.get("effects", []))
+    return []
 
 
 def labels(state: Mapping[str, Any]) -> list[str] | None:

@@ -159,6 +159,7 @@ FIELDS: dict[str, dict[str, Any]] = {
             "description": "empty fortifications your moves ended on (Town Independence, 7.062)",
         },
         "town_independence_capture": {**NAME, "description": "the beneficiary: a fortification captured (7.061)"},
+        "standing": STANDING,
         "le_roi": {"type": "str", "enum": ["killed", "captured"], "description": "France: a Casualty Check's result"},
         "whim_battle": {**FLAG, "description": "France: a Whim Battle was fought this turn (3.162)"},
         "whim_siege_lifted": {**FLAG, "description": "France: a Whim siege was forced to lift (3.163)"},
@@ -348,7 +349,7 @@ def problems(state: Mapping[str, Any], side: str, orders: Mapping[str, Any]) -> 
     if orders.get("standing", {}).get("milice") and side != "france":
         refuse("standing.milice", "side", "the Milice are France's")
     not_mine = independence is None or independence["side"] != side
-    if orders.get("standing", {}).get("town_independence") and not_mine and state["phase"] != "administration":
+    if orders.get("standing", {}).get("town_independence") and not_mine and state["phase"] == "operations":
         refuse("standing.town_independence", "town-independence", "Town Independence is not yours this turn (7.07)")
     if orders.get("le_roi") and state["le_roi"]["where"] not in ("hq", "hub"):
         refuse("le_roi", "le-roi", f"Le Roi is {state['le_roi']['where']}")

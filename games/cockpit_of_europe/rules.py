@@ -21,7 +21,7 @@ from games.cockpit_of_europe.model import SCENARIOS, SIDES, closing_turn, labels
 from games.cockpit_of_europe.model import turn_name as turn_name
 from referee.kit import Dice, Event, InPlay, PhaseSpec, Problem, Secret, schema
 from referee.kit.procedure.hidden_notes import note_view
-from referee.kit.procedure.rolls import roll_request
+from referee.kit.procedure.rolls import possessive, roll_request
 
 EXAMPLES: dict[str, dict[str, Any]] = {
     "set-up": {"setup": "my set-up, as the OOB booklet gives it", "plan": "my campaign plan and its HQ"},
@@ -104,7 +104,14 @@ def resolve(
         if event.kind == "roll" and event.is_visible_to(None):
             rolled.append(_summary(event.data))
     new["last_rolls"] = rolled
-    happened += _advance(new)
+    if step != "set-up":
+        happened += _advance(new)
+    if new["ended"] is not None:
+        for side in SIDES:
+            new["notes"], opened = secrecy.open_notes(
+                new, side, secrecy.sealed_ids(new, side, ""), "The game is over: every sealed note opens"
+            )
+            happened += opened
     new["round"] += 1
     return new, happened
 
@@ -161,6 +168,7 @@ def _start_of_turn(state: dict[str, Any], given: Mapping[str, Any], tables: Any,
     """The start of a turn: the first turn of a year's resets (5.265, 3.31), the Pox's recovery
     rolls (7.02), duel challenges (7.035), the 1745 scenario's Jacobite check (9.239)."""
     happened: list[Event] = [Event("turn.started", f"{turn_name(state)} begins", {"turn": calendar.now(state)})]
+    state["le_roi"]["whim"] = None  # a Whim binds the turn it is rolled in (3.16)
     if calendar.is_first_of_year(state["turn"]) or calendar.now(state) == state["first_turn"]:
         if state["campaign"] or state["milice"]["original"] is None:
             happened += checks.milice_year(state)
@@ -439,6 +447,8 @@ def _operations(state: dict[str, Any], given: Mapping[str, Any], tables: Any, di
     """The Operations Phase: what the sides report of their operations, with the interrupts of
     the enemy's move (the Milice, Town Independence) opened from their standing orders."""
     happened: list[Event] = []
+    for side in SIDES:  # standing orders given with this phase's orders, sealed before any trigger opens them
+        happened += _sealed_orders(state, side, {"standing": given[side].get("standing") or {}}, dice)
     allies, france = given["allies"], given["france"]
     now = calendar.now(state)
     if allies.get("entered_france"):
@@ -482,7 +492,10 @@ def _operations(state: dict[str, Any], given: Mapping[str, Any], tables: Any, di
             if places:
                 independence["used"] = True
                 state["notes"], opened = secrecy.open_notes(
-                    state, beneficiary, [held[0]["note"]], f"{beneficiary}'s Town Independence order is triggered"
+                    state,
+                    beneficiary,
+                    [held[0]["note"]],
+                    f"{possessive(beneficiary)} Town Independence order is triggered",
                 )
                 (roll,) = dice.roll("1d10z", label="check/town-independence")
                 sps = arithmetic.town_independence_garrison(roll, wanted.get("garrison_limit"))
@@ -517,7 +530,7 @@ def _operations(state: dict[str, Any], given: Mapping[str, Any], tables: Any, di
 def _advance(state: dict[str, Any]) -> list[Event]:
     """Close the phase: at a turn's end the invasions, the year's end (2.222, 3.133, 5.444-5.445,
     5.552, 6.434), the scenario's end; then open the next phase."""
-    if state["stage"] != "play" or state["ended"] is not None or state["phase"] == "set-up":
+    if state["ended"] is not None:
         return []
     happened: list[Event] = []
     if state["phase"] != "operations":
@@ -599,6 +612,7 @@ def view(state: Mapping[str, Any], side: str | None) -> dict[str, Any]:
         "stage": state["stage"],
         "phase": state["phase"],
         "turn": state["turns_played"] + 1,
+        "absolute_turn": calendar.now(state) if state["stage"] == "play" else None,
         "year": state["year"],
         "turn_of_year": state["turn"],
         "quarter": calendar.quarter(state["turn"]),

@@ -45,7 +45,14 @@ def standing(state: Mapping[str, Any], side: str) -> list[Fact]:
         facts.append(Fact("Sick with the Pox", "", tuple(f"{s['leader']} ({s['side']})" for s in seen["sick"])))
     if seen["enemies"]:
         facts.append(Fact("Personal enemies", "", tuple(" and ".join(pair) for pair in seen["enemies"])))
-    mine = [n for n in seen["notes"] if n["by"] == side and n["revealed"] is None]
+    live = {entry["kind"].replace("_", "-") for entry in seen["standing"]}
+    mine = [
+        n
+        for n in seen["notes"]
+        if n["by"] == side
+        and n["revealed"] is None
+        and (not n["id"].startswith("standing-") or n["id"].rsplit("-", 1)[0].removeprefix("standing-") in live)
+    ]
     if mine:
         facts.append(Fact("Your sealed notes", str(len(mine)), tuple(n["id"] for n in mine)))
     pools = seen["candidates"].get(side, {})
