@@ -640,7 +640,7 @@ def view(state: Mapping[str, Any], side: str | None) -> dict[str, Any]:
         "sick": [dict(s) for s in state["sick"]],
         "enemies": [list(p) for p in state["enemies"]],
         "dead": list(state["dead"]),
-        "notes": [note_view(n, side) for n in state["notes"]],
+        "notes": [_note(n, side) for n in state["notes"]],
         "candidates": {
             owner: {
                 pool: [o["value"] if owner == side or o.get("opened") else o["commitment"] for o in held["openings"]]
@@ -655,6 +655,15 @@ def view(state: Mapping[str, Any], side: str | None) -> dict[str, Any]:
         "last_rolls": [dict(r) for r in state["last_rolls"]],
         "ended": state["ended"],
     }
+    return shown
+
+
+def _note(note: Mapping[str, Any], side: str | None) -> dict[str, Any]:
+    """Return what `side` sees of a sealed note: its commitment, and, once it may read it, the
+    value its proof opens (the note's text, as committed)."""
+    shown = note_view(note, side)
+    if "text" in shown:
+        shown["proof"] = {**shown["proof"], "value": note["opening"]["value"]}
     return shown
 
 
