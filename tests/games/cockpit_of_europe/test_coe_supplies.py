@@ -9,7 +9,7 @@ import json
 
 import pytest
 import yaml
-from coe_helpers import SUPPLY_EXAMPLES, kinds, playing, scripted, supplied
+from coe_helpers import SUPPLY_EXAMPLES, kinds, playing, scripted, supplied, tables
 
 from games.cockpit_of_europe import GAME
 from games.cockpit_of_europe.rules import _administration
@@ -83,16 +83,10 @@ def test_the_order_of_the_start_of_administration_rolls_is_the_option_admin_roll
         state["russians"]["received"] = 1
         state["le_roi"]["where"] = "hq"
         dice = scripted(5, 5)
-        _administration(state, {"allies": {}, "france": {}}, GAME_TABLES(state), dice)
+        _administration(state, {"allies": {}, "france": {}}, tables(state), dice)
         return [roll["label"] for roll in dice.rolls]
 
     assert labels(None) == ["check/kings-ennui", "check/russian-entry"]
     assert labels(["russian-entry", "element-delay", "kings-ennui"]) == ["check/russian-entry", "check/kings-ennui"]
     with pytest.raises(GameDataError):
         GAME.setup("campaign", ["allies", "france"], {"admin_rolls": ["kings-ennui"]})
-
-
-def GAME_TABLES(state):  # noqa: N802 - read like a constant
-    from games.cockpit_of_europe.model import tables_of
-
-    return tables_of(state)
