@@ -237,3 +237,25 @@ def flood_next_request(refused_on: int) -> int:
     """Return the first turn a new flooding request may be made after one refused on turn
     `refused_on`: three full turns must pass (1.251)."""
     return refused_on + 4
+
+
+CHARGES = {"chevaux-legers": 3, "irish": 2, "ecossais-royaux": 2, "black-watch": 2}
+
+
+def charge_multiplier(unit: str) -> int:
+    """Return a charging unit's multiplier: Chevaux-Legers x3 (5.281), the Irish and the
+    Ecossais Royaux x2 (5.254), British units of the Black Watch's Wing x2 (5.432); else x1."""
+    return CHARGES.get(unit, 1)
+
+
+def irish_maximum(ecossais_formed: bool) -> int:
+    """Return d'Irelandois' most SPs: 7, or 6 once the Ecossais Royaux exist (5.252)."""
+    return 6 if ecossais_formed else 7
+
+
+def garrison_contingent(sps: dict[str, int], grades: dict[str, str]) -> str:
+    """Return the contingent of a Garrison formed from several contingents' SPs: the one giving
+    the most SPs, a tie going to the worst combat effectiveness grade (8.142)."""
+    most = max(sps.values())
+    tied = [contingent for contingent, count in sps.items() if count == most]
+    return max(tied, key=lambda contingent: (GRADES.index(grades[contingent]), contingent))

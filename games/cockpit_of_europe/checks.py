@@ -155,6 +155,7 @@ def milice_emergency(state: dict[str, Any], dice: Dice, label: str) -> tuple[int
     (roll,) = dice.roll("1d10z", label=label)
     sps = arithmetic.milice_emergency(roll, milice["original"], milice["pool"], state["options"]["milice_rounding"])
     milice["pool"] -= sps
+    milice["in_france"] = milice.get("in_france", 0) + sps
     state["milice_deployed"][now] = sps
     text = (
         f"Milice emergency deployment (5.264): rolled {roll}, {arithmetic.milice_percent(roll)}% of the "
@@ -344,3 +345,42 @@ def charles_1746(state: dict[str, Any], tables: Tables, dice: Dice) -> list[Even
     if "arrives" in effects(found):
         state["strategic"]["charles"] = calendar.now(state)
     return [event]
+
+
+def milice_return(state: dict[str, Any]) -> list[Event]:
+    """No Allied unit remains in France: the Milice deployed in an emergency go back to the pool
+    (5.264); SPs outside France beyond the Field Force allowance go back at once (5.263)."""
+    milice = state["milice"]
+    happened: list[Event] = []
+    if milice.get("in_france"):
+        back = milice["in_france"]
+        milice["pool"] += back
+        milice["in_france"] = 0
+        happened.append(
+            Event(
+                "milice.returned",
+                f"No Allied unit remains in France: {back} Milice SPs go back to the pool (5.264)",
+                {"sps": back},
+            )
+        )
+    return happened + milice_excess(state)
+
+
+def milice_excess(state: dict[str, Any]) -> list[Event]:
+    """Return Milice SPs outside France beyond the allowance to the pool at once (5.263)."""
+    milice = state["milice"]
+    if milice["allowance"] is None:
+        return []
+    excess = arithmetic.milice_excess(milice["outside"], milice["allowance"])
+    if not excess:
+        return []
+    milice["outside"] -= excess
+    milice["pool"] = (milice["pool"] or 0) + excess
+    return [
+        Event(
+            "milice.excess",
+            f"{excess} Milice SPs outside France beyond the allowance of {milice['allowance']} "
+            "go back to the pool (5.263)",
+            {"sps": excess},
+        )
+    ]

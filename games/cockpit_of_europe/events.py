@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.cockpit_of_europe import arithmetic, calendar, invasions, secrecy
+from games.cockpit_of_europe.checks import milice_excess
 from games.cockpit_of_europe.ledger import effects, peace, prestige, roll_on
 from games.cockpit_of_europe.model import SCENARIOS, SIDES
 from referee.kit import Dice, Event, Tables
@@ -241,6 +242,8 @@ def timers_due(state: dict[str, Any]) -> list[Event]:
         events.append(Event("strategic.released", "The French forces in the Germany Box may return (6.314)", {}))
     if strategic.get("provence_until") == now:
         events.append(Event("strategic.released", "The Aid to Provence forces return (6.425)", {}))
+    if strategic.get("bavarians_due") == now:
+        events.append(Event("strategic.released", "The Bavarian Expeditionary Corps is received (6.321, 5.62)", {}))
     if strategic.get("charles_pinned_until") == now:
         events.append(Event("strategic.released", "Charles of Lorraine's Army is free of Prussia (6.341)", {}))
     return events
@@ -424,14 +427,8 @@ def apply_random(state: dict[str, Any], event: str, dice: Dice) -> list[Event]:
         milice = state["milice"]
         if milice["allowance"] is not None:
             milice["allowance"] = max(0, milice["allowance"] - arithmetic.COASTAL_RAID_ALLOWANCE)
-        return [
-            Event(
-                "random.coastal-raids",
-                "Coastal Raids: the BHG loses 2 SPs, the French Field Force allowance 5 SPs "
-                f"(7.05); Milice outside France beyond {milice['allowance']} go back to the pool (5.263)",
-                {},
-            )
-        ]
+        raid = "Coastal Raids: the BHG loses 2 SPs, the French Field Force allowance 5 SPs (7.05)"
+        return [Event("random.coastal-raids", raid, {}), *milice_excess(state)]
     if event == "breakthrough":
         if state["peace_index"] is None:
             return []

@@ -100,7 +100,15 @@ def new_state(scenario: str, players: Sequence[str], options: Mapping[str, Any])
         "le_roi": {"where": "hq", "captured_year": None, "whim": None, "whim_battle_turn": None},
         "demonstration": None,  # {"started": turn, "marker": 5}
         "flood": {"active": False, "since": None, "recession_rolls": 0, "next_request": None, "voluntary": 0},
-        "milice": {"year": None, "original": None, "pool": None, "allowance": None, "outside": 0, "converted": 0},
+        "milice": {
+            "year": None,
+            "original": None,
+            "pool": None,
+            "allowance": None,
+            "outside": 0,
+            "converted": 0,
+            "in_france": 0,
+        },
         "milice_deployed": {},  # absolute turn -> SPs deployed that turn
         "allied_units_in_france": False,
         "bhg": {"allied": None, "french": 0, "british_sps": 0, "lowest": None},

@@ -178,6 +178,9 @@ def _start_of_turn(state: dict[str, Any], given: Mapping[str, Any], tables: Any,
             happened.append(
                 Event("pow.exchange", f"General POW Exchange by the Convention of Frankfort (3.31){rates}", {})
             )
+    if state["campaign"] and (state["year"], state["turn"]) == (1745, 1) and not state["cumberland"]:
+        state["cumberland"] = True
+        happened.append(Event("cumberland", "The Duke of Cumberland arrives as the Allied Captain-General (3.122)", {}))
     happened += events.timers_due(state)
     happened += checks.pox_recovery(state, tables, dice)
     number = 0
@@ -510,6 +513,8 @@ def _operations(state: dict[str, Any], given: Mapping[str, Any], tables: Any, di
                 )
     if "in_france_at_end" in allies:
         state["allied_units_in_france"] = bool(allies["in_france_at_end"])
+        if not state["allied_units_in_france"]:
+            happened += checks.milice_return(state)
     if france.get("le_roi") == "killed":
         happened += checks.le_roi_killed(state, tables, dice)
     elif france.get("le_roi") == "captured":

@@ -445,3 +445,72 @@ def test_9_339_charles_of_lorraine_in_1746(turn: int, roll: int, arrives: bool) 
 
 def test_3_121_no_allied_captain_general_in_1744_cumberland_from_1745() -> None:
     assert GAME.setup("rosbifs-1744", ["allies", "france"], {})["cumberland"] is False
+
+
+def test_5_263_milice_beyond_a_cut_allowance_go_back_to_the_pool_at_once() -> None:
+    state = playing()
+    state["milice"].update(year=1745, original=30, pool=10, allowance=12, outside=12)
+    state["bhg"]["allied"] = 20
+    happened = events.apply_random(state, "coastal-raids", scripted())
+    assert state["milice"]["allowance"] == 7 and state["milice"]["outside"] == 7 and state["milice"]["pool"] == 15
+    assert kinds(happened, "milice.excess")[0].data["sps"] == 5
+
+
+def test_5_264_with_no_allied_unit_left_in_france_the_emergency_milice_go_back() -> None:
+    state = supplied(playing(year=1745, turn=3, phase="operations"), "milice-pools")
+    state["milice"].update(year=1745, original=30, pool=30, allowance=12)
+    checks.milice_emergency(state, scripted(4), "check/milice-emergency")
+    assert state["milice"]["pool"] == 18
+    checks.milice_return(state)
+    assert state["milice"]["pool"] == 30
+
+
+@pytest.mark.parametrize(("roll", "permitted"), [(5, True), (6, False)])
+def test_6_264_an_element_has_permission_on_5_or_less(roll: int, permitted: bool) -> None:
+    from games.cockpit_of_europe.rules import _administration
+
+    state = playing(year=1745, turn=9)
+    invasions.start_rising(state)
+    state["turn"] = 10
+    state["le_roi"]["where"] = "captured"  # no Ennui roll this phase
+    _administration(state, {"allies": {}, "france": {"element_permission": True}}, tables(state), scripted(roll))
+    assert state["invasions"]["rising"]["elements"] == int(permitted)
+
+
+@pytest.mark.parametrize(("unit", "times"), [("chevaux-legers", 3), ("irish", 2), ("black-watch", 2), ("line", 1)])
+def test_5_281_5_254_5_432_charges(unit: str, times: int) -> None:
+    assert arithmetic.charge_multiplier(unit) == times
+
+
+def test_5_252_the_irish_maximum_drops_to_6_with_the_ecossais_royaux() -> None:
+    assert (arithmetic.irish_maximum(False), arithmetic.irish_maximum(True)) == (7, 6)
+
+
+def test_8_142_a_garrison_of_3_dutch_and_3_hessian_sps_is_of_the_worse_grade() -> None:
+    assert arithmetic.garrison_contingent({"dutch": 3, "hessian": 3}, {"dutch": "E", "hessian": "C"}) == "dutch"
+    assert arithmetic.garrison_contingent({"dutch": 2, "hessian": 4}, {"dutch": "E", "hessian": "C"}) == "hessian"
+
+
+def test_3_122_cumberland_arrives_on_turn_1_of_1745_in_the_campaign() -> None:
+    state = playing(year=1745, turn=1, phase="start-of-turn")
+    _, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted())
+    assert kinds(happened, "cumberland")
+
+
+def test_6_321_the_bavarian_corps_comes_no_sooner_than_1747() -> None:
+    state = supplied(playing(year=1745, turn=5), "strategic-event-chart")
+    events.occur(state, "bavaria-crushed")
+    assert state["strategic"]["bavarians_due"] == calendar.absolute(1747, 1)
+    state.update(year=1747, turn=1)
+    assert "Bavarian" in texts(events.timers_due(state))
+
+
+@pytest.mark.parametrize(
+    "scenario", ["rosbifs-1744", "conquering-hero-1745", "maurice-1746", "end-game-1747", "campaign"]
+)
+def test_9_scenarios_load_with_the_books_prestige(scenario: str) -> None:
+    state = GAME.setup(scenario, ["allies", "france"], {})
+    level = 2 if scenario == "campaign" else 3
+    assert {s: p["level"] for s, p in state["prestige"].items()} == {"allies": level, "france": level}
+    assert (state["peace_index"] is not None) is (scenario == "campaign")
+    assert state["strategic"]["orange_revolution"] is (scenario == "end-game-1747")
