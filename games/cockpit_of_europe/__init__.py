@@ -2,7 +2,7 @@
 of the Austrian Succession in Flanders, 1744-1748, for two players: what the exclusive rules fix
 adjudicated, the board and the series procedures journalled (README.md)."""
 
-from games.cockpit_of_europe import rules, standing
+from games.cockpit_of_europe import rules, standing, views
 from games.cockpit_of_europe.model import OPTIONS, SCENARIOS, roles
 from games.cockpit_of_europe.supplies import SUPPLIES
 from referee.kit import GameModule
@@ -17,10 +17,10 @@ GAME = GameModule(
     phase=rules.phase,
     validate=rules.validate,
     resolve=rules.resolve,
-    view=rules.view,
+    view=views.view,
     check=rules.check,
-    secrets=rules.secrets,
-    in_play=rules.in_play,
+    secrets=views.secrets,
+    in_play=views.in_play,
     options=OPTIONS,
     description=rules.__doc__ or "",
     standing=standing.standing,

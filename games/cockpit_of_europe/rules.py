@@ -15,12 +15,11 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.cockpit_of_europe import arithmetic, calendar, checks, events, invasions, orders, secrecy
-from games.cockpit_of_europe.ledger import end, peace, prestige, roll_on
-from games.cockpit_of_europe.model import SCENARIOS, SIDES, closing_turn, labels, new_state, opening_turn, tables_of
+from games.cockpit_of_europe import arithmetic, calendar, checks, events, invasions, orders, secrecy, turn_end
+from games.cockpit_of_europe.ledger import prestige, roll_on
+from games.cockpit_of_europe.model import SCENARIOS, SIDES, labels, new_state, opening_turn, tables_of
 from games.cockpit_of_europe.model import turn_name as turn_name
-from referee.kit import Dice, Event, InPlay, PhaseSpec, Problem, Secret, schema
-from referee.kit.procedure.hidden_notes import note_view
+from referee.kit import Dice, Event, PhaseSpec, Problem, schema
 from referee.kit.procedure.rolls import possessive, roll_request
 
 EXAMPLES: dict[str, dict[str, Any]] = {
@@ -105,7 +104,7 @@ def resolve(
             rolled.append(_summary(event.data))
     new["last_rolls"] = rolled
     if step != "set-up":
-        happened += _advance(new)
+        happened += turn_end.advance(new)
     if new["ended"] is not None:
         for side in SIDES:
             new["notes"], opened = secrecy.open_notes(
@@ -527,159 +526,6 @@ def _operations(state: dict[str, Any], given: Mapping[str, Any], tables: Any, di
         for change in given[side].get("prestige") or []:
             happened += prestige(state, side, change["kind"], change["change"], change["reason"])
     return happened
-
-
-# -- the turn's end and the next phase ---------------------------------------------------------------
-
-
-def _advance(state: dict[str, Any]) -> list[Event]:
-    """Close the phase: at a turn's end the invasions, the year's end (2.222, 3.133, 5.444-5.445,
-    5.552, 6.434), the scenario's end; then open the next phase."""
-    if state["ended"] is not None:
-        return []
-    happened: list[Event] = []
-    if state["phase"] != "operations":
-        state["year"], state["turn"], state["phase"] = calendar.next_position(
-            state["year"], state["turn"], state["phase"]
-        )
-        return happened
-    happened += invasions.end_of_turn(state)
-    if calendar.is_last_of_year(state["turn"]):
-        happened += _end_of_year(state)
-    state["turns_played"] += 1
-    last = closing_turn(state)
-    if state["ended"] is None and last is not None and calendar.now(state) >= last:
-        happened += invasions.end_of_year(state) if not calendar.is_last_of_year(state["turn"]) else []
-        happened += events.scenario_end(state)
-        happened += end(state, f"the scenario's last turn, {turn_name(state)}, is played")
-    rounds = state["options"]["rounds"]
-    if state["ended"] is None and rounds is not None and state["turns_played"] >= rounds:
-        happened += end(state, f"the game's {rounds} turns are played (option rounds)")
-    state["standing"] = []
-    state["year"], state["turn"], state["phase"] = calendar.next_position(state["year"], state["turn"], state["phase"])
-    return happened
-
-
-def _end_of_year(state: dict[str, Any]) -> list[Event]:
-    happened: list[Event] = [Event("year.ended", f"The year {state['year']} ends", {"year": state["year"]})]
-    if state["campaign"]:
-        chart = state["supplied"].get("peace-index-chart")
-        if chart is None:
-            happened.append(
-                Event("check.waiting", "The Peace Index Chart is not supplied: no yearly advance (2.222)", {})
-            )
-        else:
-            happened += peace(
-                state, int(chart["yearly"].get(str(state["year"]), 0)), f"the yearly advance of {state['year']} (2.222)"
-            )
-        le_roi = state["le_roi"]
-        if (
-            le_roi["where"] == "captured"
-            and le_roi["captured_year"] is not None
-            and state["year"] > le_roi["captured_year"]
-        ):
-            happened += peace(state, 2, "Le Roi still a captive at the year's end (3.133)")
-    if state["dutch"]["artillery"]:
-        state["dutch"]["artillery"] = False
-        happened.append(
-            Event("dutch.artillery", "The Dutch Artillery Reserves are removed at the year's end (5.552)", {})
-        )
-    russians = state["russians"]
-    if russians["received"] is not None and not russians["entered"] and not russians["forfeit"]:
-        russians["forfeit"] = True
-        happened.append(
-            Event("russians.forfeit", "The Russian Corps has not entered the map: it is forfeit (6.434)", {})
-        )
-    happened += invasions.end_of_year(state)
-    rising = state["invasions"]["rising"]
-    if (
-        state["cumberland"]
-        and rising["start"] is not None
-        and calendar.from_absolute(rising["start"])[0] == state["year"]
-    ):
-        state["cumberland"] = False
-        happened.append(Event("cumberland", "Cumberland leaves at the end of the year of the Rising (3.122)", {}))
-    if state["milice"]["year"] is not None:
-        state["milice"]["converted"] = 0
-    return happened
-
-
-# -- what each side sees ---------------------------------------------------------------------------
-
-
-def view(state: Mapping[str, Any], side: str | None) -> dict[str, Any]:
-    """Return what `side` (None: the public) sees: every public fact of the game, its own sealed
-    notes and candidate lists, and the other side's only as commitments and counts."""
-    shown: dict[str, Any] = {
-        "game": "cockpit-of-europe",
-        "you": side,
-        "scenario": state["scenario"],
-        "stage": state["stage"],
-        "phase": state["phase"],
-        "turn": state["turns_played"] + 1,
-        "absolute_turn": calendar.now(state) if state["stage"] == "play" else None,
-        "year": state["year"],
-        "turn_of_year": state["turn"],
-        "quarter": calendar.quarter(state["turn"]),
-        "calendar": turn_name(state) if state["stage"] == "play" else None,
-        "calendar_supplied": labels(state) is not None,
-        "peace_index": state["peace_index"],
-        "prestige": copy.deepcopy(_plain(state["prestige"])),
-        "le_roi": {"where": state["le_roi"]["where"], "whim": state["le_roi"]["whim"]},
-        "demonstration": copy.deepcopy(_plain(state["demonstration"])),
-        "flood": dict(state["flood"]),
-        "milice": dict(state["milice"]),
-        "allied_units_in_france": state["allied_units_in_france"],
-        "bhg": {**dict(state["bhg"]), "minimum": invasions.minimum(_plain(state))},
-        "invasions": copy.deepcopy(_plain(state["invasions"])),
-        "dutch": dict(state["dutch"]),
-        "strategic": copy.deepcopy(_plain(state["strategic"])),
-        "russians": dict(state["russians"]),
-        "cantabres": state["cantabres"],
-        "black_watch": state["black_watch"],
-        "austrian_penalty": state["austrian_penalty"],
-        "cumberland": state["cumberland"],
-        "random_event": state["random_event"],
-        "captured_orders": state["captured_orders"],
-        "town_independence": state["town_independence"],
-        "sick": [dict(s) for s in state["sick"]],
-        "enemies": [list(p) for p in state["enemies"]],
-        "dead": list(state["dead"]),
-        "notes": [_note(n, side) for n in state["notes"]],
-        "candidates": {
-            owner: {
-                pool: [o["value"] if owner == side or o.get("opened") else o["commitment"] for o in held["openings"]]
-                for pool, held in pools.items()
-            }
-            for owner, pools in state["candidates"].items()
-        },
-        "at_sea": [{"side": e["side"], "force": e["force"], "turn": e["turn"]} for e in state["embarked"]],
-        "standing": [{"side": s["side"], "kind": s["kind"]} for s in state["standing"] if s["side"] == side],
-        "supplied": sorted(state["supplied"]),
-        "series_tables": sorted((state["tables"] or {}).get("tables", {})),
-        "last_rolls": [dict(r) for r in state["last_rolls"]],
-        "ended": state["ended"],
-    }
-    return shown
-
-
-def _note(note: Mapping[str, Any], side: str | None) -> dict[str, Any]:
-    """Return what `side` sees of a sealed note: its commitment, and, once it may read it, the
-    value its proof opens (the note's text, as committed)."""
-    shown = note_view(note, side)
-    if "text" in shown:
-        shown["proof"] = {**shown["proof"], "value": note["opening"]["value"]}
-    return shown
-
-
-def secrets(state: Mapping[str, Any]) -> list[Secret]:
-    """Return every hidden leaf of the state with who may see it."""
-    return secrecy.secrets(state)
-
-
-def in_play(state: Mapping[str, Any]) -> list[InPlay]:
-    """Return the sealed draws still hiding something."""
-    return secrecy.in_play(state)
 
 
 def check(state: Mapping[str, Any]) -> list[str]:

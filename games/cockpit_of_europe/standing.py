@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cockpit_of_europe import secrecy
-from games.cockpit_of_europe.rules import phase, view
+from games.cockpit_of_europe.rules import phase
+from games.cockpit_of_europe.views import view
 from referee.kit import Example, Fact
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from coe_helpers import kinds, playing, scripted, supplied, tables, texts
 
-from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions
+from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, turn_end
 
 
 def test_2_333_the_intimidation_marker_stays_on_its_track() -> None:
@@ -147,11 +147,9 @@ def test_3_133_le_roi_captured_3_then_2_at_each_later_years_end() -> None:
     state["peace_index"] = 3
     checks.le_roi_captured(state, tables(state), scripted(9))
     assert state["peace_index"] == 6
-    from games.cockpit_of_europe.rules import _end_of_year
-
     for year, expected in ((1745, 6), (1746, 8), (1747, 10)):
         state.update(year=year, turn=16)
-        _end_of_year(state)
+        turn_end.end_of_year(state)
         assert state["peace_index"] == expected, year
 
 
@@ -235,11 +233,9 @@ def test_5_55_the_dutch_artillery_reserves(roll: int, defend_only: bool, arrive:
 
 
 def test_5_552_the_dutch_artillery_leaves_at_the_years_end() -> None:
-    from games.cockpit_of_europe.rules import _end_of_year
-
     state = playing(year=1745, turn=16)
     state["dutch"]["artillery"] = True
-    _end_of_year(state)
+    turn_end.end_of_year(state)
     assert state["dutch"]["artillery"] is False
 
 
@@ -263,11 +259,9 @@ def test_6_432_the_russians_roll_from_4_turns_after_their_arrival(roll: int, ent
 
 
 def test_6_434_the_russians_not_entered_by_the_years_end_are_forfeit() -> None:
-    from games.cockpit_of_europe.rules import _end_of_year
-
     state = playing(year=1747, turn=16)
     state["russians"]["received"] = calendar.absolute(1747, 5)
-    _end_of_year(state)
+    turn_end.end_of_year(state)
     assert state["russians"]["forfeit"]
 
 
