@@ -123,6 +123,7 @@ def end_of_turn(state: dict[str, Any]) -> list[Event]:
     points = arithmetic.descent_pp(lasted) if name == "descent" else arithmetic.rising_pp(lasted)
     reason = f"{TITLE[name]} lasted {lasted} turns ({'6.253' if name == 'descent' else '6.266'})"
     state["bhg"]["lowest"] = state["bhg"]["allied"]
+    state["bhg"]["french"] = 0  # the French in England are interned (6.243)
     return [
         Event(
             "invasion.ended",

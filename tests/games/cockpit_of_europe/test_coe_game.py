@@ -91,7 +91,7 @@ def bot_orders(view: dict[str, Any], side: str) -> dict[str, Any]:
         leaders = {"allies": ["Waldeck", "Ligonier"], "france": ["Saxe", "Lowendal"]}[side]
         orders["candidates"] = {"leaders": leaders, "hubs": [f"{side}-hub"], "grand-army-stacks": [f"{side}-army"]}
         if side == "france":
-            orders["descent"] = "decline"
+            orders["descent"] = "launch"
         return orders
     if phase == "start-of-turn":
         return {"challenge": [{"challenger": p[0], "target": p[1]} for p in view["enemies"][:1]]}
@@ -99,7 +99,14 @@ def bot_orders(view: dict[str, Any], side: str) -> dict[str, Any]:
         orders = {"rolls": [{"label": f"leader-{turn}", "table": "leader-check", "purpose": "a leader check"}]}
         if side == "allies":
             orders["bhg"] = {"sps": 18, "artillery_sps": 1, "british_sps": 16}
+            if turn == 2:
+                orders["dutch_treaty"] = True
         else:
+            if turn == 1:
+                orders["channel"] = True
+                orders["in_england"] = {"sps": 4}
+            if turn == 3:
+                orders["dutch_recall"] = True
             if turn == 2:
                 orders["embark"] = [{"force": "Irish brigade", "destination": SECRETS["france"][2]}]
             if turn == 4:
@@ -175,6 +182,14 @@ def test_a_campaign_year_is_played_through_signed_orders(played: tuple[Path, lis
     texts = "\n".join(event["text"] for entry in log for event in entry["events"])
     assert "King's Ennui (3.15)" in texts and "Random Event (7.01)" in texts
     assert "April-May 1744" in texts  # the supplied calendar places the campaign on its book turn
+    # The Descent (6.25): BHG 18 + 2 x 1 artillery = 20, less the French 4 = 16, one over the minimum
+    # of 15: no change (5.443); 10 turns from the first turn, ending on the 10th: 1 PP (6.253).
+    assert {"invasion.started", "invasion.ended", "dutch.treaty", "channel"} <= kinds
+    ended = next(e for entry in log for e in entry["events"] if e["kind"] == "invasion.ended")
+    assert ended["data"]["turns"] == 10
+    assert "the Descent on England lasted 10 turns (6.253)" in texts
+    # The year's end after the Descent: the lowest BHG, 20, is 15 below the new minimum of 35: 3 PP (5.444).
+    assert "the BHG fell to 20, below 35 (5.444)" in texts
 
 
 def test_every_record_verifies(played: tuple[Path, list[dict[str, Any]]]) -> None:
