@@ -269,13 +269,13 @@ def _administration(state: dict[str, Any], given: Mapping[str, Any], tables: Any
             )
         )
     allies, france = given["allies"], given["france"]
+    if "in_england" in france:
+        worth = arithmetic.bhg_strength(france["in_england"].get("sps", 0), france["in_england"].get("auxiliaries", 0))
+        happened += invasions.report_french(state, worth)
     if "bhg" in allies:
         bhg = allies["bhg"]
         worth = arithmetic.bhg_strength(bhg["sps"], bhg.get("auxiliaries", 0), bhg.get("artillery_sps", 0))
         happened += invasions.report_bhg(state, worth, bhg.get("british_sps", 0))
-    if "in_england" in france:
-        worth = arithmetic.bhg_strength(france["in_england"].get("sps", 0), france["in_england"].get("auxiliaries", 0))
-        happened += invasions.report_french(state, worth)
     if allies.get("dutch_treaty"):
         happened += checks.dutch_treaty(state, dice)
     if allies.get("dutch_artillery"):
