@@ -90,3 +90,33 @@ def test_the_order_of_the_start_of_administration_rolls_is_the_option_admin_roll
     assert labels(["russian-entry", "element-delay", "kings-ennui"]) == ["check/russian-entry", "check/kings-ennui"]
     with pytest.raises(GameDataError):
         GAME.setup("campaign", ["allies", "france"], {"admin_rolls": ["kings-ennui"]})
+
+
+def test_2_332_a_successful_demonstration_rolls_the_supplied_dit_and_moves_the_marker() -> None:
+    state = supplied(playing(year=1745, turn=5), "dutch-intimidation")
+    state["le_roi"]["where"] = "captured"  # no Ennui roll in these phases
+    new, _ = GAME.resolve(state, {"allies": {}, "france": {"demonstration": "start"}}, scripted())
+    assert new["demonstration"]["marker"] == 5
+    new.update(turn=9, phase="administration")
+    assert GAME.validate(new, "france", {"demonstration": "successful"}) == []
+    after, happened = GAME.resolve(new, {"allies": {}, "france": {"demonstration": "successful"}}, scripted(1))
+    assert after["demonstration"]["marker"] == 7  # the example table's +2 on 0-2: NOT the book's values
+    assert "Intimidation marker 5 -> 7" in "\n".join(e.text for e in happened)
+
+
+def test_3_153_the_kings_presence_replaces_the_ennui_roll() -> None:
+    state = playing(year=1745, turn=5)
+    state["le_roi"]["where"] = "hub"
+    _, happened = GAME.resolve(state, {"allies": {}, "france": {"le_roi_recall": True}}, scripted())
+    assert kinds(happened, "check.waiting")  # not supplied: neither the recall nor the Ennui is rolled
+    state = supplied(state, "kings-presence")
+    new, happened = GAME.resolve(state, {"allies": {}, "france": {"le_roi_recall": True}}, scripted(2))
+    assert new["le_roi"]["where"] == "hq" and not [e for e in happened if "Ennui" in e.text]
+
+
+@pytest.mark.parametrize(("roll", "factor"), [(1, "x1"), (4, "x2"), (7, "x4")])
+def test_6_223_command_of_the_channel_sets_the_french_sea_attrition(roll: int, factor: str) -> None:
+    state = supplied(playing(year=1744, turn=2), "command-of-the-channel")
+    state["le_roi"]["where"] = "captured"
+    _, happened = GAME.resolve(state, {"allies": {}, "france": {"channel": True}}, scripted(roll))
+    assert f"Sea attrition of the French force {factor}" in kinds(happened, "channel")[0].text
