@@ -177,6 +177,20 @@ def _start_of_turn(state: dict[str, Any], given: Mapping[str, Any], tables: Any,
             happened.append(
                 Event("pow.exchange", f"General POW Exchange by the Convention of Frankfort (3.31){rates}", {})
             )
+    rising = state["invasions"]["rising"]["start"]
+    if (
+        calendar.is_first_of_year(state["turn"])
+        and rising is not None
+        and calendar.from_absolute(rising)[0] == state["year"] - 1
+    ):
+        happened.append(
+            Event(
+                "ecossais-royaux",
+                "L'Ecossais Royaux arrives, the year after the Rising, taking 1 Irish SP that becomes Scottish; "
+                "d'Irelandois' maximum is now 6 SPs (5.252-5.253)",
+                {},
+            )
+        )
     if state["campaign"] and (state["year"], state["turn"]) == (1745, 1) and not state["cumberland"]:
         state["cumberland"] = True
         happened.append(Event("cumberland", "The Duke of Cumberland arrives as the Allied Captain-General (3.122)", {}))
@@ -258,6 +272,16 @@ def _administration(state: dict[str, Any], given: Mapping[str, Any], tables: Any
     for name in state["options"]["admin_rolls"]:
         happened += ADMIN_ROLLS[name](state, tables, dice, given)
     happened += events.strategic_checks(state, dice)
+    hessians = state["strategic"].get("hessians")
+    if hessians is not None and hessians == calendar.now(state) - 1:
+        happened.append(
+            Event(
+                "hessians.arrive",
+                "The optional Hessian forces arrive, formed at any friendly Depot not besieged or blockaded; the "
+                "Hessen-Darmstadt battery adds 1 SP to the Hessian Artillery's allowance (7.08, 5.612)",
+                {},
+            )
+        )
     happened += checks.charles_1746(state, tables, dice)
     if state["strategic"]["orange_revolution"] and state["campaign"] and not state["dutch"]["artillery"]:
         state["dutch"]["artillery"] = True

@@ -508,3 +508,22 @@ def test_9_scenarios_load_with_the_books_prestige(scenario: str) -> None:
     assert {s: p["level"] for s, p in state["prestige"].items()} == {"allies": level, "france": level}
     assert (state["peace_index"] is not None) is (scenario == "campaign")
     assert state["strategic"]["orange_revolution"] is (scenario == "end-game-1747")
+
+
+def test_7_08_the_hessians_arrive_in_the_next_administrative_phase() -> None:
+    state = playing(year=1745, turn=5, phase="start-of-operations")
+    events.apply_random(state, "greater-hessians", scripted())
+    state.update(turn=6, phase="administration")
+    state["le_roi"]["where"] = "captured"
+    _, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted())
+    assert kinds(happened, "hessians.arrive")
+    assert kinds(events.apply_random(state, "greater-hessians", scripted()), "random.none")  # once
+
+
+def test_5_253_the_ecossais_royaux_arrive_the_year_after_the_rising() -> None:
+    state = playing(year=1745, turn=9, phase="start-of-turn")
+    invasions.start_rising(state)
+    state.update(year=1746, turn=1)
+    state["le_roi"]["where"] = "captured"
+    _, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted())
+    assert kinds(happened, "ecossais-royaux")
