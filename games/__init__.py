@@ -16,6 +16,7 @@ PACKAGES = {
     "polemos-obb": "games.polemos_obb",
     "cest-la-guerre": "games.cest_la_guerre",
     "empires-in-arms": "games.empires_in_arms",
+    "cockpit-of-europe": "games.cockpit_of_europe",
 }
 
 

@@ -202,6 +202,12 @@ class Bot:
     public_orders: bool  # its orders name only what everyone sees: the leak test replays them
 
 
+def _coe_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Cockpit of Europe's test bot: sealed set-ups, plans and candidates, standing orders, duels."""
+    bot = _test_module("games/cockpit_of_europe/coe_bot.py", "coe_bot")
+    return bot.orders_for(game.view(state, role), role, rng)
+
+
 OBB_MORALE = {"cmf": {"dutch": 15, "bavarian": 15}}  # test values: the book's are missing
 BOTS: dict[str, list[Bot]] = {
     # Its orders name cards by id (deployment, the reserve): the leak test resolves with examples.
@@ -210,6 +216,7 @@ BOTS: dict[str, list[Bot]] = {
         # Decks, hands and every card action: its orders name cards in hand, so they are not public.
         Bot("open", _moderator_tests().BOT_OPTIONS, _moderator_cards, 8, (1, 2), False),
     ],
+    "cockpit-of-europe": [Bot("campaign", {"rounds": 3}, _coe_bot, 14, (7, 8), False)],
     "cest-la-guerre": [Bot("open-battle", {"loss_threshold": 6, "rounds": 12}, _clg_bot, 40, (7,), False)],
     "polemos-obb": [
         Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),

@@ -113,14 +113,28 @@ def eia_facts(state: Any, player: str) -> list[str]:
     return [u for u, record in state["units"].items() if record["power"] in powers and not record.get("demobilised")]
 
 
+def coe_foreign(state: Any, player: str) -> set[str]:
+    """Return the other side's sealed candidates and sealed notes' texts."""
+    pools = state["candidates"].get("allies" if player == "france" else "france", {}).values()
+    found = {o["value"] for held in pools for o in held["openings"] if not o.get("opened")}
+    return found | {n["text"] for n in state["notes"] if n["by"] != player and n["revealed"] is None}
+
+
+def coe_facts(state: Any, player: str) -> list[str]:
+    held = state["prestige"][player]
+    return [f"{player}: Level {held['level']}, {held['pp']} PP"]
+
+
 FOREIGN: dict[str, Callable[[Any, str], set[str]]] = {
     "empires-in-arms": eia_foreign,
+    "cockpit-of-europe": coe_foreign,
     "polemos-obb": polemos_foreign,
     "cest-la-guerre": clg_foreign,
     "moderator": moderator_foreign,
 }
 FACTS: dict[str, Callable[[Any, str], list[str]]] = {
     "empires-in-arms": eia_facts,
+    "cockpit-of-europe": coe_facts,
     "polemos-obb": polemos_facts,
     "cest-la-guerre": clg_facts,
     "moderator": moderator_facts,
