@@ -15,6 +15,7 @@ PACKAGES = {
     "moderator": "games.moderator",
     "polemos-obb": "games.polemos_obb",
     "cest-la-guerre": "games.cest_la_guerre",
+    "clash-of-sovereigns": "games.clash_of_sovereigns",
 }
 
 
