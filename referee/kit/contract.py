@@ -124,8 +124,18 @@ class Dice(Protocol):
         position and says what was shuffled (`source`: see referee.protocol.cards)."""
         ...
 
-    def move_card(self, deck: str, position: tuple[str, int], source: str, to: str, *, secret: bool = False) -> None:
-        """List a card's move from one place to another by the committed position it holds."""
+    def move_card(
+        self,
+        deck: str,
+        position: tuple[str, int],
+        source: str,
+        to: str,
+        *,
+        secret: bool = False,
+        pick: str | None = None,
+    ) -> None:
+        """List a card's move from one place to another by the committed position it holds;
+        `pick` names the roll that chose it among the cards of its hand (a random take)."""
         ...
 
     def seal(self, values: Sequence[Any], *, label: Label) -> Hidden:

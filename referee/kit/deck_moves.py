@@ -40,15 +40,18 @@ def new_decks(definitions: Mapping[str, Mapping[str, Any]], players: Sequence[st
         for owner in owners:
             key = f"{deck_id}/{owner}" if definition["per_player"] else deck_id
             holders = sorted(players) if owner is None else [owner]
+            cards = [(c["id"], bool(c.get("set_aside"))) for c in definition["cards"] for _ in range(c["count"])]
             decks[key] = {
                 "deck": deck_id,
                 "owner": owner,
-                "draw": [{"card": c["id"], "opening": None} for c in definition["cards"] for _ in range(c["count"])],
+                "draw": [{"card": card, "opening": None} for card, aside in cards if not aside],
                 "discard": [],
                 "removed": [],
                 "hands": {player: [] for player in holders},
                 "shuffles": 0,
             }
+            if any(aside for _, aside in cards):
+                decks[key]["set_aside"] = [{"card": card, "opening": None} for card, aside in cards if aside]
     return {"definitions": thaw(definitions), "decks": decks}
 
 
@@ -76,7 +79,7 @@ def card_name(state: Mapping[str, Any], deck: str, card: str) -> str:
 def cards_of(state: Mapping[str, Any], deck: str) -> Counter[str]:
     """Return every card of a deck wherever it is (draw pile, hands, discards, removed)."""
     pile = state["decks"][deck]
-    entries = [*pile["draw"], *pile["discard"], *pile["removed"]]
+    entries = [*pile["draw"], *pile["discard"], *pile["removed"], *pile.get("set_aside", []), *pile.get("in_play", [])]
     entries += [entry for hand in pile["hands"].values() for entry in hand]
     return Counter(entry["card"] for entry in entries)
 
@@ -122,7 +125,8 @@ def shuffle(
     new = thaw(state)
     pile = _pile(new, deck)
     fresh = not is_started(new, deck)
-    source = definition_source(pile["deck"], defined_cards(new, deck)) if fresh else piles_source(["draw"])
+    aside = Counter(entry["card"] for entry in pile.get("set_aside", []))
+    source = definition_source(pile["deck"], defined_cards(new, deck), aside) if fresh else piles_source(["draw"])
     label = _new_draw_pile(pile, deck, [entry["card"] for entry in pile["draw"]], dice, source)
     who = f"{by} shuffled" if by else "The referee shuffled"
     why = f" ({reason})" if reason else ""
@@ -173,6 +177,7 @@ def deal(state: Mapping[str, Any], deck: str, dice: Dice) -> tuple[DecksState, l
                     f"{player} was dealt {_names(new, deck, entries)} from {_title(new, deck)}.",
                     deck,
                     entries,
+                    new,
                 )
             )
     hands = ", ".join(f"{player} {len(entries)}" for player, entries in dealt.items())
@@ -200,7 +205,12 @@ def draw(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
     if drawn:
         events.append(
             _private(
-                "hand.drawn", player, f"{player} drew {_names(new, deck, drawn)} from {_title(new, deck)}.", deck, drawn
+                "hand.drawn",
+                player,
+                f"{player} drew {_names(new, deck, drawn)} from {_title(new, deck)}.",
+                deck,
+                drawn,
+                new,
             )
         )
     text = f"{player} drew {_count(len(drawn))} from {_title(new, deck)}{short}; {_sizes_text(pile, player)}."
@@ -227,6 +237,7 @@ def look(state: Mapping[str, Any], deck: str, player: str, count: int, dice: Dic
                 f"(top first): {_names(new, deck, seen)}.",
                 deck,
                 seen,
+                new,
             )
         )
     text = f"{player} looked at the top {_count(len(seen))} of {_title(new, deck)} without drawing."
@@ -242,11 +253,15 @@ def play(
     event and the discard entry."""
     new = thaw(state)
     pile = _pile(new, deck)
+    _check_use(new, deck, use)
     entry = _take_from_hand(pile, deck, player, card)
     _moved(dice, deck, entry, f"hand/{player}", "discard")
-    pile["discard"].append({**entry, "face_up": True, "by": player})
-    text = f"{player} played {_named(new, deck, card)} from {_title(new, deck)}; {_sizes_text(pile, player)}."
-    return new, [_shown("deck.played", text, new, deck, player, entry)]
+    pile["discard"].append({**entry, "face_up": True, "by": player, **({"use": use} if use else {})})
+    text = (
+        f"{player} played {_named(new, deck, card)}{_as(use)} from {_title(new, deck)}{_text_of(new, deck, card)}; "
+        f"{_sizes_text(pile, player)}."
+    )
+    return new, [_shown("deck.played", text, new, deck, player, entry, {"use": use} if use else None)]
 
 
 def discard(state: Mapping[str, Any], deck: str, player: str, card: str, dice: Dice) -> tuple[DecksState, list[Event]]:
@@ -442,7 +457,9 @@ def _names(state: Mapping[str, Any], deck: str, entries: list[dict[str, Any]]) -
     return ", ".join(_named(state, deck, entry["card"]) for entry in entries)
 
 
-def _private(kind: str, player: str, text: str, deck: str, entries: list[dict[str, Any]]) -> Event:
+def _private(
+    kind: str, player: str, text: str, deck: str, entries: list[dict[str, Any]], state: Mapping[str, Any]
+) -> Event:
     """Return the event that shows `entries` to `player` alone, with the opening of each."""
     return make_event(
         kind,
@@ -452,6 +469,7 @@ def _private(kind: str, player: str, text: str, deck: str, entries: list[dict[st
             "player": player,
             "cards": [entry["card"] for entry in entries],
             "openings": [entry["opening"] for entry in entries if entry["opening"] is not None],
+            **_data_of(state, deck, [entry["card"] for entry in entries]),
         },
         (player,),
     )
@@ -470,6 +488,7 @@ def _shown(
     pile = state["decks"][deck]
     data = {**_sizes(pile), **(extra or {}), "deck": deck, "player": player, "card": entry["card"]}
     data["openings"] = [entry["opening"]] if entry["opening"] is not None else []
+    data.update(_data_of(state, deck, [entry["card"]]))
     return _public(kind, text, data)
 
 
@@ -482,21 +501,52 @@ ENDS: tuple[str, ...] = ("discard", "removed")
 def card_data(state: Mapping[str, Any], deck: str, card: str) -> dict[str, Any]:
     """Return a card's data as its deck defines it (the `fields` the deck declares, and `text`),
     `{}` for a card without any. Card data is public rules data: letters show it when the card
-    is shown or played."""
-    raise NotImplementedError("card_data: being written (issue 20)")
+    is shown or played (`{}` too for an id the deck does not define)."""
+    definition = state["definitions"][state["decks"][deck]["deck"]]
+    found = next((c for c in definition["cards"] if c["id"] == card), None)
+    return thaw(found.get("data", {})) if found is not None else {}
 
 
 def set_aside_cards(state: Mapping[str, Any], deck: str) -> list[str]:
     """Return the ids of a deck's set-aside cards (not in the opening draw pile; public), a copy
     once each, in the definition's order."""
-    raise NotImplementedError("set_aside_cards: being written (issue 20)")
+    return [entry["card"] for entry in state["decks"][deck].get("set_aside", [])]
 
 
 def bring_in(state: Mapping[str, Any], deck: str, cards: Sequence[str], dice: Dice) -> tuple[DecksState, list[Event]]:
     """Put the named set-aside cards (an id once a copy) into the draw pile, shuffling the whole
     draw pile anew (one hidden shuffle; the record says which cards came in); the public event
     names them."""
-    raise NotImplementedError("bring_in: being written (issue 20)")
+    new = thaw(state)
+    pile = _pile(new, deck)
+    if isinstance(cards, str) or not cards:
+        raise DeckError(f"bring_in takes a list of set-aside card ids of deck '{deck}', got {cards!r}")
+    if not is_started(new, deck):
+        raise DeckError(f"deck '{deck}' is not shuffled yet: start it before bringing cards in")
+    aside = pile.get("set_aside", [])
+    missing = Counter(cards) - Counter(entry["card"] for entry in aside)
+    if missing:
+        held = ", ".join(entry["card"] for entry in aside) or "none"
+        raise DeckError(f"deck '{deck}' has no set-aside {', '.join(sorted(missing))} (set aside: {held})")
+    wanted = Counter(cards)
+    pile["set_aside"] = []
+    for entry in aside:
+        if wanted[entry["card"]]:
+            wanted[entry["card"]] -= 1
+        else:
+            pile["set_aside"].append(entry)
+    before = len(pile["draw"])
+    label = _new_draw_pile(
+        pile, deck, [e["card"] for e in pile["draw"]] + list(cards), dice, piles_source(["draw"], Counter(cards))
+    )
+    names = ", ".join(_named(new, deck, card) for card in cards)
+    text = (
+        f"{_count(len(cards))} came into the {_title(new, deck)} draw pile ({names}), shuffled with the "
+        f"{_count(before)} it held: {_count(len(pile['draw']))} ({label})."
+    )
+    data = {**_sizes(pile), "deck": deck, "label": label, "cards": list(cards)}
+    data.update(_data_of(new, deck, cards))
+    return new, [_public("deck.brought_in", text, data)]
 
 
 def put_in_play(
@@ -504,15 +554,45 @@ def put_in_play(
 ) -> tuple[DecksState, list[Event]]:
     """Play a card from the hand face up into the deck's in-play zone, where it stays (an event
     that lasts) until `end_in_play`; its opening goes to everyone, with how it was used."""
-    raise NotImplementedError("put_in_play: being written (issue 20)")
+    new = thaw(state)
+    pile = _pile(new, deck)
+    _check_use(new, deck, use)
+    entry = _take_from_hand(pile, deck, player, card)
+    _moved(dice, deck, entry, f"hand/{player}", IN_PLAY)
+    pile.setdefault("in_play", []).append({**entry, "by": player, **({"use": use} if use else {})})
+    text = (
+        f"{player} put {_named(new, deck, card)} in play{_as(use)} from {_title(new, deck)}, where it stays"
+        f"{_text_of(new, deck, card)}; {_sizes_text(pile, player)}."
+    )
+    return new, [_shown("deck.in_play", text, new, deck, player, entry, {"use": use} if use else None)]
 
 
 def end_in_play(
     state: Mapping[str, Any], deck: str, card: str, to: str, dice: Dice, by: str | None = None
 ) -> tuple[DecksState, list[Event]]:
     """Move a card from the in-play zone to the discard pile (`to="discard"`, face up) or out of
-    the game (`to="removed"`)."""
-    raise NotImplementedError("end_in_play: being written (issue 20)")
+    the game (`to="removed"`); the longest in play of its copies goes."""
+    if to not in ENDS:
+        raise DeckError(f"a card in play goes to one of {', '.join(ENDS)}, not {to!r}")
+    new = thaw(state)
+    pile = _pile(new, deck)
+    zone = pile.get("in_play", [])
+    index = next((i for i, entry in enumerate(zone) if entry["card"] == card), None)
+    if index is None:
+        shown = ", ".join(entry["card"] for entry in zone) or "none"
+        raise DeckError(f"no '{card}' of deck '{deck}' is in play (in play: {shown})")
+    entry = zone.pop(index)
+    _moved(dice, deck, entry, IN_PLAY, to)
+    kept = {"card": entry["card"], "opening": entry["opening"]}
+    if to == "discard":
+        pile["discard"].append({**kept, "face_up": True, "by": entry["by"], **_use_of(entry)})
+    else:
+        pile["removed"].append({**kept, "by": by or entry["by"]})
+    where = "onto the discard pile" if to == "discard" else "out of the game"
+    who = f"{by} took" if by else "The referee took"
+    text = f"{who} {_named(new, deck, card)} out of play, {where}; draw pile {len(pile['draw'])}."
+    extra = {"to": to, "by": by, "played_by": entry["by"], **_use_of(entry)}
+    return new, [_shown("deck.out_of_play", text, new, deck, entry["by"], kept, extra)]
 
 
 def give(
@@ -526,7 +606,42 @@ def give(
 ) -> tuple[DecksState, list[Event]]:
     """Move a card from one hand to another: the receiver gets the card with its opening; the
     others learn that a card moved (which card too when `shown`, as some rules say)."""
-    raise NotImplementedError("give: being written (issue 20)")
+    new = thaw(state)
+    pile = _pile(new, deck)
+    _require_holder(pile, deck, to_player)
+    if to_player == from_player:
+        raise DeckError(f"{from_player} cannot give a card to themselves")
+    if _room(new, deck, to_player) < 1:
+        raise DeckError(f"{to_player}'s hand of deck '{deck}' is at its limit: they cannot take another card")
+    entry = _take_from_hand(pile, deck, from_player, card)
+    _moved(dice, deck, entry, f"hand/{from_player}", f"hand/{to_player}")
+    pile["hands"][to_player].append(entry)
+    named = _named(new, deck, card)
+    events = [
+        make_event(
+            "hand.given",
+            f"{from_player} gave {named} from {_title(new, deck)} to {to_player}.",
+            {"deck": deck, "player": from_player, "to": to_player, "card": card},
+            (from_player,),
+        ),
+        _private(
+            "hand.received",
+            to_player,
+            f"{to_player} received {named} from {from_player} ({_title(new, deck)}){_text_of(new, deck, card)}.",
+            deck,
+            [entry],
+            new,
+        ),
+    ]
+    if shown:
+        text = f"{from_player} gave {named} to {to_player} from {_title(new, deck)}; {_sizes_text(pile, to_player)}."
+        events.append(_shown("deck.given", text, new, deck, from_player, entry, {"to": to_player}))
+    else:
+        text = f"{from_player} gave a card of {_title(new, deck)} to {to_player}; {_sizes_text(pile, to_player)}."
+        events.append(
+            _public("deck.given", text, {**_sizes(pile), "deck": deck, "player": from_player, "to": to_player})
+        )
+    return new, events
 
 
 def take_at_random(
@@ -537,10 +652,81 @@ def take_at_random(
     to: str = "discard",
     shown_to: Sequence[str] = (),
 ) -> tuple[DecksState, list[Event]]:
-    """Take a card at random from the player's hand, by a labelled roll over the hand in order of
-    position, to `to`: `discard` (face up), `removed`, or a player (`bob` or `hand/bob`) who
-    receives it with its opening. `shown_to` names others who see the card (its opening)."""
-    raise NotImplementedError("take_at_random: being written (issue 20)")
+    """Take a card at random from the player's hand, by a labelled roll over the hand in the
+    order its cards came in, to `to`: `discard` (face up), `removed`, or a player (`bob` or
+    `hand/bob`) who receives it with its opening. `shown_to` names others who see the card
+    (its opening). An empty hand gives nothing, and no roll is made."""
+    new = thaw(state)
+    pile = _pile(new, deck)
+    _require_holder(pile, deck, player)
+    receiver = None if to in ENDS else to.removeprefix("hand/")
+    if receiver is not None:
+        _require_holder(pile, deck, receiver)
+        if receiver == player:
+            raise DeckError(f"a card taken at random from {player}'s hand goes elsewhere than back to them")
+    hand = pile["hands"][player]
+    if not hand:
+        text = f"{player} holds no card of {_title(new, deck)}: none was taken at random."
+        return new, [_public("deck.taken", text, {**_sizes(pile), "deck": deck, "player": player, "to": to})]
+    if receiver is not None and _room(new, deck, receiver) < 1:
+        raise DeckError(f"{receiver}'s hand of deck '{deck}' is at its limit: they cannot take another card")
+    pile["picks"] = pile.get("picks", 0) + 1
+    label = f"deck/{deck}/take-{pile['picks']}"
+    picked = dice.uniform(len(hand), label=label)
+    entry = hand.pop(picked)
+    card, named = entry["card"], _named(new, deck, entry["card"])
+    opening = entry["opening"]
+    place = "discard" if to == "discard" else "removed" if to == "removed" else f"hand/{receiver}"
+    if opening is not None:
+        dice.move_card(deck, (opening["label"], opening["index"]), f"hand/{player}", place, pick=label)
+    base = {"deck": deck, "player": player, "to": receiver or to, "label": label}
+    events = [
+        make_event("hand.taken", f"{named} was taken at random from {player}'s hand.", base | {"card": card}, (player,))
+    ]
+    if receiver is None:
+        if to == "discard":
+            pile["discard"].append({**entry, "face_up": True, "by": player})
+        else:
+            pile["removed"].append({**entry, "by": player})
+        where = "onto the discard pile" if to == "discard" else "out of the game"
+        text = f"{named} was taken at random from {player}'s hand ({label}), {where}; {_sizes_text(pile, player)}."
+        events.append(_shown("deck.taken", text, new, deck, player, entry, {"to": to, "label": label}))
+        return new, events
+    pile["hands"][receiver].append(entry)
+    events.append(
+        _private(
+            "hand.received",
+            receiver,
+            f"{receiver} took {named} at random from {player}'s hand ({_title(new, deck)}){_text_of(new, deck, card)}.",
+            deck,
+            [entry],
+            new,
+        )
+    )
+    watchers = sorted(set(shown_to) - {player, receiver})
+    if watchers and opening is not None:
+        for watcher in watchers:
+            dice.move_card(deck, (opening["label"], opening["index"]), f"hand/{receiver}", f"look/{watcher}")
+        events.append(
+            make_event(
+                "hand.shown",
+                f"{', '.join(watchers)} saw the card {receiver} took at random from {player}: {named}.",
+                {
+                    "deck": deck,
+                    "player": receiver,
+                    "cards": [card],
+                    "openings": [opening],
+                    **_data_of(new, deck, [card]),
+                },
+                tuple(watchers),
+            )
+        )
+    text = (
+        f"{receiver} took a card at random from {player}'s hand of {_title(new, deck)} ({label}); "
+        f"{_sizes_text(pile, player)}."
+    )
+    events.append(_public("deck.taken", text, {**_sizes(pile), **base, "shown_to": watchers}))
+    return new, events
 
 
 def show(
@@ -554,4 +740,83 @@ def show(
     """Show cards of the player's hand (card ids, a copy once each, or "hand": all of it) to the
     chosen players: each receives the cards with their openings; the others learn how many
     cards were shown to whom, not which. The cards stay in the hand."""
-    raise NotImplementedError("show: being written (issue 20)")
+    new = thaw(state)
+    pile = _pile(new, deck)
+    _require_holder(pile, deck, player)
+    hand = pile["hands"][player]
+    viewers = sorted(set(to_players) - {player})
+    if not viewers:
+        raise DeckError(f"{player} shows cards to other players: name at least one ({', '.join(to_players) or 'none'})")
+    if cards == "hand":
+        chosen = list(hand)
+    else:
+        if isinstance(cards, str):
+            raise DeckError(f'show takes a list of card ids, or "hand", not {cards!r}')
+        chosen, left = [], list(hand)
+        for card in cards:
+            entry = next((e for e in left if e["card"] == card), None)
+            if entry is None:
+                raise DeckError(f"{player} holds no (further) '{card}' of deck '{deck}' to show")
+            left.remove(entry)
+            chosen.append(entry)
+    for entry in chosen:
+        for viewer in viewers:
+            _moved(dice, deck, entry, f"hand/{player}", f"look/{viewer}")
+    what = _names(new, deck, chosen) if chosen else "no card (an empty hand)"
+    ids = [entry["card"] for entry in chosen]
+    shown = make_event(
+        "hand.shown",
+        f"{player} showed {', '.join(viewers)} from {_title(new, deck)}: {what}.",
+        {
+            "deck": deck,
+            "player": player,
+            "cards": ids,
+            "openings": [entry["opening"] for entry in chosen if entry["opening"] is not None],
+            **_data_of(new, deck, ids),
+        },
+        tuple(viewers),
+    )
+    mine = make_event(
+        "hand.showed",
+        f"{player} showed {', '.join(viewers)} from {_title(new, deck)}: {what}.",
+        {"deck": deck, "player": player, "cards": ids, "to": viewers},
+        (player,),
+    )
+    whole = " (the whole hand)" if cards == "hand" else ""
+    text = f"{player} showed {_count(len(chosen))}{whole} of {_title(new, deck)} to {', '.join(viewers)}."
+    data = {**_sizes(pile), "deck": deck, "player": player, "to": viewers, "count": len(chosen)}
+    return new, [mine, shown, _public("deck.shown", text, data)]
+
+
+# -- helpers of card-driven games ---------------------------------------------------------
+
+IN_PLAY = "in-play"
+
+
+def _check_use(state: Mapping[str, Any], deck: str, use: str | None) -> None:
+    allowed = definition_of(state, deck).get("uses")
+    if use is not None and (not isinstance(use, str) or (allowed is not None and use not in allowed)):
+        words = ", ".join(allowed) if allowed is not None else "a word"
+        raise DeckError(f"deck '{deck}' takes a use of {words}, not {use!r}")
+
+
+def _use_of(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {"use": entry["use"]} if entry.get("use") else {}
+
+
+def _as(use: str | None) -> str:
+    return f" as {use}" if use else ""
+
+
+def _text_of(state: Mapping[str, Any], deck: str, card: str) -> str:
+    """Return ` ("text")` for a card with a text, else nothing."""
+    text = card_data(state, deck, card).get("text")
+    return f' ("{text}")' if text else ""
+
+
+def _data_of(state: Mapping[str, Any], deck: str, cards: Sequence[str]) -> dict[str, Any]:
+    """Return `{"card_data": {card: data}}` for the cards with data, else {} (events of decks
+    without card data keep their form)."""
+    found = {card: card_data(state, deck, card) for card in dict.fromkeys(cards)}
+    found = {card: data for card, data in found.items() if data}
+    return {"card_data": found} if found else {}

@@ -131,7 +131,15 @@ DECK_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,47}")
 DECK_REF = r"[a-z0-9][a-z0-9_-]{0,31}(/[a-z0-9][a-z0-9_.-]{0,63})?"
 DEFINITION_FIELDS = ("title", "cards", "owner", "per_player", "hand_limit", "deal", "discard", "reshuffle")
+# Optional, for card-driven games: kept in a parsed definition only when given, so the state of
+# decks defined before them keeps its bytes.
+DATA_FIELDS = ("fields", "uses", "set_aside")
 CARD_FIELDS = ("id", "name", "count")
+CARD_DATA_FIELDS = ("text", "set_aside")
+FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+FIELD_TYPES = ("int", "bool", "text")
+USE_WORD = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+MAX_TEXT = 4000
 DISCARD_MODES = ("face-up", "face-down")
 RESHUFFLE_MODES = ("when-empty", "never")
 MAX_COPIES = 100
@@ -142,31 +150,68 @@ HINT = "a deck is {title, cards: [{id, name, count}], owner or per_player, hand_
 VERBS: dict[str, tuple[str, ...]] = {
     "draw": ("count",),
     "look": ("count",),
-    "play": ("deck",),
+    "play": ("deck", "use"),
     "discard": ("deck",),
     "return": ("deck", "to"),
     "remove": ("deck",),
     "reshuffle": (),
     "shuffle": (),
+    "give": ("deck", "to"),
+    "show": ("deck", "to"),
+    "take": ("from", "to"),
+    "put_in_play": ("deck", "use"),
+    "end_in_play": ("deck", "to"),
+    "bring_in": ("cards",),
 }
-ON_A_DECK = ("draw", "look", "reshuffle", "shuffle")  # the verb's value is the deck
+ON_A_DECK = ("draw", "look", "reshuffle", "shuffle", "take", "bring_in")  # the verb's value is the deck
 _DECK_FIELD = {"type": "str", "pattern": DECK_REF, "example": "strategy"}
 _CARD_FIELD = {"type": "str", "pattern": CARD_ID.pattern, "example": "blockade"}
+_WHO = r"[A-Za-z0-9_.-]{1,64}"
 CARD_ACTION_SCHEMA: dict[str, Any] = {
     "type": "map",
     "description": "one card action: exactly one of " + ", ".join(VERBS),
     "fields": {
         "draw": {**_DECK_FIELD, "description": "draw `count` cards (default 1) from this deck"},
         "look": {**_DECK_FIELD, "description": "see the top `count` cards (default 1) of this deck"},
-        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up"},
+        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up (`use`: how)"},
         "discard": {**_CARD_FIELD, "description": "discard this card from your hand"},
         "return": {**_CARD_FIELD, "description": "put this card from your hand back into its deck (see `to`)"},
         "remove": {**_CARD_FIELD, "description": "remove this card (your hand, else the face-up discards)"},
         "reshuffle": {**_DECK_FIELD, "description": "shuffle this deck's discard pile into its draw pile"},
         "shuffle": {**_DECK_FIELD, "description": "shuffle this deck's draw pile"},
-        "deck": {**_DECK_FIELD, "description": "the card's deck (with play, discard, return, remove)"},
+        "give": {**_CARD_FIELD, "description": "give this card from your hand to the player `to`"},
+        "show": {
+            "type": "str",
+            "pattern": f"hand|{CARD_ID.pattern}",
+            "example": "blockade",
+            "description": "show this card of your hand (or `hand`: all of it) to the player `to`",
+        },
+        "take": {
+            **_DECK_FIELD,
+            "description": "take a card at random from the hand of `from` (default yours) to `to` (default discard)",
+        },
+        "put_in_play": {**_CARD_FIELD, "description": "play this card face up into play, where it stays (`use`: how)"},
+        "end_in_play": {**_CARD_FIELD, "description": "take this card out of play, to `to`: discard or removed"},
+        "bring_in": {
+            **_DECK_FIELD,
+            "description": "shuffle this deck's set-aside `cards` (default all) into its draw pile",
+        },
+        "deck": {**_DECK_FIELD, "description": "the card's deck (with play, discard, return, remove, give, show...)"},
         "count": {"type": "int", "min": 1, "max": MAX_COUNT, "description": "how many cards (draw, look)"},
-        "to": {"type": "str", "enum": list(PLACES), "description": "where a returned card goes"},
+        "to": {
+            "type": "str",
+            "pattern": _WHO,
+            "description": "where the card goes: top, bottom or shuffle (return); a player (give, show); "
+            "discard, removed or a player (take); discard or removed (end_in_play)",
+        },
+        "from": {"type": "str", "pattern": _WHO, "description": "whose hand a card is taken from at random (take)"},
+        "use": {"type": "str", "pattern": USE_WORD.pattern, "example": "event", "description": "how the card is used"},
+        "cards": {
+            "type": "list",
+            "max": MAX_COUNT,
+            "items": _CARD_FIELD,
+            "description": "the set-aside cards to bring in (bring_in), a copy once each",
+        },
     },
 }
 
@@ -192,13 +237,17 @@ def parse_decks(data: Any, players: Sequence[str], where: str = "options.decks")
 def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         _fail(where, f"must be a mapping, got {_kind(data)}")
-    unknown = sorted(str(key) for key in data if key not in DEFINITION_FIELDS)
+    unknown = sorted(str(key) for key in data if key not in (*DEFINITION_FIELDS, *DATA_FIELDS))
     if unknown:
-        _fail(where, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(DEFINITION_FIELDS)}")
+        known = ", ".join((*DEFINITION_FIELDS, *DATA_FIELDS))
+        _fail(where, f"unknown field(s) {', '.join(unknown)}; known fields: {known}")
     title = data.get("title", where.rpartition(".")[2])
     if not isinstance(title, str) or not title.strip():
         _fail(f"{where}.title", "must be a text")
-    cards = _cards(data.get("cards"), f"{where}.cards")
+    fields = _fields(data["fields"], f"{where}.fields") if "fields" in data else {}
+    uses = _uses(data["uses"], f"{where}.uses") if "uses" in data else None
+    set_aside_when = _set_aside_when(data["set_aside"], fields, f"{where}.set_aside") if "set_aside" in data else {}
+    cards = _cards(data.get("cards"), f"{where}.cards", fields, set_aside_when)
     owner, per_player = data.get("owner"), data.get("per_player", False)
     if not isinstance(per_player, bool):
         _fail(f"{where}.per_player", "must be true or false")
@@ -214,18 +263,21 @@ def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
         _fail(f"{where}.deal", f"must be a whole number of cards (0 or more), got {deal!r}")
     if hand_limit is not None and deal > hand_limit:
         _fail(f"{where}.deal", f"deals {deal} cards, over the hand limit of {hand_limit}")
-    total = sum(card["count"] for card in cards)
+    total = sum(card["count"] for card in cards if not card.get("set_aside"))
+    if not total:
+        _fail(f"{where}.cards", "every card is set aside: at least one must start in the draw pile")
     holders = 1 if owner is not None or per_player else len(players)
     if deal * holders > total:
         _fail(
-            f"{where}.deal", f"dealing {deal} cards to {holders} player(s) needs {deal * holders}; the deck has {total}"
+            f"{where}.deal",
+            f"dealing {deal} cards to {holders} player(s) needs {deal * holders}; the draw pile starts with {total}",
         )
     discard, reshuffle = data.get("discard", "face-up"), data.get("reshuffle", "when-empty")
     if discard not in DISCARD_MODES:
         _fail(f"{where}.discard", f"must be one of {', '.join(DISCARD_MODES)}, got {discard!r}")
     if reshuffle not in RESHUFFLE_MODES:
         _fail(f"{where}.reshuffle", f"must be one of {', '.join(RESHUFFLE_MODES)}, got {reshuffle!r}")
-    return {
+    definition = {
         "title": title,
         "cards": cards,
         "owner": owner,
@@ -235,9 +287,104 @@ def _definition(data: Any, players: list[str], where: str) -> dict[str, Any]:
         "discard": discard,
         "reshuffle": reshuffle,
     }
+    if fields:
+        definition["fields"] = fields
+    if uses is not None:
+        definition["uses"] = uses
+    if set_aside_when:
+        definition["set_aside"] = set_aside_when
+    return definition
 
 
-def _cards(data: Any, where: str) -> list[dict[str, Any]]:
+def _fields(data: Any, where: str) -> dict[str, Any]:
+    """Return the card fields a deck declares: name -> `int`, `bool`, `text` or a list of the
+    words (or whole numbers) allowed."""
+    if not isinstance(data, Mapping):
+        _fail(
+            where,
+            f"must be a mapping of field names to types, e.g. {{cp: int, power: [france, prussia]}}; got {_kind(data)}",
+        )
+    fields: dict[str, Any] = {}
+    for name, kind in data.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not FIELD_NAME.fullmatch(name):
+            _fail(where, f"field name {name!r} must be lower-case letters, digits or '_', starting with a letter")
+        if name in (*CARD_FIELDS, *CARD_DATA_FIELDS):
+            _fail(at, f"'{name}' is a card's own key; name the field otherwise")
+        if isinstance(kind, str) and kind in FIELD_TYPES:
+            fields[name] = kind
+        elif isinstance(kind, Sequence) and not isinstance(kind, str) and kind:
+            if not all(_is_word(word) for word in kind) or len(set(map(str, kind))) != len(kind):
+                _fail(at, "a list of allowed values must hold distinct words or whole numbers")
+            fields[name] = list(kind)
+        else:
+            _fail(at, f"must be one of {', '.join(FIELD_TYPES)} or a non-empty list of allowed values; got {kind!r}")
+    return fields
+
+
+def _uses(data: Any, where: str) -> list[str]:
+    if (
+        not isinstance(data, Sequence)
+        or isinstance(data, str)
+        or not data
+        or not all(isinstance(word, str) and USE_WORD.fullmatch(word) for word in data)
+        or len(set(data)) != len(data)
+    ):
+        _fail(where, f"must be a non-empty list of distinct lower-case words, e.g. [operations, event]; got {data!r}")
+    return list(data)
+
+
+def _set_aside_when(data: Any, fields: Mapping[str, Any], where: str) -> dict[str, list[Any]]:
+    """Return the rule setting cards aside by a field's value: {field: [values]}."""
+    if not isinstance(data, Mapping) or not data:
+        _fail(
+            where,
+            f"must map a card field to the values whose cards start set aside, e.g. {{period: [mid, late]}}; "
+            f"got {data!r}",
+        )
+    rule: dict[str, list[Any]] = {}
+    for name, values in data.items():
+        if name not in fields:
+            _fail(f"{where}.{name}", f"is not a field the deck declares (fields: {', '.join(fields) or 'none'})")
+        if not isinstance(values, Sequence) or isinstance(values, str) or not values:
+            _fail(f"{where}.{name}", f"must be a non-empty list of the field's values; got {values!r}")
+        for index, value in enumerate(values):
+            problem = _value_problem(value, fields[name])
+            if problem:
+                _fail(f"{where}.{name}[{index}]", problem)
+        rule[name] = list(values)
+    return rule
+
+
+def _value_problem(value: Any, kind: Any) -> str | None:
+    """Return why `value` does not fit a field's type, or None."""
+    if kind == "int":
+        return (
+            None if isinstance(value, int) and not isinstance(value, bool) else f"must be a whole number, got {value!r}"
+        )
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+    if kind == "text":
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            return f"must be a text of at most {MAX_TEXT} characters, got {_kind(value)}"
+        return None
+    if isinstance(value, bool) or value not in kind:
+        return f"must be one of {', '.join(map(str, kind))}, got {value!r}"
+    return None
+
+
+def _is_word(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and bool(USE_WORD.fullmatch(value)))
+
+
+def _cards(
+    data: Any,
+    where: str,
+    fields: Mapping[str, Any] | None = None,
+    set_aside_when: Mapping[str, list[Any]] | None = None,
+) -> list[dict[str, Any]]:
     if not isinstance(data, Sequence) or isinstance(data, str) or not data:
         _fail(where, "must be a non-empty list of cards, e.g. [{id: blockade, name: Blockade, count: 2}]")
     cards: list[dict[str, Any]] = []
@@ -245,9 +392,14 @@ def _cards(data: Any, where: str) -> list[dict[str, Any]]:
         path = f"{where}[{index}]"
         if not isinstance(card, Mapping) or "id" not in card:
             _fail(path, "must be a mapping with an id, e.g. {id: blockade, name: Blockade}")
-        unknown = sorted(str(key) for key in card if key not in CARD_FIELDS)
+        allowed = (*CARD_FIELDS, *CARD_DATA_FIELDS, *(fields or {}))
+        unknown = sorted(str(key) for key in card if key not in allowed)
         if unknown:
-            _fail(path, f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(CARD_FIELDS)}")
+            _fail(
+                path,
+                f"unknown field(s) {', '.join(unknown)}; known fields: {', '.join(allowed)} "
+                "(a deck's `fields` declares the fields its cards may carry)",
+            )
         card_id, name, count = card["id"], card.get("name", card["id"]), card.get("count", 1)
         if not isinstance(card_id, str) or not CARD_ID.fullmatch(card_id):
             _fail(f"{path}.id", f"{card_id!r} must be lower-case letters, digits, '-', '_' or '.' (no spaces)")
@@ -257,10 +409,40 @@ def _cards(data: Any, where: str) -> list[dict[str, Any]]:
             _fail(f"{path}.name", "must be a text")
         if not _is_count(count, 1) or count > MAX_COPIES:
             _fail(f"{path}.count", f"must be a whole number from 1 to {MAX_COPIES}, got {count!r}")
-        cards.append({"id": card_id, "name": name, "count": count})
+        entry: dict[str, Any] = {"id": card_id, "name": name, "count": count}
+        data_of = _card_data(card, fields or {}, path)
+        if data_of:
+            entry["data"] = data_of
+        if _is_set_aside(card, data_of, set_aside_when or {}, path):
+            entry["set_aside"] = True
+        cards.append(entry)
     if sum(card["count"] for card in cards) > MAX_CARDS:
         _fail(where, f"holds more than {MAX_CARDS} cards")
     return cards
+
+
+def _card_data(card: Mapping[str, Any], fields: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """Return a card's data: the declared fields it carries, then its `text`, each checked."""
+    data: dict[str, Any] = {}
+    for name, kind in fields.items():
+        if name in card:
+            problem = _value_problem(card[name], kind)
+            if problem:
+                _fail(f"{path}.{name}", problem)
+            data[name] = card[name]
+    if "text" in card:
+        problem = _value_problem(card["text"], "text")
+        if problem:
+            _fail(f"{path}.text", problem)
+        data["text"] = card["text"]
+    return data
+
+
+def _is_set_aside(card: Mapping[str, Any], data: Mapping[str, Any], rule: Mapping[str, list[Any]], path: str) -> bool:
+    flag = card.get("set_aside", False)
+    if not isinstance(flag, bool):
+        _fail(f"{path}.set_aside", f"must be true or false, got {flag!r}")
+    return flag or any(name in data and data[name] in values for name, values in rule.items())
 
 
 def _is_count(value: Any, low: int) -> bool:
@@ -288,6 +470,8 @@ def action_problems(
     hands = {key: Counter(e["card"] for e in pile["hands"].get(player, [])) for key, pile in state["decks"].items()}
     sizes = {key: len(pile["hands"].get(player, [])) for key, pile in state["decks"].items()}
     face_up = {key: Counter(e["card"] for e in pile["discard"] if e["face_up"]) for key, pile in state["decks"].items()}
+    in_play_now = {key: Counter(e["card"] for e in pile.get("in_play", [])) for key, pile in state["decks"].items()}
+    aside = {key: Counter(e["card"] for e in pile.get("set_aside", [])) for key, pile in state["decks"].items()}
     for index, action in enumerate(actions):
         where = f"{path}[{index}]"
         found = _shape_problems(action, where)
@@ -319,6 +503,87 @@ def action_problems(
             continue
         card = action.get(verb)
         count = action.get("count", 1)
+        if verb in ("give", "show", "take"):
+            found = _whom_problems(state, deck, player, action, verb, where)
+            receiver = action.get("to") if verb in ("give", "take") else None
+            limit = definition["hand_limit"]
+            if not found and receiver not in (None, "discard", "removed") and limit is not None:
+                held = sizes[deck] if receiver == player else len(pile["hands"][receiver])
+                if held + 1 > limit:
+                    found.append(
+                        Problem(
+                            "illegal.cards.hand-limit",
+                            f"{where}.to",
+                            f"{receiver} holds {held} cards of '{ref}', its hand limit: they cannot take another",
+                        )
+                    )
+            if found:
+                problems += found
+                continue
+        if verb in ("play", "put_in_play") and "use" in action:
+            allowed = definition.get("uses")
+            if allowed is not None and action["use"] not in allowed:
+                problems.append(
+                    Problem(
+                        "illegal.cards.use",
+                        f"{where}.use",
+                        f"deck '{ref}' takes a use of {', '.join(allowed)}, not '{action['use']}'",
+                    )
+                )
+                continue
+        if verb == "show":
+            if card != "hand" and not hands[deck][card]:
+                problems.append(_not_held(hands[deck], str(card), ref, f"{where}.show"))
+            continue
+        if verb == "take":
+            if action.get("from", player) == player:
+                if not sizes[deck]:
+                    problems.append(
+                        Problem("illegal.cards.not-held", f"{where}.take", f"you hold no card of '{ref}' to take from")
+                    )
+                    continue
+                sizes[deck] -= 1  # which card goes is not known when orders are written
+                hands[deck].clear()
+            elif action.get("to") not in ("discard", "removed"):
+                sizes[deck] += 1
+            continue
+        if verb == "bring_in":
+            wanted = Counter(action.get("cards") or aside[deck].elements())
+            missing = wanted - aside[deck]
+            if not wanted or missing:
+                left = ", ".join(sorted(aside[deck].elements())) or "none"
+                problems.append(
+                    Problem(
+                        "illegal.cards.not-set-aside",
+                        f"{where}.cards" if "cards" in action else f"{where}.bring_in",
+                        f"deck '{ref}' has no set-aside {', '.join(sorted(missing)) or 'cards'} (set aside: {left})",
+                    )
+                )
+                continue
+            aside[deck] -= wanted
+            continue
+        if verb == "end_in_play":
+            if action["to"] not in ("discard", "removed"):
+                problems.append(Problem("invalid.cards.to", f"{where}.to", "a card leaves play to discard or removed"))
+            elif not in_play_now[deck][card]:
+                shown = ", ".join(sorted(in_play_now[deck].elements())) or "none"
+                problems.append(
+                    Problem(
+                        "illegal.cards.not-in-play",
+                        f"{where}.end_in_play",
+                        f"no '{card}' of deck '{ref}' is in play (in play: {shown})",
+                    )
+                )
+            else:
+                in_play_now[deck][card] -= 1
+                if action["to"] == "discard":
+                    face_up[deck][card] += 1
+            continue
+        if verb == "return" and action["to"] not in PLACES:
+            problems.append(
+                Problem("invalid.cards.to", f"{where}.to", "a returned card goes to top, bottom or shuffle")
+            )
+            continue
         if verb == "draw":
             limit = definition["hand_limit"]
             if limit is not None and sizes[deck] + count > limit:
@@ -331,21 +596,16 @@ def action_problems(
                     )
                 )
             sizes[deck] += count
-        elif verb in ("play", "discard", "return") or (verb == "remove" and hands[deck][card]):
+        elif verb in ("play", "discard", "return", "give", "put_in_play") or (verb == "remove" and hands[deck][card]):
             if not hands[deck][card]:
-                held = ", ".join(sorted(hands[deck].elements())) or "no cards"
-                problems.append(
-                    Problem(
-                        "illegal.cards.not-held",
-                        f"{where}.{verb}",
-                        f"you hold no '{card}' of deck '{ref}' at this point (you hold: {held})",
-                    )
-                )
+                problems.append(_not_held(hands[deck], str(card), ref, f"{where}.{verb}"))
                 continue
             hands[deck][card] -= 1
             sizes[deck] -= 1
             if verb == "play" or (verb == "discard" and definition["discard"] == "face-up"):
                 face_up[deck][card] += 1
+            if verb == "put_in_play":
+                in_play_now[deck][card] += 1
         elif verb == "remove":
             if not face_up[deck][card]:
                 problems.append(
@@ -359,6 +619,44 @@ def action_problems(
             face_up[deck][card] -= 1
         elif verb == "reshuffle":
             face_up[deck].clear()
+    return problems
+
+
+def _not_held(hand: Counter[str], card: str, ref: str, at: str) -> Problem:
+    held = ", ".join(sorted(hand.elements())) or "no cards"
+    return Problem(
+        "illegal.cards.not-held", at, f"you hold no '{card}' of deck '{ref}' at this point (you hold: {held})"
+    )
+
+
+def _whom_problems(
+    state: Mapping[str, Any], deck: str, player: str, action: Mapping[str, Any], verb: str, where: str
+) -> list[Problem]:
+    """Return the problems with the players a give, show or take names: each must hold a hand of
+    the deck, and not be the player themselves where that means nothing."""
+    holders = sorted(state["decks"][deck]["hands"])
+    names = {"give": ("to",), "show": ("to",), "take": ("from", "to")}[verb]
+    problems = []
+    for name in names:
+        who = action.get(name)
+        if who is None or (verb == "take" and name == "to" and who in ("discard", "removed")):
+            continue
+        if who not in holders:
+            problems.append(
+                Problem(
+                    "illegal.cards.not-a-holder",
+                    f"{where}.{name}",
+                    f"'{who}' holds no hand of this deck; its holders: {', '.join(holders)}",
+                )
+            )
+    if verb in ("give", "show") and action.get("to") == player:
+        problems.append(Problem("illegal.cards.to-yourself", f"{where}.to", f"{verb} names another player, not you"))
+    if verb == "take" and action.get("to", "discard") == action.get("from", player):
+        problems.append(
+            Problem(
+                "illegal.cards.to-yourself", f"{where}.to", "a card taken from a hand goes elsewhere than that hand"
+            )
+        )
     return problems
 
 
@@ -381,6 +679,10 @@ def _shape_problems(action: Mapping[str, Any], where: str) -> list[Problem]:
         problems.append(
             Problem("invalid.missing", f"{where}.to", "say where the card goes: to: top, bottom or shuffle")
         )
+    if verb in ("give", "show") and "to" not in action:
+        problems.append(Problem("invalid.missing", f"{where}.to", f"say whom: {verb}: CARD, deck: DECK, to: PLAYER"))
+    if verb == "end_in_play" and "to" not in action:
+        problems.append(Problem("invalid.missing", f"{where}.to", "say where the card goes: to: discard or removed"))
     return problems
 
 
@@ -390,7 +692,10 @@ def apply_action(
     """Carry out one card action of a player's orders. One that no longer fits the state (a card
     taken by an earlier action) is skipped, with a private event saying why; a draw over the
     hand limit draws what fits."""
-    problems = [p for p in action_problems(state, player, [action], "card action") if "hand-limit" not in p.code]
+    draws = "draw" in action  # a draw over the hand limit draws what fits; nothing else goes over it
+    problems = [
+        p for p in action_problems(state, player, [action], "card action") if not (draws and "hand-limit" in p.code)
+    ]
     if problems:
         text = f"{player}'s card action {_describe(action)} was not carried out: {problems[0].message}."
         return thaw(state), [make_event("hand.skipped", text, {"player": player, "action": dict(action)}, (player,))]
@@ -408,7 +713,23 @@ def apply_action(
         return shuffle(state, deck, dice, by=player)
     if verb == "return":
         return return_card(state, deck, player, action["return"], action["to"], dice)
-    operation = {"play": play, "discard": discard, "remove": remove}[verb]
+    if verb == "play":
+        return play(state, deck, player, action["play"], dice, use=action.get("use"))
+    if verb == "put_in_play":
+        return put_in_play(state, deck, player, action["put_in_play"], dice, use=action.get("use"))
+    if verb == "end_in_play":
+        return end_in_play(state, deck, action["end_in_play"], action["to"], dice, by=player)
+    if verb == "give":
+        return give(state, deck, player, action["to"], action["give"], dice)
+    if verb == "show":
+        cards = "hand" if action["show"] == "hand" else [action["show"]]
+        return show(state, deck, player, cards, [action["to"]], dice)
+    if verb == "take":
+        source = action.get("from", player)
+        return take_at_random(state, deck, source, dice, action.get("to", "discard"), (player,))
+    if verb == "bring_in":
+        return bring_in(state, deck, action.get("cards") or set_aside_cards(state, deck), dice)
+    operation = {"discard": discard, "remove": remove}[verb]
     return operation(state, deck, player, action[verb], dice)
 
 
@@ -437,6 +758,13 @@ def deck_view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
             "discard": definition["discard"],
             "shuffles": pile["shuffles"],
         }
+        if "set_aside" in pile:
+            shown["set_aside"] = [_card_view(state, deck, entry["card"]) for entry in pile["set_aside"]]
+        if "in_play" in pile:
+            shown["in_play"] = [
+                {**_card_view(state, deck, entry["card"]), "by": entry["by"], **_use_of(entry)}
+                for entry in pile["in_play"]
+            ]
         if player is not None and player in pile["hands"]:
             shown["your_hand"] = [
                 {**_card_view(state, deck, entry["card"]), "proof": proof(entry["opening"])}
@@ -455,12 +783,17 @@ def proof(opening: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _card_view(state: Mapping[str, Any], deck: str, card: str) -> dict[str, Any]:
-    return {"card": card, "name": card_name(state, deck, card)}
+    data = card_data(state, deck, card)
+    return {"card": card, "name": card_name(state, deck, card), **({"data": data} if data else {})}
+
+
+def _use_of(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {"use": entry["use"]} if entry.get("use") else {}
 
 
 def _discard_view(state: Mapping[str, Any], deck: str, entry: Mapping[str, Any], player: str | None) -> dict[str, Any]:
     if entry["face_up"]:
-        return {**_card_view(state, deck, entry["card"]), "by": entry["by"]}
+        return {**_card_view(state, deck, entry["card"]), "by": entry["by"], **_use_of(entry)}
     if player is not None and player == entry["by"]:
         return {**_card_view(state, deck, entry["card"]), "by": entry["by"], "face_down": True}
     return {"by": entry["by"], "face_down": True}
@@ -531,6 +864,9 @@ def check(state: Mapping[str, Any]) -> list[str]:
         if cards_of(state, deck) != defined_cards(state, deck):
             problems.append(f"deck {deck}: its cards are not those of its definition")
         entries = [*pile["draw"], *pile["discard"], *pile["removed"], *(e for h in pile["hands"].values() for e in h)]
+        entries += [*pile.get("in_play", []), *pile.get("set_aside", [])]
+        if any(entry["opening"] is not None for entry in pile.get("set_aside", [])):
+            problems.append(f"deck {deck}: a set-aside card has a position in a shuffle")
         if any(e["opening"] is not None and e["opening"]["value"] != e["card"] for e in entries):
             problems.append(f"deck {deck}: a card's opening names another card")
         limit = definition["hand_limit"]

@@ -31,14 +31,28 @@ def cards_sha256(cards: Mapping[str, int] | Iterable[str]) -> str:
     return sha256_hex(canonical_json({card: counts[card] for card in sorted(counts) if counts[card]}))
 
 
-def definition_source(definition: str, cards: Mapping[str, int]) -> dict[str, Any]:
-    """Return the source of a shuffle of a deck as its definition gives it."""
-    return {"definition": definition, "cards_sha256": cards_sha256(cards)}
+def definition_source(
+    definition: str, cards: Mapping[str, int], set_aside: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """Return the source of a shuffle of a deck as its definition gives it; `set_aside` names the
+    cards (with copies) the definition sets aside, left out of this shuffle."""
+    source: dict[str, Any] = {"definition": definition, "cards_sha256": cards_sha256(cards)}
+    if set_aside:
+        source["set_aside"] = _counts(set_aside)
+    return source
 
 
-def piles_source(piles: Sequence[str]) -> dict[str, Any]:
-    """Return the source of a shuffle that gathers a deck's piles (`draw`, `discard`)."""
-    return {"piles": list(piles)}
+def piles_source(piles: Sequence[str], brought_in: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Return the source of a shuffle that gathers a deck's piles (`draw`, `discard`), with the
+    set-aside cards `brought_in` (with copies) added to them."""
+    source: dict[str, Any] = {"piles": list(piles)}
+    if brought_in:
+        source["brought_in"] = _counts(brought_in)
+    return source
+
+
+def _counts(cards: Mapping[str, int]) -> dict[str, int]:
+    return {card: int(cards[card]) for card in sorted(cards) if cards[card]}
 
 
 def move_salt(key: bytes, seq: int) -> bytes:

@@ -89,10 +89,20 @@ class Dice:
         self._claim_hidden(label)
         return self.hidden.shuffle(items, label, source)
 
-    def move_card(self, deck: str, position: tuple[str, int], source: str, to: str, *, secret: bool = False) -> None:
+    def move_card(
+        self,
+        deck: str,
+        position: tuple[str, int],
+        source: str,
+        to: str,
+        *,
+        secret: bool = False,
+        pick: str | None = None,
+    ) -> None:
         """List in the record a card of `deck` at a committed position moving from `source` to `to`
-        (section 12); `secret` lists a commitment to the position instead of the position."""
-        self.hidden.move(deck, position, source, to, secret)
+        (section 12); `secret` lists a commitment to the position instead of the position; `pick`
+        the roll of this phase that chose the card among its hand's (a random take)."""
+        self.hidden.move(deck, position, source, to, secret, pick)
 
     def seal(self, values: Sequence[Any], *, label: str) -> Hidden:
         """Commit to values the game chose (a sealed choice), to be opened when a rule says."""

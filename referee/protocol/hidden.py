@@ -221,12 +221,18 @@ class HiddenDraws:
             self.moves.append({"deck": deck, "shuffle": label})
         return hidden
 
-    def move(self, deck: str, position: tuple[str, int], source: str, to: str, secret: bool = False) -> None:
+    def move(
+        self, deck: str, position: tuple[str, int], source: str, to: str, secret: bool = False, pick: str | None = None
+    ) -> None:
         """List a card of `deck` at a committed position moving from `source` to `to`; a secret
-        move (a face-down discard, a card put back unseen) lists a commitment to the position."""
+        move (a face-down discard, a card put back unseen) lists a commitment to the position;
+        `pick` names the roll that chose the card from its hand."""
         label, index = position
         if not secret:
-            self.moves.append({"deck": deck, "label": label, "index": index, "from": source, "to": to})
+            move: dict[str, Any] = {"deck": deck, "label": label, "index": index, "from": source, "to": to}
+            if pick is not None:
+                move["pick"] = pick
+            self.moves.append(move)
             return
         if self._key is None:
             raise DiceError(f"a secret move of a card of {deck} needs the game's hidden-draw secret")

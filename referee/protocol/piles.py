@@ -13,6 +13,7 @@ move the record keeps secret (a face-down discard, a card put back) took a card 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +24,10 @@ from referee.protocol.hidden import derive_values, draw_key, hidden_key
 from referee.protocol.records import record_transcript
 
 PILES = ("draw", "discard")
-# Where a card may come from and go to; `hand/P` and `look/P` name a player.
-FROM_PLACES = ("draw", "discard")
-TO_PLACES = ("discard", "removed", "draw-top", "draw-bottom")
+# Where a card may come from and go to; `hand/P` and `look/P` name a player. `in-play` is the
+# zone of cards played face up that stay on the table (card-driven games).
+FROM_PLACES = ("draw", "discard", "in-play")
+TO_PLACES = ("discard", "removed", "draw-top", "draw-bottom", "in-play")
 Position = tuple[str, int]
 Slot = Position | None  # None: a card whose position the record keeps secret
 
@@ -44,16 +46,20 @@ class _Deck:
     draw: list[Slot] = field(default_factory=list)
     discard: list[Slot] = field(default_factory=list)
     removed: list[Slot] = field(default_factory=list)
+    in_play: list[Slot] = field(default_factory=list)
     hands: dict[str, list[Slot]] = field(default_factory=dict)
     looks: int = 0  # cards seen by the current run of looks
+    set_aside: Counter[str] = field(default_factory=Counter)  # public ids, not yet shuffled in
+    unsure: set[str] = field(default_factory=set)  # hands a secret move may have left a card listed in
 
     def place(self, name: str) -> list[Slot] | None:
         if name.startswith("hand/"):
             return self.hands.setdefault(name[5:], [])
-        return {"draw": self.draw, "discard": self.discard, "removed": self.removed}.get(name)
+        places = {"draw": self.draw, "discard": self.discard, "removed": self.removed, "in-play": self.in_play}
+        return places.get(name)
 
     def holds_anything(self) -> bool:
-        return bool(self.draw or self.discard or self.removed or any(self.hands.values()))
+        return bool(self.draw or self.discard or self.removed or self.in_play or any(self.hands.values()))
 
 
 @dataclass
@@ -64,6 +70,7 @@ class _Shuffle:
     source: Mapping[str, Any]
     deck: str
     gathered: list[Slot] | None = None  # the slots a pile shuffle took, in the replay
+    brought_in: list[str] = field(default_factory=list)  # set-aside ids it added to them
 
 
 class _Replay:
@@ -95,6 +102,7 @@ class _Replay:
             key = hidden_key(self.final.game_secret, self.transcripts[name])
         given: set[tuple[str, int, str]] = set()
         shown: set[Position] = set()
+        rolls = {r.get("label"): r for r in record.get("rolls") or [] if isinstance(r, dict)}
         for seq, move in enumerate(moves):
             where = f"{name}: card_moves[{seq}]"
             if not isinstance(move, dict) or not isinstance(move.get("deck"), str):
@@ -110,7 +118,7 @@ class _Replay:
             if pile is None:
                 self.unknown.add(deck)  # its first shuffle is in a record older than version 4
                 continue
-            moved = self._move(where, deck, pile, move, key, seq)
+            moved = self._move(where, deck, pile, move, key, seq, rolls)
             if moved is not None:
                 position, to = moved
                 shown.add(position)
@@ -119,12 +127,22 @@ class _Replay:
         self._check_openings(name, record, given, shown)
 
     def _source_shape(self, where: str, source: Mapping[str, Any]) -> None:
-        if set(source) == {"piles"}:
+        if set(source) in ({"piles"}, {"piles", "brought_in"}):
             piles = source["piles"]
             if not isinstance(piles, list) or not piles or not set(piles) <= set(PILES):
                 self.problems.append(f"{where}: source piles must be a list of {', '.join(PILES)}")
-        elif set(source) not in ({"definition", "cards_sha256"}, {"cards_sha256"}):
-            self.problems.append(f"{where}: source must be {{definition, cards_sha256}}, {{cards_sha256}} or {{piles}}")
+        elif set(source) not in (
+            {"definition", "cards_sha256"},
+            {"definition", "cards_sha256", "set_aside"},
+            {"cards_sha256"},
+        ):
+            self.problems.append(
+                f"{where}: source must be {{definition, cards_sha256}} (with set_aside), {{cards_sha256}} "
+                "or {piles} (with brought_in)"
+            )
+        for name in ("set_aside", "brought_in"):
+            if name in source and _counts(source[name]) is None:
+                self.problems.append(f"{where}: source {name} must map card ids to copies (whole numbers of 1 or more)")
 
     def _shuffle(self, where: str, name: str, deck: str, move: Mapping[str, Any], entries: Mapping[Any, Any]) -> None:
         label = move["shuffle"]
@@ -142,21 +160,28 @@ class _Replay:
         pile = self.decks.get(deck)
         if "definition" in source:
             wanted = (self.definitions or {}).get(str(source["definition"]))
+            aside = _counts(source.get("set_aside", {})) or Counter()
             if wanted is not None and cards_sha256(wanted) != source.get("cards_sha256"):
                 self.problems.append(
                     f"{where}: {label} shuffles cards whose SHA-256 is not that of deck "
                     f"{source['definition']!r} in the game's configuration: cards were added or left out"
                 )
-            if wanted is not None and sum(wanted.values()) != size:
+            if wanted is not None and aside - Counter(wanted):
+                self.problems.append(
+                    f"{where}: {label} sets aside cards deck {source['definition']!r} does not hold: "
+                    f"{', '.join(sorted(aside - Counter(wanted)))}"
+                )
+            if wanted is not None and sum(wanted.values()) - aside.total() != size:
+                kept = f", {aside.total()} of them set aside" if aside else ""
                 self.problems.append(
                     f"{where}: {label} shuffles {size} cards, "
-                    f"deck {source['definition']!r} holds {sum(wanted.values())}"
+                    f"deck {source['definition']!r} holds {sum(wanted.values())}{kept}"
                 )
             if pile is not None and pile.holds_anything():
                 self.problems.append(
                     f"{where}: {label} shuffles deck {deck} anew from its definition while its cards are in play"
                 )
-            pile = self.decks[deck] = _Deck()
+            pile = self.decks[deck] = _Deck(set_aside=aside)
             self.unknown.discard(deck)
         elif "piles" in source:
             if pile is None or deck in self.unknown:
@@ -168,12 +193,20 @@ class _Replay:
                 if slots is not None:
                     gathered += slots
                     slots.clear()
-            if len(gathered) != size:
+            brought = _counts(source.get("brought_in", {})) or Counter()
+            if brought - pile.set_aside:
+                self.problems.append(
+                    f"{where}: {label} brings in cards not set aside: {', '.join(sorted(brought - pile.set_aside))}"
+                )
+            pile.set_aside -= brought
+            if len(gathered) + brought.total() != size:
+                added = f" and {brought.total()} set-aside card(s)" if brought else ""
                 self.problems.append(
                     f"{where}: {label} shuffles {size} cards, but its piles ({', '.join(source['piles'])}) "
-                    f"held {len(gathered)}"
+                    f"held {len(gathered)}{added}"
                 )
             shuffle.gathered = gathered
+            shuffle.brought_in = sorted(brought.elements())
         else:
             self.problems.append(f"{where}: {label} is a deck's shuffle and must say what it shuffled")
             return
@@ -181,7 +214,14 @@ class _Replay:
         pile.looks = 0
 
     def _move(
-        self, where: str, deck: str, pile: _Deck, move: Mapping[str, Any], key: bytes | None, seq: int
+        self,
+        where: str,
+        deck: str,
+        pile: _Deck,
+        move: Mapping[str, Any],
+        key: bytes | None,
+        seq: int,
+        rolls: Mapping[Any, Any],
     ) -> tuple[Position, str] | None:
         source, to = move.get("from"), move.get("to")
         if not isinstance(source, str) or not isinstance(to, str):
@@ -196,6 +236,8 @@ class _Replay:
             self.problems.append(f"{where}: cannot move a card from {source!r} to {to!r}")
             return None
         if "commitment" in move:
+            if key is None and source.startswith("hand/"):
+                pile.unsure.add(source)
             self._secret_move(where, deck, pile, slots, move, to, key, seq)
             return None
         position = _position(move)
@@ -232,9 +274,46 @@ class _Replay:
             if position not in slots:
                 self.problems.append(f"{where}: moves {shown} from {source} of {deck}, which does not hold it")
                 return None
+            if "pick" in move and not self._picked(where, pile, source, slots, position, move["pick"], rolls):
+                return None
+            if looking:
+                return position, to  # shown from a hand: it stays there
             slots.remove(position)
         self._put(pile, to, position, target)
         return position, to
+
+    def _picked(
+        self,
+        where: str,
+        pile: _Deck,
+        source: str,
+        slots: list[Slot],
+        position: Position,
+        label: Any,
+        rolls: Mapping[Any, Any],
+    ) -> bool:
+        """Whether the roll `label` of this record picked `position` from the hand: value v of a
+        `uniform(n)` roll takes the v-th card (from 0) of the n the hand holds, in the order they
+        came into it."""
+        roll = rolls.get(label)
+        if not source.startswith("hand/") or not isinstance(roll, dict):
+            self.problems.append(f"{where}: picks with roll {label!r}, which is not a roll of this record")
+            return False
+        values, spec = roll.get("values"), roll.get("spec")
+        if not isinstance(values, list) or len(values) != 1 or not isinstance(values[0], int):
+            self.problems.append(f"{where}: roll {label} must give one value to pick a card")
+            return False
+        if source in pile.unsure:
+            return True  # a secret move may have left a card listed here: verify --final checks it
+        if spec != f"uniform({len(slots)})":
+            self.problems.append(f"{where}: roll {label} is {spec}, but {source} held {len(slots)} cards to pick from")
+            return False
+        if not 0 <= values[0] < len(slots) or slots[values[0]] != position:
+            self.problems.append(
+                f"{where}: roll {label} picked card {values[0]} of {source}, not {position[0]} #{position[1]}"
+            )
+            return False
+        return True
 
     def _secret_move(
         self,
@@ -343,7 +422,7 @@ class _Replay:
         if any(slot is None or slot not in values for slot in shuffle.gathered):
             self.problems.append(f"{where}: the cards its piles held cannot all be re-derived")
             return
-        held = canonical_inputs(values[slot] for slot in shuffle.gathered if slot is not None)
+        held = canonical_inputs([*(values[slot] for slot in shuffle.gathered if slot is not None), *shuffle.brought_in])
         if held != inputs:
             self.problems.append(f"{where}: its inputs are not the cards its piles held: cards were added or left out")
 
@@ -373,6 +452,17 @@ def check_card_moves(
         replay.record(name, record)
     replay.finish()
     return replay.problems
+
+
+def _counts(value: Any) -> Counter[str] | None:
+    """Return a source's {card id: copies} as a Counter, or None when it is not one."""
+    if not isinstance(value, dict):
+        return None
+    if not all(
+        isinstance(k, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 1 for k, n in value.items()
+    ):
+        return None
+    return Counter(value)
 
 
 def _position(entry: Mapping[str, Any]) -> Position | None:
