@@ -8,7 +8,7 @@ from typing import Any
 
 from games.clash_of_sovereigns import arithmetic
 from games.clash_of_sovereigns.seats import DECK_OF_POWER, DECK_TITLES, DECKS
-from games.clash_of_sovereigns.supplies import supplied
+from games.clash_of_sovereigns.supplies import USES, supplied
 from referee.kit import Problem, decks
 
 COLONIAL_POWERS = ("france", "britain")  # 22.3
@@ -37,7 +37,9 @@ def deck_definitions(state: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         owner = next(seat for seat, held in state["seats"].items() if entry["deck"] in held)
         cards = []
         for card in entry["cards"]:
-            shown: dict[str, Any] = {"id": card["id"], "name": card["name"], "count": 1}
+            shown: dict[str, Any] = {"id": card["id"], "name": card["name"], "count": 1, "cp": card["cp"]}
+            if card.get("text"):
+                shown["text"] = card["text"]
             if card.get("period", "early") != "early":
                 shown["set_aside"] = True
             cards.append(shown)
@@ -50,8 +52,10 @@ def deck_definitions(state: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             "deal": 0,
             "discard": "face-up",
             "reshuffle": "when-empty",
+            "fields": {"cp": "int"},
+            "uses": list(USES),
         }
-    return {deck: definitions[deck] for deck in DECKS}
+    return decks.parse_decks({deck: definitions[deck] for deck in DECKS}, sorted(state["seats"]), "supplied cards")
 
 
 def hand(state: Mapping[str, Any], seat: str, deck: str) -> list[str]:

@@ -262,11 +262,9 @@ def resolve(
     if kind == "start":
         missing = [need for need in AT_START if supplied(new, need) is None]
         if missing:
-            return new, [
-                Event(
-                    "waiting", f"The game waits for its referee to supply: {', '.join(missing)}.", {"missing": missing}
-                )
-            ]
+            new["turn"] += 1
+            text = f"The game waits for its referee to supply: {', '.join(missing)}; the start comes round again."
+            return new, [Event("waiting", text, {"missing": missing})]
         events += _deal(new, dice)
     elif kind == "power":
         turn = PowerTurn(new, orders, dice, new["step"]["power"])
@@ -316,9 +314,28 @@ def _draw_all(state: dict[str, Any], dice: Dice) -> list[Event]:
         holder = seats.holder_of_deck(state, deck)
         want = sizes[deck] - len(cards.hand(state, holder, deck))
         if want > 0:
+            shuffles = state["cards"]["decks"][deck]["shuffles"]
+            before = len(state["cards"]["decks"][deck]["draw"])
             state["cards"], drawn = decks.draw(state["cards"], deck, holder, want, dice)
-            events += drawn
+            # The drawer learns the cards of the pile's top positions it drew (its proofs say so).
+            taken = [f"/cards/decks/{deck}/draw/{i}" for i in range(min(want, before))]
+            events += [
+                Event(e.kind, e.text, {**e.data, "reveals": taken}, e.visible_to) if e.kind == "hand.drawn" else e
+                for e in drawn
+            ]
+            if state["cards"]["decks"][deck]["shuffles"] != shuffles:
+                events += _known_rest(state, deck, holder)
     return events
+
+
+def _known_rest(state: Mapping[str, Any], deck: str, holder: str) -> list[Event]:
+    """After a draw that ran the pile out and reshuffled the face-up discards, the holder knows
+    what is left in the draw pile when it is one card (its copies): say so."""
+    pile = state["cards"]["decks"][deck]["draw"]
+    if len({entry["card"] for entry in pile}) != 1:
+        return []
+    text = f"The {seats.DECK_TITLES[deck]} draw pile now holds only {pile[0]['card']} (the discards reshuffled, less your draw)."
+    return [Event("draw-pile.known", text, {"deck": deck}, (holder,))]
 
 
 def _advance(state: dict[str, Any], dice: Dice) -> list[Event]:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.clash_of_sovereigns import rules
+from games.clash_of_sovereigns.seats import DECK_OF_POWER
+from games.clash_of_sovereigns.supplies import supplied
 from referee.kit import Example, Fact
 
 
@@ -65,12 +67,15 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
 
 
 def example(state: Mapping[str, Any], seat: str) -> Example | None:
-    """Return a seat's own order form: the mover's first card played for operations."""
+    """Return a seat's own order form: the mover's first card played for operations; in a
+    battle, a force led by one of the power's leaders."""
+    if state["step"]["kind"] == "battle" and seat in rules.active(state):
+        return _battle_example(state, seat)
     if state["step"]["kind"] != "power" or not rules._is_mover(state, seat):
         return None
     mine = rules.view(state, seat)
-    deck = next((shown for shown in mine["decks"].values() if shown.get("your_hand")), None)
-    if deck is None:
+    deck = mine["decks"].get(DECK_OF_POWER[state["step"]["power"]])
+    if deck is None or not deck.get("your_hand"):
         return Example({"pass": True}, {"orders.pass": "you hold no card: pass"})
     card = deck["your_hand"][0]
     uses = card.get("uses", [])
@@ -80,5 +85,25 @@ def example(state: Mapping[str, Any], seat: str) -> Example | None:
         {
             "orders.play.card": f"one of yours: {', '.join(c['card'] for c in deck['your_hand'])}",
             "orders.play.as": "one of the card's uses",
+        },
+    )
+
+
+def _battle_example(state: Mapping[str, Any], seat: str) -> Example:
+    fight = state["battles"][0]
+    power = fight["attacker"] if rules.seat_of_power(state, fight["attacker"]) == seat else fight["defender"]
+    ratings = supplied(state, "ratings") or {"leaders": [], "armies": []}
+    leaders = [item["name"] for item in ratings["leaders"] if item["power"] == power]
+    nation = next((a["nation"] for a in ratings["armies"] if a["nation"].startswith(power[:3])), power)
+    force = {
+        "commander": leaders[0] if leaders else "a leader",
+        "nations": [{"nation": nation, "sp": 10}],
+        "cavalry_sp": 0,
+    }
+    return Example(
+        {"force": force, "tac": []},
+        {
+            "orders.force.commander": f"{power}'s commander: {', '.join(leaders) or 'see the ratings'}",
+            "orders.tac": "Tac cards from your hand",
         },
     )

@@ -285,7 +285,8 @@ def wanted(state: Mapping[str, Any]) -> list[Wanted]:
         elif need.id == "day_of_battle" and not state["options"]["day_of_battle"]:
             found.append(Wanted(need.id, "never", "option day_of_battle (22.1) is off"))
         elif need.id in AT_START and state["step"]["kind"] == "start":
-            found.append(Wanted(need.id, "now", "the decks are dealt and the first power turn opens with it"))
+            # Not blocking: the start phase comes round again (nothing happens in it) until supplied.
+            found.append(Wanted(need.id, "now", "the decks are dealt once it is supplied", blocks=False))
         else:
             found.append(Wanted(need.id, "later", f"read by {need.needed_by}"))
     return found

@@ -184,6 +184,16 @@ def _moderator_cards(game: GameModule, state: Any, spec: PhaseSpec, role: str, r
     return _moderator_tests().card_bot(game, state, spec, role, rng)
 
 
+def _cos_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Clash of Sovereigns: its test bot (cards played, reactions sealed, battles fought)."""
+    return _test_module("games/clash_of_sovereigns/cos_bot.py", "cos_bot").orders_for(game, state, spec, role, rng)
+
+
+def _cos_options(**more: Any) -> dict[str, Any]:
+    """Clash of Sovereigns with every need supplied from its example (made-up values, not the book's)."""
+    return {"supplied": _test_module("games/clash_of_sovereigns/cos_helpers.py", "cos_helpers").EXAMPLES, **more}
+
+
 @dataclass(frozen=True)
 class Bot:
     """A richer play of one scenario than example orders give."""
@@ -205,6 +215,11 @@ BOTS: dict[str, list[Bot]] = {
         Bot("open", _moderator_tests().BOT_OPTIONS, _moderator_cards, 8, (1, 2), False),
     ],
     "cest-la-guerre": [Bot("open-battle", {"loss_threshold": 6, "rounds": 12}, _clg_bot, 40, (7,), False)],
+    # Its orders name cards in hand: not public.
+    "clash-of-sovereigns": [
+        Bot("two-players", _cos_options(mulligans=True, day_of_battle=True), _cos_bot, 40, (3,), False),
+        Bot("four-players", _cos_options(cavalry_superiority=True), _cos_bot, 30, (4,), False),
+    ],
     "polemos-obb": [
         Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),
         Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE}, _obb_attack, 24, (2, 3), True),

@@ -26,7 +26,11 @@ def orders_for(game: Any, state: dict[str, Any], spec: Any, seat: str, rng: rand
     kind = state["step"]["kind"]
     if kind == "power":
         power = state["step"]["power"]
-        orders = _turn(state, seat, power, rng) if seats.seat_of_power(state, power) == seat else _reactions(state, seat, rng)
+        orders = (
+            _turn(state, seat, power, rng)
+            if seats.seat_of_power(state, power) == seat
+            else _reactions(state, seat, rng)
+        )
     elif kind == "battle":
         orders = _battle(state, seat, rng)
     elif kind == "spring":
@@ -41,14 +45,21 @@ def _turn(state: dict[str, Any], seat: str, power: str, rng: random.Random) -> d
     hand = cards.hand(state, seat, deck)
     orders: dict[str, Any] = {}
     if state["season"] in ("winter", "late-winter") and rng.random() < 0.7:
-        orders["attrition"] = [{"force": "main", "sp": rng.randint(5, 40), "percent": rng.choice([10, 20]), "ss": rng.randint(0, 3)}]
+        orders["attrition"] = [
+            {"force": "main", "sp": rng.randint(5, 40), "percent": rng.choice([10, 20]), "ss": rng.randint(0, 3)}
+        ]
     playable = [c for c in hand if set(cards.card_info(state, deck, c)["uses"]) & {"operations", "event", "winter"}]
+    if state["mulligans"].get(seats.side_of_seat(state, seat)) and rng.random() < 0.2:
+        orders["mulligan"] = {"on": rng.choice(["raid", "siege", "interception"]), "at_most": 3}
     if not playable or rng.random() < 0.1:
         return {**orders, "pass": True}
     card = rng.choice(playable)
     info = cards.card_info(state, deck, card)
     if "operations" in info["uses"] and rng.random() < 0.8:
-        return {**orders, "play": {"card": card, "as": "operations", "operations": _operations(state, power, info, rng)}}
+        return {
+            **orders,
+            "play": {"card": card, "as": "operations", "operations": _operations(state, power, info, rng)},
+        }
     if state["season"] in ("winter", "late-winter") and "winter" in info["uses"]:
         return {**orders, "play": {"card": card, "as": "winter"}}
     if "event" in info["uses"]:
@@ -73,7 +84,11 @@ def _operations(state: dict[str, Any], power: str, info: dict[str, Any], rng: ra
     if power in RATED and rng.random() < 0.5:
         at = rng.choice(SPACES)
         op["moves"] = [*moves, {"to": at, "enemy_command": True}]
-        op["battle"] = {"defender": rng.choice(enemies), "at": at, "terrain": rng.choice(["clear", "clear", "mountain"])}
+        op["battle"] = {
+            "defender": rng.choice(enemies),
+            "at": at,
+            "terrain": rng.choice(["clear", "clear", "mountain"]),
+        }
     elif rng.random() < 0.5:
         op["siege"] = {"space": rng.choice(SPACES), "rolls": 1}
     return [op]
@@ -111,7 +126,11 @@ def _battle(state: dict[str, Any], seat: str, rng: random.Random) -> dict[str, A
     for deck in state["seats"][seat]:
         for card in cards.hand(state, seat, deck):
             info = cards.card_info(state, deck, card)
-            if "tac" in info["uses"] and info.get("tac", {}).get("cavalry_sp", 0) <= force["cavalry_sp"] and rng.random() < 0.7:
+            if (
+                "tac" in info["uses"]
+                and info.get("tac", {}).get("cavalry_sp", 0) <= force["cavalry_sp"]
+                and rng.random() < 0.7
+            ):
                 tac.append(card)
     return {"force": force, "tac": tac}
 
