@@ -439,6 +439,8 @@ def view(state: Mapping[str, Any], seat: str | None) -> dict[str, Any]:
         "year": state["year"],
         "season": state["season"],
         "phase": title(state),
+        "step": dict(state["step"]),
+        "leaders": [dict(item) for item in (supplied(state, "ratings") or {"leaders": []})["leaders"]],
         "power_order": power_order(state),
         "options": dict(state["options"]),
         "supplied": sorted(state["supplied"]),
