@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.clash_of_sovereigns import battle, cards, options, seats
+from games.clash_of_sovereigns import arithmetic, battle, cards, options, seats
 from games.clash_of_sovereigns.schemas import ORDER_SCHEMA
 from games.clash_of_sovereigns.seats import DECK_OF_POWER, POWERS, SIDES, seat_of_power
 from games.clash_of_sovereigns.supplies import AT_START, SUPPLIES, supplied
@@ -220,8 +220,22 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
             problems.append(
                 Problem("illegal.mulligan.spent", "orders.mulligan", f"the {side.title()} Mulligan is spent (22.10)")
             )
+    for index, item in enumerate(orders.get("end_in_play") or []):
+        if not any(item["card"] in _in_play(state, deck) for deck in state["seats"][seat]):
+            problems.append(Problem("illegal.card.not-in-play", f"orders.end_in_play[{index}].card", f"none of your cards in play is {item['card']}"))
+    march = orders.get("free_march")
+    if march is not None:
+        if march["power"] not in seats.powers_of_seat(state, seat):
+            problems.append(Problem("illegal.power", "orders.free_march.power", f"{seat} plays {', '.join(seats.powers_of_seat(state, seat))}"))
+        if arithmetic.activation_ap_spent(march.get("moves") or []) > arithmetic.ADMIN_MARCH_AP:
+            problems.append(Problem("illegal.ap", "orders.free_march.moves", "an admin march has 6 AP (8.8.1)"))
     problems += tracks.order_problems(state, orders)
     return problems
+
+
+def _in_play(state: Mapping[str, Any], deck: str) -> list[str]:
+    pile = state["cards"]["decks"].get(deck) if state["cards"] else None
+    return [entry["card"] for entry in (pile or {}).get("in_play", [])]
 
 
 def _is_mover(state: Mapping[str, Any], seat: str) -> bool:
@@ -235,12 +249,14 @@ def _hand_of_power(state: Mapping[str, Any]) -> list[str]:
 
 def _fields(state: Mapping[str, Any], seat: str) -> tuple[str, ...]:
     kind = state["step"]["kind"]
-    common = ("track", "mulligan")
+    common = ("track", "mulligan", "end_in_play")
     if kind == "start":
         return ("track",)
     if kind == "battle":
         return ("force", "tac", *common)
-    if kind in ("spring", "changing-aims"):
+    if kind == "changing-aims":
+        return ("free_march", "track")
+    if kind == "spring":
         return ("play", "pass", *common)
     if _is_mover(state, seat):
         extra = ("attrition",) if state["season"] in WINTER_SEASONS else ()
@@ -283,7 +299,7 @@ def resolve(
         events += turn.events
     elif kind == "battle":
         events += battle.resolve_battle(new, orders, dice)
-    elif kind in ("spring", "changing-aims"):
+    elif kind == "spring":
         for seat in sorted(orders):
             play = orders[seat].get("play")
             if play:
@@ -291,11 +307,31 @@ def resolve(
                 turn = PowerTurn(new, {}, dice, power)
                 turn.play(play)
                 events += turn.events
+    elif kind == "changing-aims":
+        events += _free_marches(new, orders)
     for seat in sorted(orders):
+        for item in orders[seat].get("end_in_play") or []:
+            deck = next((d for d in new["seats"][seat] if item["card"] in _in_play(new, d)), None)
+            if deck is not None:
+                new["cards"], ended = decks.end_in_play(new["cards"], deck, item["card"], item["to"], dice, by=seat)
+                events += ended
         events += track_changes(new, seat, orders[seat].get("track"))
     events += _advance(new, dice)
     new["turn"] += 1
     return new, events
+
+
+def _free_marches(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]]) -> list[Event]:
+    """22.6: each power's free 15 SP admin march, in the power order; none can be interrupted
+    or intercepted, so no reaction is sealed for them."""
+    marches = {o["free_march"]["power"]: o["free_march"] for o in orders.values() if o.get("free_march")}
+    events = []
+    for power in [p for p in power_order(state) if p in marches]:
+        march = marches[power]
+        path = ", ".join(move["to"] for move in march.get("moves") or []) or "no move"
+        text = f"{power.title()} makes its free admin march of {march['sp']} SP (22.6): {path}; it cannot be interrupted or intercepted."
+        events.append(Event("free-march", text, {"power": power, "sp": march["sp"], "moves": march.get("moves") or []}))
+    return events
 
 
 def _deal(state: dict[str, Any], dice: Dice) -> list[Event]:

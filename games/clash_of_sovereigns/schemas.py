@@ -191,9 +191,27 @@ MULLIGAN = {
         "at_most": {"type": "int", "min": 1, "max": 6},
     },
 }
+END_IN_PLAY = {
+    "type": "list",
+    "max": 10,
+    "description": "your cards in play whose event has ended, as its text says",
+    "items": {
+        "type": "map",
+        "required": ["card", "to"],
+        "fields": {"card": CARD, "to": {"type": "str", "enum": ["discard", "removed"]}},
+    },
+}
+FREE_MARCH = {
+    "type": "map",
+    "required": ["power", "sp"],
+    "description": "22.6: a free 15 SP admin march before play (1744 and 1746 starts)",
+    "fields": {"power": {"type": "str", "enum": list(POWERS)}, "sp": {"type": "int", "min": 1, "max": 15}, "moves": MOVES},
+}
 ORDER_SCHEMA: dict[str, Any] = {
     "type": "map",
     "fields": {
+        "end_in_play": END_IN_PLAY,
+        "free_march": FREE_MARCH,
         "play": PLAY,
         "pass": {"type": "bool", "description": "play no card this turn"},
         "reactions": REACTIONS,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from cos_helpers import EXAMPLES, advance, canonical, dealt_state, dice
+from cos_helpers import EXAMPLES, advance, canonical, dealt_state, dice, supplied_state
 
 from games.clash_of_sovereigns import GAME, arithmetic, battle, cards
 from games.clash_of_sovereigns.turn import PowerTurn
@@ -281,3 +281,33 @@ def test_22_10_a_mulligan_rerolls_once_and_is_spent() -> None:
     roller.d6("pragmatic", "raid", "raid/glatz/2", events, "the raid")
     assert len(events) == 1
     assert EXAMPLES  # the supplies are the made-up examples
+
+
+def test_22_6_the_1744_start_opens_with_free_admin_marches_that_no_one_can_interrupt() -> None:
+    """22.6: for the 1744 and 1746 starts, a free 15 SP admin march each, in player order, before play."""
+    state, _ = advance(supplied_state(options={"changing_aims": True, "first_year": 1744}))
+    assert state["step"]["kind"] == "changing-aims"
+    over = {"bourbon": {"free_march": {"power": "france", "sp": 15, "moves": [{"to": "Metz"}] * 7}}}
+    assert [p.code for p in GAME.validate(state, "bourbon", over["bourbon"])] == ["illegal.ap"]
+    orders = {"bourbon": {"free_march": {"power": "france", "sp": 15, "moves": [{"to": "Metz"}]}}}
+    new, events = advance(state, orders)
+    assert [e.kind for e in events if e.kind == "free-march"] == ["free-march"]
+    assert "cannot be interrupted" in next(e.text for e in events if e.kind == "free-march")
+    assert new["step"]["kind"] == "power" and not any(e.kind == "reactions.sealed" for e in events)
+
+
+def test_an_event_that_stays_in_play_stays_until_its_owner_ends_it() -> None:
+    """6.5 (an event that lasts): played as an event it stays in play, shown to all, until ended."""
+    state = dealt_state()
+    pile = state["cards"]["decks"]["austria"]
+    for zone in ("draw", "discard"):
+        for entry in list(pile[zone]):
+            if entry["card"] == "au-02":
+                pile[zone].remove(entry)
+                pile["hands"]["pragmatic"].append(entry)
+    state["step"] = {"kind": "power", "power": "austria", "index": 1}
+    state = canonical(state)
+    new, events = advance(state, {"pragmatic": {"play": {"card": "au-02", "as": "event"}}})
+    assert "au-02" in [c["card"] for c in GAME.view(new, "bourbon")["decks"]["austria"]["in_play"]]
+    new, _ = advance(new, {"pragmatic": {"end_in_play": [{"card": "au-02", "to": "discard"}]}})
+    assert not GAME.view(new, None)["decks"]["austria"].get("in_play")
