@@ -80,7 +80,8 @@ def tac_drms(
             aimed[index].append(own)
             aimed[1 - index].append(enemy)
             said.append(
-                f"{side} plays {card_info(state, deck, card).get('name', card)}: {own:+d} to itself, {enemy:+d} to the enemy"
+                f"{side} plays {card_info(state, deck, card).get('name', card)}: {own:+d} to itself, {enemy:+d} "
+                "to the enemy"
             )
     return aimed[0], aimed[1], said
 
@@ -97,7 +98,8 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
         return [
             Event(
                 "battle.unfought",
-                f"The battle at {battle['at']} is not fought: no force was sent by {missing}; the referee may settle it by override.",
+                f"The battle at {battle['at']} is not fought: no force was sent by {missing}; the referee may "
+                "settle it by override.",
                 {"battle": battle},
             )
         ]
@@ -116,7 +118,8 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
             events.append(
                 Event(
                     "card.played",
-                    f"{seat} plays {info.get('name', card)} ({card}) as a Tac card at {battle['at']}. Card text: {info.get('text', '(none supplied)')}",
+                    f"{seat} plays {info.get('name', card)} ({card}) as a Tac card at {battle['at']}. Card "
+                    f"text: {info.get('text', '(none supplied)')}",
                     {"seat": seat, "deck": deck, "card": card, "use": "tac", "card_data": info},
                 )
             )
@@ -157,7 +160,8 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
         inflicted = [arithmetic.halve_round_up(n) for n in inflicted]
     winner = arithmetic.battle_winner((inflicted[0], inflicted[1]), (abr[0][0], abr[1][0]))
     lines = [
-        f"{side} {powers[i].title()}: {sp[i]} SP, ABR {abr[i][0]} ({' + '.join(abr[i][1])}), DRM {drm[i]:+d}, fires at {percents[i]}%: inflicts {inflicted[i]} SP"
+        f"{side} {powers[i].title()}: {sp[i]} SP, ABR {abr[i][0]} ({' + '.join(abr[i][1])}), DRM {drm[i]:+d}, "
+        f"fires at {percents[i]}%: inflicts {inflicted[i]} SP"
         for i, side in enumerate(SIDES)
     ]
     result = (
@@ -184,7 +188,7 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
             },
         )
     )
-    for side, seat in zip(SIDES, seats):
+    for side in SIDES:
         lookup = roller.on_table(
             None,
             "battle",
@@ -213,7 +217,8 @@ def _day_of_battle(state: Mapping[str, Any], dice: Dice, events: list[Event]) ->
     events.append(
         Event(
             "day-of-battle",
-            f"The attacker draws Day of Battle card {drawn['id']}: land battles: {drawn['land']} Large Battles: {drawn['large']} It is shuffled back (22.1).",
+            f"The attacker draws Day of Battle card {drawn['id']}: land battles: {drawn['land']} Large Battles: "
+            f"{drawn['large']} It is shuffled back (22.1).",
             {"card": drawn},
         )
     )

@@ -113,15 +113,11 @@ def play_problems(state: Mapping[str, Any], seat: str, power: str, play: Mapping
         problems += operations_problems(state, power, info, play.get("operations") or [], f"{path}.operations")
     if use == "colonial-influence":
         problems += _colonial_problems(state, power, info, play, path)
-    if use == "event" and info.get("sovereign") and state["options"]["sovereign_limits"]:
-        if state["sovereigns"].get(info["sovereign"], 0) >= SOVEREIGN_LIMIT:
-            problems.append(
-                Problem(
-                    "illegal.card.sovereign",
-                    f"{path}.card",
-                    f"{info['sovereign']} has taken the field twice already (22.5)",
-                )
-            )
+    sovereign = info.get("sovereign") if use == "event" and state["options"]["sovereign_limits"] else None
+    if sovereign and state["sovereigns"].get(sovereign, 0) >= SOVEREIGN_LIMIT:
+        problems.append(
+            Problem("illegal.card.sovereign", f"{path}.card", f"{sovereign} has taken the field twice already (22.5)")
+        )
     if play.get("bombard") is not None:
         if not state["options"]["fleet_bombardment"]:
             problems.append(
@@ -214,7 +210,8 @@ def operations_problems(
                         Problem(
                             "illegal.ap",
                             f"{where}.moves",
-                            f"{op['activate']} has {allowance} AP (AP {found['ap']}, {sp} SP: 8.4) and these moves and sieges cost {spent} (8.3)",
+                            f"{op['activate']} has {allowance} AP (AP {found['ap']}, {sp} SP: 8.4) and these "
+                            f"moves and sieges cost {spent} (8.3)",
                         )
                     )
         elif kind == "admin_march":

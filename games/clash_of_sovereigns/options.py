@@ -23,11 +23,13 @@ OPTIONAL_RULES = {
 }
 # Choices the book leaves open (illegible or silent), with the reading each defaults to.
 CHOICES = {
-    "first_year": "the year whose Late Winter the game starts in (default 1741; the set-ups are in the absent Play Book)",
+    "first_year": "the year whose Late Winter the game starts in (default 1741; the set-ups are in the absent "
+    "Play Book)",
     "last_year": "the last year played (default 1748, the war's end)",
     "subordinate_ratings": "whether subordinate leaders' ratings add to the ABR: always (the book's 13.3 example "
     "counts Batthyani) or never",
-    "tac_cards_per_side": "the most Tac cards a side may play in one battle (default: no limit; 13.5's limit is illegible)",
+    "tac_cards_per_side": "the most Tac cards a side may play in one battle (default: no limit; 13.5's limit is "
+    "illegible)",
     "may_pass": "whether a power with cards may pass its turn instead of playing one (default true; 4.2.2 A is lost)",
     "supplied": "what the referee supplies, given at the start instead of by `referee supply`: {NEED: DATA} "
     "(the same data as a supply file's; see README.md)",

@@ -78,12 +78,13 @@ class Roller:
         if not mulligans.get(side):
             return value
         mulligans[side] = False
-        self.standing.pop(seat, None)
+        self.standing.pop(seat, None)  # type: ignore[arg-type]
         rerolled = again(labels.mulligan(label))
         events.append(
             Event(
                 "mulligan",
-                f"{seat} plays the {side.title()} Mulligan (22.10) on {what}: {value} is rolled again, {rerolled}; the reroll stands",
+                f"{seat} plays the {side.title()} Mulligan (22.10) on {what}: {value} is rolled again, "
+                f"{rerolled}; the reroll stands",
                 {"seat": seat, "side": side, "label": label, "first": value, "reroll": rerolled},
             )
         )

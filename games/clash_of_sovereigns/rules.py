@@ -222,11 +222,23 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
             )
     for index, item in enumerate(orders.get("end_in_play") or []):
         if not any(item["card"] in _in_play(state, deck) for deck in state["seats"][seat]):
-            problems.append(Problem("illegal.card.not-in-play", f"orders.end_in_play[{index}].card", f"none of your cards in play is {item['card']}"))
+            problems.append(
+                Problem(
+                    "illegal.card.not-in-play",
+                    f"orders.end_in_play[{index}].card",
+                    f"none of your cards in play is {item['card']}",
+                )
+            )
     march = orders.get("free_march")
     if march is not None:
         if march["power"] not in seats.powers_of_seat(state, seat):
-            problems.append(Problem("illegal.power", "orders.free_march.power", f"{seat} plays {', '.join(seats.powers_of_seat(state, seat))}"))
+            problems.append(
+                Problem(
+                    "illegal.power",
+                    "orders.free_march.power",
+                    f"{seat} plays {', '.join(seats.powers_of_seat(state, seat))}",
+                )
+            )
         if arithmetic.activation_ap_spent(march.get("moves") or []) > arithmetic.ADMIN_MARCH_AP:
             problems.append(Problem("illegal.ap", "orders.free_march.moves", "an admin march has 6 AP (8.8.1)"))
     problems += tracks.order_problems(state, orders)
@@ -329,7 +341,10 @@ def _free_marches(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, An
     for power in [p for p in power_order(state) if p in marches]:
         march = marches[power]
         path = ", ".join(move["to"] for move in march.get("moves") or []) or "no move"
-        text = f"{power.title()} makes its free admin march of {march['sp']} SP (22.6): {path}; it cannot be interrupted or intercepted."
+        text = (
+            f"{power.title()} makes its free admin march of {march['sp']} SP (22.6): {path}; it cannot be "
+            "interrupted or intercepted."
+        )
         events.append(Event("free-march", text, {"power": power, "sp": march["sp"], "moves": march.get("moves") or []}))
     return events
 
@@ -370,7 +385,10 @@ def _known_rest(state: Mapping[str, Any], deck: str, holder: str) -> list[Event]
     pile = state["cards"]["decks"][deck]["draw"]
     if len({entry["card"] for entry in pile}) != 1:
         return []
-    text = f"The {seats.DECK_TITLES[deck]} draw pile now holds only {pile[0]['card']} (the discards reshuffled, less your draw)."
+    text = (
+        f"The {seats.DECK_TITLES[deck]} draw pile now holds only {pile[0]['card']} (the discards reshuffled, less "
+        "your draw)."
+    )
     return [Event("draw-pile.known", text, {"deck": deck}, (holder,))]
 
 
@@ -411,7 +429,8 @@ def _next_season(state: dict[str, Any], dice: Dice) -> list[Event]:
             return [
                 Event(
                     "game.over",
-                    f"The last year ({state['options']['last_year']}) is played: the game ends. Victory is judged by the VP tracks (20.0, 23.0).",
+                    f"The last year ({state['options']['last_year']}) is played: the game ends. Victory is "
+                    "judged by the VP tracks (20.0, 23.0).",
                     {},
                 )
             ]

@@ -205,7 +205,11 @@ FREE_MARCH = {
     "type": "map",
     "required": ["power", "sp"],
     "description": "22.6: a free 15 SP admin march before play (1744 and 1746 starts)",
-    "fields": {"power": {"type": "str", "enum": list(POWERS)}, "sp": {"type": "int", "min": 1, "max": 15}, "moves": MOVES},
+    "fields": {
+        "power": {"type": "str", "enum": list(POWERS)},
+        "sp": {"type": "int", "min": 1, "max": 15},
+        "moves": MOVES,
+    },
 }
 ORDER_SCHEMA: dict[str, Any] = {
     "type": "map",

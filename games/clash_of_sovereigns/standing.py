@@ -16,7 +16,7 @@ def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
     """Return a seat's facts, from its own view only."""
     mine = rules.view(state, seat)
     facts = [Fact("Your seat", f"{seat}: {', '.join(mine['your_powers'])}"), Fact("Now", mine["phase"])]
-    for deck, shown in mine["decks"].items():
+    for shown in mine["decks"].values():
         if "your_hand" in shown:
             items = tuple(
                 f"{c['card']} {c['name']} ({c.get('cp', '?')} CP; {', '.join(c.get('uses', []))}): {c.get('text', '')}"

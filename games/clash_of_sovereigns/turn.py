@@ -193,7 +193,8 @@ class PowerTurn:
         self.events.append(
             Event(
                 "bombardment",
-                f"{bombard['sections']} fleet section(s) bombard {bombard['space']}: {rolls}; {depots} Depot(s) and {sp} SP eliminated (22.7).",
+                f"{bombard['sections']} fleet section(s) bombard {bombard['space']}: {rolls}; {depots} Depot(s) "
+                f"and {sp} SP eliminated (22.7).",
                 {"space": bombard["space"], "rolls": rolls, "depots": depots, "sp": sp},
             )
         )
@@ -204,7 +205,7 @@ class PowerTurn:
             if not self.reactions[seat].get("naval_intercept") or (seat, "naval_intercept", 0) in self.used:
                 continue
             self._open(seat, "naval_intercept", 0, what)
-            for attempt in range(attempts):
+            for _ in range(attempts):
                 lookup = self.roller.on_table(
                     seat,
                     "interception",
@@ -334,7 +335,8 @@ class PowerTurn:
         self.events.append(
             Event(
                 "card.played",
-                f"{seat} interrupts with {info.get('name', item['card'])} ({item['card']}). Card text: {info.get('text', '(none supplied)')}"
+                f"{seat} interrupts with {info.get('name', item['card'])} ({item['card']}). Card text: "
+                f"{info.get('text', '(none supplied)')}"
                 + (f" Its player says: {item['detail']}" if item.get("detail") else ""),
                 {"seat": seat, "deck": deck, "card": item["card"], "use": "interrupt", "card_data": info},
             )
@@ -439,7 +441,8 @@ class PowerTurn:
             self.events.append(
                 Event(
                     "withdrawal",
-                    f"{battle['defender'].title()} tries to withdraw from {at} to {item['to']}: {lookup.row} -> {_text(lookup)}.",
+                    f"{battle['defender'].title()} tries to withdraw from {at} to {item['to']}: {lookup.row} -> "
+                    f"{_text(lookup)}.",
                     {"seat": seat, "lookup": lookup.as_dict(), "success": ok},
                 )
             )
@@ -455,7 +458,8 @@ class PowerTurn:
         self.events.append(
             Event(
                 "battle.declared",
-                f"A Major Battle at {at}: {attacker.title()} attacks {defender.title()}; both sides send their force and Tac cards next.",
+                f"A Major Battle at {at}: {attacker.title()} attacks {defender.title()}; both sides send their "
+                "force and Tac cards next.",
                 {"attacker": attacker, "defender": defender, "at": at},
             )
         )
@@ -471,7 +475,8 @@ class PowerTurn:
             self.events.append(
                 Event(
                     "attrition",
-                    f"{self.power.title()}'s {item['force']} ({item['sp']} SP, {item['percent']}% region) loses {loss} SP to attrition (5.1, 17.3).",
+                    f"{self.power.title()}'s {item['force']} ({item['sp']} SP, {item['percent']}% region) loses "
+                    f"{loss} SP to attrition (5.1, 17.3).",
                     {"force": item["force"], "loss": loss},
                 )
             )

@@ -13,7 +13,6 @@ from cos_helpers import EXAMPLES, advance, canonical, dealt_state, dice, supplie
 from games.clash_of_sovereigns import GAME, arithmetic, battle, cards
 from games.clash_of_sovereigns.turn import PowerTurn
 
-
 # -- 5.1 and 17.3: attrition ------------------------------------------------------------------
 
 
@@ -41,7 +40,7 @@ def test_8_2_de_saxe_activates_for_his_initiative_and_spends_six_of_eight_ap() -
     """8.2-8.4 (De Saxe's example): 1 CP (Initiative 1), AP 8 with 20 SP; five spaces at 1 AP,
     the overrun among them at 0 AP more, +1 AP into the space with an Austrian command: 6 AP spent, 2 left."""
     assert arithmetic.ap_allowance(8, 20) == 8
-    moves = [{}] * 3 + [{"overrun": True}] + [{"enemy_command": True}]  # five spaces entered
+    moves: list[dict[str, bool]] = [{}] * 3 + [{"overrun": True}] + [{"enemy_command": True}]  # five spaces entered
     assert arithmetic.activation_ap_spent(moves) == 6
 
 
@@ -67,7 +66,9 @@ def test_8_2_operations_over_the_cards_cp_or_ap_are_refused() -> None:
     too_far = [{"activate": "Charles", "sp": 40, "moves": [{"to": f"s{i}"} for i in range(6)]}]  # AP 6 - 1
     assert [p.code for p in cards.operations_problems(state, "austria", {"cp": 3}, too_far, "ops")] == ["illegal.ap"]
     march = [{"admin_march": True, "sp": 16, "moves": []}]
-    assert [p.code for p in cards.operations_problems(state, "austria", {"cp": 3}, march, "ops")] == ["illegal.admin-march"]
+    assert [p.code for p in cards.operations_problems(state, "austria", {"cp": 3}, march, "ops")] == [
+        "illegal.admin-march"
+    ]
 
 
 # -- 13.3-13.7: battle ratings, Tac cards, CRT arithmetic -----------------------------------------
@@ -105,7 +106,9 @@ def test_13_5_ligoniers_finest_day_nets_french_plus_one_british_plus_three() -> 
 
 def _battle_state(cavalry: int) -> tuple[dict, dict]:
     state = dealt_state()
-    state["battles"] = [{"attacker": "france", "defender": "britain", "at": "Fontenoy", "terrain": "clear", "intercept": False}]
+    state["battles"] = [
+        {"attacker": "france", "defender": "britain", "at": "Fontenoy", "terrain": "clear", "intercept": False}
+    ]
     state["step"] = {"kind": "battle"}
     state["resume"] = {"kind": "power", "power": "prussia", "index": 0}
     pile = state["cards"]["decks"]["britain-piedmont"]
@@ -180,10 +183,24 @@ def test_12_4_the_croats_interrupt_raids_when_the_enemy_enters_the_space() -> No
         pile[where].remove(entry)
         pile["hands"]["pragmatic"].append(entry)
     state = canonical(state)
-    prussian = [c for c in cards.hand(state, "bourbon", "prussia-spain") if "operations" in cards.card_info(state, "prussia-spain", c)["uses"]][0]
+    prussian = [
+        c
+        for c in cards.hand(state, "bourbon", "prussia-spain")
+        if "operations" in cards.card_info(state, "prussia-spain", c)["uses"]
+    ][0]
     orders = {
-        "bourbon": {"play": {"card": prussian, "as": "operations", "operations": [{"activate": "Frederick", "sp": 30, "moves": [{"to": "Kolin"}]}]}},
-        "pragmatic": {"reactions": {"interrupt": [{"card": "au-01", "when_enters": "Kolin", "raid": {"space": "Glatz", "enemy_sp": 1}}]}},
+        "bourbon": {
+            "play": {
+                "card": prussian,
+                "as": "operations",
+                "operations": [{"activate": "Frederick", "sp": 30, "moves": [{"to": "Kolin"}]}],
+            }
+        },
+        "pragmatic": {
+            "reactions": {
+                "interrupt": [{"card": "au-01", "when_enters": "Kolin", "raid": {"space": "Glatz", "enemy_sp": 1}}]
+            }
+        },
     }
     new, events = advance(state, orders)
     kinds = [e.kind for e in events]
@@ -216,7 +233,9 @@ def test_22_1_a_large_battle_halves_losses_rounding_up() -> None:
     assert [arithmetic.halve_round_up(n) for n in (7, 5)] == [4, 3]
 
 
-@pytest.mark.parametrize(("sp", "cavalry", "drms"), [((20, 20), (9, 5), (0, -1)), ((20, 20), (8, 5), (0, 0)), ((20, 9), (9, 5), (0, 0))])
+@pytest.mark.parametrize(
+    ("sp", "cavalry", "drms"), [((20, 20), (9, 5), (0, -1)), ((20, 20), (8, 5), (0, 0)), ((20, 9), (9, 5), (0, 0))]
+)
 def test_22_2_cavalry_superiority(sp: tuple[int, int], cavalry: tuple[int, int], drms: tuple[int, int]) -> None:
     """22.2: both sides 10 SP or more and 4 more cavalry SP: the other side -1."""
     assert arithmetic.cavalry_superiority(sp, cavalry) == drms
@@ -251,7 +270,9 @@ def test_22_7_bombardment_takes_depots_before_sp() -> None:
 def test_22_8_supply_sharing() -> None:
     """22.8: French SP trace to French or Spanish sources, 5 SP or less to a Prussian one; Prussians likewise."""
     assert arithmetic.may_trace_supply("france", "spain", 20)
-    assert arithmetic.may_trace_supply("france", "prussia", 5) and not arithmetic.may_trace_supply("france", "prussia", 6)
+    assert arithmetic.may_trace_supply("france", "prussia", 5) and not arithmetic.may_trace_supply(
+        "france", "prussia", 6
+    )
     assert not arithmetic.may_trace_supply("prussia", "france", 6)
 
 
@@ -265,7 +286,9 @@ def test_22_5_a_sovereign_takes_the_field_at_most_twice() -> None:
             if entry["card"] == "bp-23":
                 pile[zone].remove(entry)
                 pile["hands"]["pragmatic"].append(entry)
-    problems = cards.play_problems(canonical(state), "pragmatic", "britain", {"card": "bp-23", "as": "event"}, "orders.play")
+    problems = cards.play_problems(
+        canonical(state), "pragmatic", "britain", {"card": "bp-23", "as": "event"}, "orders.play"
+    )
     assert [p.code for p in problems] == ["illegal.card.sovereign"]
 
 

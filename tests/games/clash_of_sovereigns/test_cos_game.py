@@ -68,7 +68,7 @@ def notice_view(game_dir: Path, seat: str) -> dict[str, Any]:
 
 def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     """Orders a plain-minded seat writes from its view alone."""
-    step, me = view["step"], view["you"]
+    step = view["step"]
     hands = {deck: shown.get("your_hand", []) for deck, shown in view["decks"].items()}
     leaders = {item["name"]: item for item in view["leaders"]}
     if step["kind"] == "battle":
@@ -83,12 +83,20 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     power = step["power"]
     if power not in view["your_powers"]:
         reactions: dict[str, Any] = {"withdraw": [{"when_battle_at": SPACES[turn % 4], "to": "Budweis"}]}
-        ours = [name for name, item in leaders.items() if item["power"] in view["your_powers"] and item["power"] in NATION]
+        ours = [
+            name for name, item in leaders.items() if item["power"] in view["your_powers"] and item["power"] in NATION
+        ]
         if ours:
             reactions["intercept"] = [{"when_enters": SPACES[(turn + 1) % 4], "leader": ours[0]}]
         interrupts = [c["card"] for hand in hands.values() for c in hand if "interrupt" in c.get("uses", [])]
         if interrupts:
-            reactions["interrupt"] = [{"card": interrupts[0], "when_enters": SPACES[(turn + 2) % 4], "raid": {"space": "Glatz", "enemy_sp": 1}}]
+            reactions["interrupt"] = [
+                {
+                    "card": interrupts[0],
+                    "when_enters": SPACES[(turn + 2) % 4],
+                    "raid": {"space": "Glatz", "enemy_sp": 1},
+                }
+            ]
         return {"reactions": reactions}
     deck = {"france": "france", "prussia": "prussia-spain", "austria": "austria", "britain": "britain-piedmont"}[power]
     orders: dict[str, Any] = {}
@@ -98,12 +106,18 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     if not playable:
         return {**orders, "pass": True}
     card = playable[0]
-    chief = next((name for name, item in leaders.items() if item["power"] == power and item["initiative"] <= card["cp"]), None)
+    chief = next(
+        (name for name, item in leaders.items() if item["power"] == power and item["initiative"] <= card["cp"]), None
+    )
     if chief is None:
         return {**orders, "play": {"card": card["card"], "as": "operations", "operations": []}}
     at = SPACES[(turn + 3) % 4]
     enemy = {"france": "austria", "prussia": "austria", "austria": "prussia", "britain": "france"}[power]
-    op: dict[str, Any] = {"activate": chief, "sp": 30, "moves": [{"to": SPACES[turn % 4]}, {"to": at, "enemy_command": True}]}
+    op: dict[str, Any] = {
+        "activate": chief,
+        "sp": 30,
+        "moves": [{"to": SPACES[turn % 4]}, {"to": at, "enemy_command": True}],
+    }
     if turn % 2:
         op["battle"] = {"defender": enemy, "at": at}
     else:
@@ -134,11 +148,16 @@ def _play(folder: Path, scenario: str, seats: tuple[str, ...]) -> tuple[Path, li
     return game_dir, log
 
 
-GAMES = {"two-players": ("bourbon", "pragmatic"), "four-players": ("austria", "britain-piedmont", "france", "prussia-spain")}
+GAMES = {
+    "two-players": ("bourbon", "pragmatic"),
+    "four-players": ("austria", "britain-piedmont", "france", "prussia-spain"),
+}
 
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
-def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, list[dict[str, Any]]]:
+def played(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path, list[dict[str, Any]]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "fsync", lambda fd: None)  # durability is not under test here
         scenario = request.param
@@ -190,8 +209,12 @@ def test_every_card_drawn_matches_its_shuffles_commitment(played: tuple[str, Pat
 def test_no_letter_names_a_card_another_seat_holds_unplayed(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
     """Every letter of a seat is read for the cards of the others' hands that were never shown."""
     scenario, game_dir, log = played
-    public = {e["data"]["card"] for entry in log for e in entry["events"] if e["visible_to"] == "all" and "card" in e["data"]}
-    public |= {c for entry in log for e in entry["events"] if e["visible_to"] == "all" for c in CARD_ID.findall(e["text"])}
+    public = {
+        e["data"]["card"] for entry in log for e in entry["events"] if e["visible_to"] == "all" and "card" in e["data"]
+    }
+    public |= {
+        c for entry in log for e in entry["events"] if e["visible_to"] == "all" for c in CARD_ID.findall(e["text"])
+    }
     final = json.loads(sorted((game_dir / "states").glob("*.json"), key=lambda p: p.stat().st_mtime)[-1].read_text())
     state = final.get("state", final)
     for seat in GAMES[scenario]:
