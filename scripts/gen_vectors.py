@@ -382,8 +382,98 @@ def deck_vectors() -> dict[str, str]:
                 ),
             ),
         ),
+        *card_driven_vectors(key, inputs, source),
     ]
     return {f"{n:02d}-{slug}.txt": text for n, (slug, text) in enumerate(texts, start=1)}
+
+
+def card_driven_vectors(key: bytes, inputs: list[str], source: dict[str, object]) -> list[tuple[str, str]]:
+    """Return the vectors of section 12's moves for card-driven games: a first shuffle that sets
+    a card aside, a random take whose roll names another card, a card in play moved from the hand
+    it left (a card shown from a hand stays there)."""
+    aside = {"courier": 1}
+    kept = [card for card in inputs if card != "courier"]
+    aside_source = definition_source("events", DECK, aside)
+    deck = HiddenDraws(key, TURN, PHASE).shuffle(kept, DECK_LABEL, aside_source)
+    base = [("hidden_key", key.hex()), ("label", DECK_LABEL)]
+    dealt = [{"deck": "events", "label": DECK_LABEL, "index": i, "from": "draw", "to": "hand/eugene"} for i in range(3)]
+    return [
+        (
+            "set-aside-shuffle",
+            vector(
+                [
+                    ("expect", "success"),
+                    ("comment", "section 12: the courier set aside: the first shuffle takes the other six cards"),
+                    *base,
+                    ("spec", f"shuffle({len(kept)})"),
+                    ("source", canonical_json(aside_source).decode("utf-8")),
+                    ("inputs", " ".join(kept)),
+                    ("commitment_0", deck.commitments[0]),
+                ],
+                "".join(f"{card}\n" for card in deck.values),
+            ),
+        ),
+        (
+            "set-aside-card-shuffled",
+            vector(
+                [
+                    ("expect", "bad inputs"),
+                    ("comment", "section 12: the courier said to be set aside is shuffled in too"),
+                    *base,
+                    ("spec", f"shuffle({len(inputs)})"),
+                    ("source", canonical_json(aside_source).decode("utf-8")),
+                    ("inputs", " ".join(inputs)),
+                ]
+            ),
+        ),
+        (
+            "pick-not-rolled",
+            vector(
+                [
+                    ("expect", "bad move"),
+                    ("comment", "section 12: the roll picks eugene's second card (#1), the move takes his first"),
+                    *base,
+                    ("spec", f"shuffle({len(inputs)})"),
+                    ("source", canonical_json(source).decode("utf-8")),
+                    ("rolls", '[{"label":"deck/events/take-1","spec":"uniform(3)","values":[1]}]'),
+                ],
+                _moves(
+                    {"deck": "events", "shuffle": DECK_LABEL},
+                    *dealt,
+                    {
+                        "deck": "events",
+                        "label": DECK_LABEL,
+                        "index": 0,
+                        "from": "hand/eugene",
+                        "to": "discard",
+                        "pick": "deck/events/take-1",
+                    },
+                ),
+            ),
+        ),
+        (
+            "in-play-played-again",
+            vector(
+                [
+                    ("expect", "bad move"),
+                    (
+                        "comment",
+                        "section 12: #0, shown to tallard, stays in the hand; once in play it cannot leave the hand",
+                    ),
+                    *base,
+                    ("spec", f"shuffle({len(inputs)})"),
+                    ("source", canonical_json(source).decode("utf-8")),
+                ],
+                _moves(
+                    {"deck": "events", "shuffle": DECK_LABEL},
+                    *dealt,
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "hand/eugene", "to": "look/tallard"},
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "hand/eugene", "to": "in-play"},
+                    {"deck": "events", "label": DECK_LABEL, "index": 0, "from": "hand/eugene", "to": "discard"},
+                ),
+            ),
+        ),
+    ]
 
 
 def _state_envelope(reserve: str) -> dict[str, object]:

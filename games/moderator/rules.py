@@ -54,8 +54,8 @@ OPTIONS = {
     "tables": "the referee's die-roll tables (a tables file or mapping; see docs)",
     "lists": "public lists of names, to pick from at random and to make a scheduled roll for each: "
     "{ID: [NAME, ...]} (see README.md, Follow-ups and Public lists)",
-    "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count}], owner or per_player, "
-    "hand_limit, deal, discard, reshuffle}} (see README.md)",
+    "decks": "the game's decks of cards: {ID: {title, cards: [{id, name, count, text, FIELD...}], owner or "
+    "per_player, hand_limit, deal, discard, reshuffle, fields, uses, set_aside}} (see README.md)",
     "history": "what the state keeps of declarations and notes: last-round (written into every new "
     "game's configuration) or every-round (games begun before; left out, it means every-round)",
     "sequence": "the phases of a turn: [{name, title, active: [PLAYER...] or all, deadline, scheduled: "
@@ -89,6 +89,10 @@ ORDER_SCHEMA: dict[str, Any] = {
         "reveal": REVEAL_SCHEMA,
     },
 }
+# Decks of a card-driven game (card data, uses or set-aside cards) take every action: give,
+# show, take, put_in_play, end_in_play, bring_in and a play's use. Other decks keep the classic
+# actions, so the notices of games begun before say what they said.
+CARD_DRIVEN_ACTIONS: dict[str, Any] = {**ORDER_SCHEMA["fields"]["cards"], "items": decks.CARD_DRIVEN_ACTION_SCHEMA}
 # A game without decks takes no card actions: its notices do not describe them.
 ORDER_SCHEMA_WITHOUT_CARDS: dict[str, Any] = {
     "type": "map",
@@ -187,8 +191,12 @@ def _order_schema(state: Mapping[str, Any]) -> dict[str, Any]:
     """Return the orders' schema: card actions only with decks, follow-ups only in games that take them."""
     cards = bool(_cards(state)["decks"])
     if state.get("roll_requests") == "follow-ups":
-        return ORDER_SCHEMA if cards else ORDER_SCHEMA_WITHOUT_CARDS
-    return PLAIN_ORDER_SCHEMA if cards else PLAIN_ORDER_SCHEMA_WITHOUT_CARDS
+        schema = ORDER_SCHEMA if cards else ORDER_SCHEMA_WITHOUT_CARDS
+    else:
+        schema = PLAIN_ORDER_SCHEMA if cards else PLAIN_ORDER_SCHEMA_WITHOUT_CARDS
+    if cards and decks.is_card_driven(_cards(state)):
+        return {**schema, "fields": {**schema["fields"], "cards": CARD_DRIVEN_ACTIONS}}
+    return schema
 
 
 def _tables(state: Mapping[str, Any]) -> Tables:

@@ -33,11 +33,22 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         if not deck["shuffles"]:
             pile = f"draw pile {deck['draw_pile']}, dealt when round 1 is adjudicated"
         if hand is not None:
-            cards = tuple(f"{card['name']} (id {card['card']})" for card in hand)
+            cards = tuple(f"{card['name']} (id {card['card']}){_data_text(card)}" for card in hand)
             held = f"{len(hand)} card{'' if len(hand) == 1 else 's'}"
             facts.append(Fact(f"Your hand of {deck['title']} ({deck['deck']})", f"{held}; {pile}", cards))
         else:
             facts.append(Fact(f"Deck {deck['title']} ({deck['deck']})", pile))
+        if deck.get("in_play"):
+            lines = tuple(
+                f"{card['name']} (id {card['card']}), by {card['by']}"
+                + (f" as {card['use']}" if card.get("use") else "")
+                + _data_text(card)
+                for card in deck["in_play"]
+            )
+            facts.append(Fact(f"In play from {deck['title']} ({deck['deck']})", str(len(lines)), lines))
+        if deck.get("set_aside"):
+            lines = tuple(f"{card['name']} (id {card['card']})" for card in deck["set_aside"])
+            facts.append(Fact(f"Set aside from {deck['title']} ({deck['deck']})", str(len(lines)), lines))
     mine = [note for note in seen["hidden_notes"] if note.get("by") == player and not note.get("revealed")]
     if mine:
         notes = tuple(f"{note['id']} (round {note['round']})" for note in mine)
@@ -50,6 +61,16 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         awaited = f"round {seen['round']}" if "turn" not in seen else spec.title
         facts.append(Fact("Awaited from you", f"your orders for {awaited}"))
     return facts
+
+
+def _data_text(card: Mapping[str, Any]) -> str:
+    """Return a card's data as ": cp 3, period early; TEXT", or nothing for a card without any."""
+    data = dict(card.get("data") or {})
+    if not data:
+        return ""
+    text = data.pop("text", None)
+    fields = ", ".join(f"{name} {value}" for name, value in data.items())
+    return ": " + "; ".join(part for part in (fields, text) if part)
 
 
 def _procedure_facts(seen: Mapping[str, Any]) -> list[Fact]:

@@ -689,7 +689,10 @@ def take_at_random(
         else:
             pile["removed"].append({**entry, "by": player})
         where = "onto the discard pile" if to == "discard" else "out of the game"
-        text = f"{named} was taken at random from {player}'s hand ({label}), {where}; {_sizes_text(pile, player)}."
+        text = (
+            f"{named} was taken at random from {player}'s hand ({label}), {where}{_text_of(new, deck, card)}; "
+            f"{_sizes_text(pile, player)}."
+        )
         events.append(_shown("deck.taken", text, new, deck, player, entry, {"to": to, "label": label}))
         return new, events
     pile["hands"][receiver].append(entry)
@@ -710,7 +713,8 @@ def take_at_random(
         events.append(
             make_event(
                 "hand.shown",
-                f"{', '.join(watchers)} saw the card {receiver} took at random from {player}: {named}.",
+                f"{', '.join(watchers)} saw the card {receiver} took at random from {player}: {named}"
+                f"{_text_of(new, deck, card)}.",
                 {
                     "deck": deck,
                     "player": receiver,
@@ -762,7 +766,8 @@ def show(
     for entry in chosen:
         for viewer in viewers:
             _moved(dice, deck, entry, f"hand/{player}", f"look/{viewer}")
-    what = _names(new, deck, chosen) if chosen else "no card (an empty hand)"
+    shown_cards = ", ".join(_named(new, deck, e["card"]) + _text_of(new, deck, e["card"]) for e in chosen)
+    what = shown_cards or "no card (an empty hand)"
     ids = [entry["card"] for entry in chosen]
     shown = make_event(
         "hand.shown",

@@ -86,6 +86,7 @@ from referee.protocol.problems import Problem
 
 __all__ = [
     "CARD_ACTION_SCHEMA",
+    "CARD_DRIVEN_ACTION_SCHEMA",
     "ENDS",
     "PLACES",
     "DeckError",
@@ -107,6 +108,7 @@ __all__ = [
     "draw",
     "end_in_play",
     "give",
+    "is_card_driven",
     "is_started",
     "look",
     "new_decks",
@@ -167,18 +169,32 @@ ON_A_DECK = ("draw", "look", "reshuffle", "shuffle", "take", "bring_in")  # the 
 _DECK_FIELD = {"type": "str", "pattern": DECK_REF, "example": "strategy"}
 _CARD_FIELD = {"type": "str", "pattern": CARD_ID.pattern, "example": "blockade"}
 _WHO = r"[A-Za-z0-9_.-]{1,64}"
+_CLASSIC = ("draw", "look", "play", "discard", "return", "remove", "reshuffle", "shuffle")
+# The schema of one action as games knew it before card-driven decks: its notices keep their words.
 CARD_ACTION_SCHEMA: dict[str, Any] = {
     "type": "map",
-    "description": "one card action: exactly one of " + ", ".join(VERBS),
+    "description": "one card action: exactly one of " + ", ".join(_CLASSIC),
     "fields": {
         "draw": {**_DECK_FIELD, "description": "draw `count` cards (default 1) from this deck"},
         "look": {**_DECK_FIELD, "description": "see the top `count` cards (default 1) of this deck"},
-        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up (`use`: how)"},
+        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up"},
         "discard": {**_CARD_FIELD, "description": "discard this card from your hand"},
         "return": {**_CARD_FIELD, "description": "put this card from your hand back into its deck (see `to`)"},
         "remove": {**_CARD_FIELD, "description": "remove this card (your hand, else the face-up discards)"},
         "reshuffle": {**_DECK_FIELD, "description": "shuffle this deck's discard pile into its draw pile"},
         "shuffle": {**_DECK_FIELD, "description": "shuffle this deck's draw pile"},
+        "deck": {**_DECK_FIELD, "description": "the card's deck (with play, discard, return, remove)"},
+        "count": {"type": "int", "min": 1, "max": MAX_COUNT, "description": "how many cards (draw, look)"},
+        "to": {"type": "str", "enum": list(PLACES), "description": "where a returned card goes"},
+    },
+}
+# Every action, card-driven ones too: for a game whose decks are card-driven (`is_card_driven`).
+CARD_DRIVEN_ACTION_SCHEMA: dict[str, Any] = {
+    "type": "map",
+    "description": "one card action: exactly one of " + ", ".join(VERBS),
+    "fields": {
+        **CARD_ACTION_SCHEMA["fields"],
+        "play": {**_CARD_FIELD, "description": "play this card from your hand, face up (`use`: how)"},
         "give": {**_CARD_FIELD, "description": "give this card from your hand to the player `to`"},
         "show": {
             "type": "str",
@@ -197,7 +213,6 @@ CARD_ACTION_SCHEMA: dict[str, Any] = {
             "description": "shuffle this deck's set-aside `cards` (default all) into its draw pile",
         },
         "deck": {**_DECK_FIELD, "description": "the card's deck (with play, discard, return, remove, give, show...)"},
-        "count": {"type": "int", "min": 1, "max": MAX_COUNT, "description": "how many cards (draw, look)"},
         "to": {
             "type": "str",
             "pattern": _WHO,
@@ -214,6 +229,12 @@ CARD_ACTION_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+def is_card_driven(state: Mapping[str, Any]) -> bool:
+    """Return whether any deck is defined for a card-driven game (declaring `fields`, `uses` or
+    `set_aside`): its orders take every action (`CARD_DRIVEN_ACTION_SCHEMA`)."""
+    return any(key in definition for definition in state["definitions"].values() for key in DATA_FIELDS)
 
 
 # -- definitions --------------------------------------------------------------------------
@@ -635,6 +656,8 @@ def _whom_problems(
     """Return the problems with the players a give, show or take names: each must hold a hand of
     the deck, and not be the player themselves where that means nothing."""
     holders = sorted(state["decks"][deck]["hands"])
+    if verb == "show":  # a card of one's own deck may be shown to anyone the decks know
+        holders = sorted({who for pile in state["decks"].values() for who in pile["hands"]})
     names = {"give": ("to",), "show": ("to",), "take": ("from", "to")}[verb]
     problems = []
     for name in names:
@@ -646,7 +669,9 @@ def _whom_problems(
                 Problem(
                     "illegal.cards.not-a-holder",
                     f"{where}.{name}",
-                    f"'{who}' holds no hand of this deck; its holders: {', '.join(holders)}",
+                    f"'{who}' holds no hand of this deck; its holders: {', '.join(holders)}"
+                    if verb != "show"
+                    else f"'{who}' is not a player holding cards; they are: {', '.join(holders)}",
                 )
             )
     if verb in ("give", "show") and action.get("to") == player:

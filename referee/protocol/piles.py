@@ -432,8 +432,11 @@ def inputs_problem(inputs: Sequence[Any], source: Mapping[str, Any]) -> str | No
     not sorted, or not the cards whose SHA-256 it states; None when they fit."""
     if not all(isinstance(item, str) for item in inputs) or list(inputs) != canonical_inputs(inputs):
         return "its inputs are not sorted: the referee chose their order"
-    if "cards_sha256" in source and cards_sha256(inputs) != source["cards_sha256"]:
-        return "its inputs are not the cards whose SHA-256 the record states"
+    if "cards_sha256" in source:
+        aside = _counts(source.get("set_aside", {})) or Counter()
+        if cards_sha256(Counter(inputs) + aside) != source["cards_sha256"]:
+            why = " with the cards it sets aside" if aside else ""
+            return f"its inputs{why} are not the cards whose SHA-256 the record states"
     return None
 
 

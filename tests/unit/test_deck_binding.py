@@ -297,7 +297,7 @@ def test_deck_vector(path: Path) -> None:
     if expect == "bad move":
         moves = [json.loads(line) for line in body.splitlines()]
         entry = {"label": headers["label"], "spec": headers["spec"], "commitments": [], "source": source}
-        record = {"hidden": [entry], "card_moves": moves, "opened": []}
+        record = {"hidden": [entry], "card_moves": moves, "opened": [], "rolls": json.loads(headers.get("rolls", "[]"))}
         problems = check_card_moves([("0001-t3-tempo-bid.json", record)])
         assert any(line.startswith(f"0001-t3-tempo-bid.json: card_moves[{len(moves) - 1}]: ") for line in problems)
         return

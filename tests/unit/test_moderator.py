@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from games.moderator import GAME, rules
+from referee.kit import decks
 from referee.kit.schema import check as check_schema_of
 from referee.protocol.canonical import canonical_json
 from referee.protocol.dice import Stream
@@ -547,6 +548,8 @@ def random_card_orders(rng: random.Random, state: dict[str, Any], player: str) -
             actions.append({"draw": ref, "count": rng.randint(1, min(room, 3))})
         if rng.random() < 0.2:
             actions.append({rng.choice(["look", "reshuffle", "shuffle"]): ref})
+        if deck["owner"] is None and len(deck["hand_sizes"]) > 1 and decks.is_card_driven(state["cards"]):
+            actions += card_driven_actions(rng, deck, ref, player, [c for c in cards if c not in used(actions)])
     orders: dict[str, Any] = {"cards": actions}
     written = [n["id"] for n in mine["hidden_notes"] if n["by"] == player]
     hidden = [n["id"] for n in mine["hidden_notes"] if n["by"] == player and n["revealed"] is None]
@@ -557,6 +560,40 @@ def random_card_orders(rng: random.Random, state: dict[str, Any], player: str) -
     if hidden and rng.random() < 0.3:
         orders["reveal"] = [rng.choice(hidden)]
     return orders
+
+
+def used(actions: list[dict[str, Any]]) -> set[str]:
+    return {str(value) for action in actions for verb, value in action.items() if verb not in ("deck", "to", "count")}
+
+
+def card_driven_actions(
+    rng: random.Random, deck: dict[str, Any], ref: str, player: str, free: list[str]
+) -> list[dict[str, Any]]:
+    """Return a few actions of card-driven games on a shared deck: give, show, a random take,
+    a card put in play or taken out of it, set-aside cards brought in (issue 20)."""
+    others = [who for who in deck["hand_sizes"] if who != player]
+    limit = deck["hand_limit"] or 99
+    actions: list[dict[str, Any]] = []
+    if free and rng.random() < 0.25:
+        card = free.pop()
+        verb = rng.choice(["give", "show", "put_in_play"])
+        if verb == "put_in_play":
+            actions.append({"put_in_play": card, "deck": ref, "use": rng.choice(["event", "operations"])})
+        elif verb == "give" and deck["hand_sizes"][(to := rng.choice(others))] < limit - 1:
+            actions.append({"give": card, "deck": ref, "to": to})
+        elif verb == "show":
+            actions.append({"show": rng.choice([card, "hand"]), "deck": ref, "to": rng.choice(others)})
+    if rng.random() < 0.2:
+        source = rng.choice(others)
+        if deck["hand_sizes"][source]:
+            actions.append({"take": ref, "from": source, "to": rng.choice(["discard", "removed"])})
+    if deck.get("in_play") and rng.random() < 0.3:
+        actions.append(
+            {"end_in_play": deck["in_play"][0]["card"], "deck": ref, "to": rng.choice(["discard", "removed"])}
+        )
+    if deck.get("set_aside") and rng.random() < 0.3:
+        actions.append({"bring_in": ref, "cards": [deck["set_aside"][0]["card"]]})
+    return actions
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -603,7 +640,23 @@ def test_a_game_without_decks_takes_no_card_actions() -> None:
 #     BOTS["moderator"] = [Bot("open", BOT_OPTIONS, card_bot, 8, (1, 2), False)]
 BOT_OPTIONS = {
     "rounds": 8,
-    "decks": {**DECKS, "spies": {"cards": [{"id": "agent", "count": 2}, {"id": "mole"}], "owner": "bravo", "deal": 1}},
+    "decks": {
+        **DECKS,
+        "spies": {"cards": [{"id": "agent", "count": 2}, {"id": "mole"}], "owner": "bravo", "deal": 1},
+        # A card-driven deck: card data, cards set aside for a later period, uses.
+        "events": {
+            "fields": {"cp": "int", "period": ["early", "late"]},
+            "uses": ["event", "operations"],
+            "set_aside": {"period": ["late"]},
+            "deal": 2,
+            "hand_limit": 5,
+            "cards": [
+                {"id": f"e{n:02d}", "name": f"Event {n:02d}", "cp": n % 3 + 1, "period": "late" if n > 9 else "early"}
+                | ({"text": f"Event text {n:02d}"} if n % 2 else {})
+                for n in range(1, 13)
+            ],
+        },
+    },
 }
 
 
