@@ -134,7 +134,7 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
     if state["options"]["cavalry_superiority"]:
         cavalry = arithmetic.cavalry_superiority((sp[0], sp[1]), tuple(f.get("cavalry_sp", 0) for f in forces))  # type: ignore[union-attr,arg-type]
     aimed_a, aimed_d, said = tac_drms(state, tac)
-    db = _day_of_battle(state, dice, events) if state["options"]["day_of_battle"] else None
+    db = day_of_battle(state, dice, events) if state["options"]["day_of_battle"] else None
     drm = [
         arithmetic.battle_drm(abr_drm[i], aimed, forces[i].get("worn", 0), [terrain[i], cavalry[i]])  # type: ignore[union-attr]
         for i, aimed in enumerate((aimed_a, aimed_d))
@@ -208,12 +208,13 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
     return events
 
 
-def _day_of_battle(state: Mapping[str, Any], dice: Dice, events: list[Event]) -> dict[str, Any] | None:
+def day_of_battle(state: Mapping[str, Any], dice: Dice, events: list[Event]) -> dict[str, Any] | None:
     """Draw a Day of Battle card at random from the whole deck (22.1: each is shuffled back)."""
     cards = supplied(state, "day_of_battle")
     if cards is None:
         raise NotSupplied("day_of_battle", "the Day of Battle cards are not supplied (22.1)")
-    drawn = dict(cards["cards"][dice.uniform(len(cards["cards"]), label=labels.day_of_battle())])
+    number = sum(1 for event in events if event.kind == "day-of-battle") + 1
+    drawn = dict(cards["cards"][dice.uniform(len(cards["cards"]), label=labels.day_of_battle(number))])
     events.append(
         Event(
             "day-of-battle",

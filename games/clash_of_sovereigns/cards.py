@@ -364,6 +364,28 @@ def tac_problems(
     return problems
 
 
+def intercept_problems(
+    state: Mapping[str, Any], seat: str, intercepts: Sequence[Mapping[str, Any]], path: str
+) -> list[Problem]:
+    """Return the problems with sealed interceptions: each by a leader of the seat's powers
+    (checked once the ratings are supplied)."""
+    from games.clash_of_sovereigns.seats import powers_of_seat
+
+    if supplied(state, "ratings") is None:
+        return []
+    mine = powers_of_seat(state, seat)
+    problems = []
+    for index, item in enumerate(intercepts):
+        found = leader(state, item["leader"])
+        if found is None or found["power"] not in mine:
+            problems.append(
+                Problem(
+                    "illegal.leader", f"{path}[{index}].leader", f"{item['leader']} leads none of {', '.join(mine)}"
+                )
+            )
+    return problems
+
+
 def interrupt_problems(
     state: Mapping[str, Any], seat: str, interrupts: Sequence[Mapping[str, Any]], path: str
 ) -> list[Problem]:

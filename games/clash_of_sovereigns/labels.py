@@ -53,9 +53,9 @@ def leader_casualty(side: str) -> str:
     return f"leader-casualty/{side}"
 
 
-def day_of_battle() -> str:
-    """The Day of Battle card drawn (22.1)."""
-    return "day-of-battle"
+def day_of_battle(n: int) -> str:
+    """The `n`th Day of Battle card drawn this phase (22.1: before each intercept and battle)."""
+    return f"day-of-battle/{n}"
 
 
 def mulligan(label: str) -> str:

@@ -200,6 +200,7 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
         )
     reactions = orders.get("reactions") or {}
     problems += cards.interrupt_problems(state, seat, reactions.get("interrupt") or [], "orders.reactions.interrupt")
+    problems += cards.intercept_problems(state, seat, reactions.get("intercept") or [], "orders.reactions.intercept")
     if kind == "battle" and "force" not in orders:
         problems.append(
             Problem(

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.clash_of_sovereigns import arithmetic, labels
+from games.clash_of_sovereigns.battle import day_of_battle
 from games.clash_of_sovereigns.cards import card_info, leader
 from games.clash_of_sovereigns.rolls import Roller
 from games.clash_of_sovereigns.seats import DECK_OF_POWER, SIDE_OF_POWER, powers_of_seat, seat_of_power, side_of_seat
@@ -372,6 +373,8 @@ class PowerTurn:
     def intercept(self, seat: str, index: int, item: Mapping[str, Any], who: str, space: str) -> bool:
         """A sealed interception is triggered: roll it (9.2); a success brings a Major Battle."""
         self._open(seat, "intercept", index, f"{who} entering {space}")
+        if self.state["options"]["day_of_battle"]:
+            day_of_battle(self.state, self.dice, self.events)  # 22.1: drawn just before an intercept too
         lookup = self.roller.on_table(
             seat,
             "interception",
