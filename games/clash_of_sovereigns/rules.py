@@ -140,11 +140,17 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         name=_name(state),
         active=active(state),
         sealed=True,
-        schema=ORDER_SCHEMA,
+        schema=_schema(state),
         default_orders={},
         example={},
         title=title(state),
     )
+
+
+def _schema(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the orders' schema with the fields the open phase takes from any of its seats."""
+    names = {name for seat in active(state) for name in _fields(state, seat)}
+    return {**ORDER_SCHEMA, "fields": {k: v for k, v in ORDER_SCHEMA["fields"].items() if k in names}}
 
 
 def roles(scenario: str, given: Mapping[str, Any]) -> tuple[str, ...]:
