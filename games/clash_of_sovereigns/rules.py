@@ -493,6 +493,8 @@ def view(state: Mapping[str, Any], seat: str | None) -> dict[str, Any]:
             entry.update(
                 {key: info[key] for key in ("cp", "uses", "text", "tac", "one_time", "stays_in_play") if key in info}
             )
+        for entry in shown.get("in_play", []):
+            entry["text"] = cards.card_info(state, deck, entry["card"]).get("text", "")
     return {
         "game": "clash-of-sovereigns",
         "you": seat,

@@ -29,7 +29,7 @@ def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
                 Fact(
                     f"In play ({shown['title']})",
                     f"{len(in_play)}",
-                    tuple(f"{c.get('card')} {c.get('name', '')}" for c in in_play),
+                    tuple(f"{c.get('card')} {c.get('name', '')}: {c.get('text', '')}" for c in in_play),
                 )
             )
     if mine["played"]:
