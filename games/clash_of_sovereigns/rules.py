@@ -205,6 +205,14 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
             Problem("illegal.must-play", "orders.play", "option may_pass is off: play a card (you hold some)")
         )
     reactions = orders.get("reactions") or {}
+    if reactions and kind == "power" and seats.side_of_seat(state, seat) == seats.SIDE_OF_POWER[state["step"]["power"]]:
+        problems.append(
+            Problem(
+                "illegal.reactions.ally",
+                "orders.reactions",
+                "reactions are to the other side's turns; this is an ally's",
+            )
+        )
     problems += cards.interrupt_problems(state, seat, reactions.get("interrupt") or [], "orders.reactions.interrupt")
     problems += cards.intercept_problems(state, seat, reactions.get("intercept") or [], "orders.reactions.intercept")
     if kind == "battle" and "force" not in orders:

@@ -31,6 +31,7 @@ from referee.protocol.verify import verify_game_dir
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SPACES = ("Prague", "Glatz", "Kolin", "Mons")
 NATION = {"france": "french", "prussia": "prussian", "austria": "austrian", "britain": "british"}
+BOURBON = ("france", "prussia", "spain")
 CARD_ID = re.compile(r"\b(?:fr|ps|au|bp)-[0-9]{2}\b")
 
 
@@ -82,6 +83,8 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
         return {}
     power = step["power"]
     if power not in view["your_powers"]:
+        if (power in BOURBON) == (view["your_powers"][0] in BOURBON):
+            return {}  # an ally's turn: nothing to react to
         reactions: dict[str, Any] = {"withdraw": [{"when_battle_at": SPACES[turn % 4], "to": "Budweis"}]}
         ours = [
             name for name, item in leaders.items() if item["power"] in view["your_powers"] and item["power"] in NATION

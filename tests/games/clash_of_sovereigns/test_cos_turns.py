@@ -123,3 +123,12 @@ def test_10_0_a_successful_withdrawal_avoids_the_battle() -> None:
         if withdrawal.data["success"]:
             return
     raise AssertionError("no seed gave a successful withdrawal")
+
+
+def test_an_ally_seals_no_reactions_and_a_power_must_play_when_may_pass_is_off() -> None:
+    state = dealt_state("four-players", {"may_pass": False})
+    assert state["step"]["power"] == "prussia"
+    ally = {"reactions": {"withdraw": [{"when_battle_at": "Prague", "to": "Pilsen"}]}}
+    assert [p.code for p in GAME.validate(state, "france", ally)] == ["illegal.reactions.ally"]
+    assert GAME.validate(state, "austria", ally) == []
+    assert [p.code for p in GAME.validate(state, "prussia-spain", {})] == ["illegal.must-play"]
