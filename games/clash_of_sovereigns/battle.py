@@ -188,7 +188,7 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
             },
         )
     )
-    for side in SIDES:
+    for side in SIDES if state["options"].get("leader_casualties", "each-battle") == "each-battle" else ():
         lookup = roller.on_table(
             None,
             "battle",

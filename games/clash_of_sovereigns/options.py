@@ -31,6 +31,8 @@ CHOICES = {
     "tac_cards_per_side": "the most Tac cards a side may play in one battle (default: no limit; 13.5's limit is "
     "illegible)",
     "may_pass": "whether a power with cards may pass its turn instead of playing one (default true; 4.2.2 A is lost)",
+    "leader_casualties": "when the 2d6 leader casualty roll is made: each-battle (one roll a side after every Major "
+    "Battle: our reading of the garbled 13.6.2) or never",
     "supplied": "what the referee supplies, given at the start instead of by `referee supply`: {NEED: DATA} "
     "(the same data as a supply file's; see README.md)",
 }
@@ -58,6 +60,9 @@ def read_options(options: Mapping[str, Any]) -> dict[str, Any]:
     limit = options.get("tac_cards_per_side")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise GameDataError(f"option tac_cards_per_side must be a whole number (0 or more), got {limit!r}")
+    casualties = options.get("leader_casualties", "each-battle")
+    if casualties not in ("each-battle", "never"):
+        raise GameDataError(f"option leader_casualties must be each-battle or never, got {casualties!r}")
     may_pass = options.get("may_pass", True)
     if not isinstance(may_pass, bool):
         raise GameDataError(f"option may_pass must be true or false, got {may_pass!r}")
@@ -68,4 +73,5 @@ def read_options(options: Mapping[str, Any]) -> dict[str, Any]:
         "subordinate_ratings": subordinates,
         "tac_cards_per_side": limit,
         "may_pass": may_pass,
+        "leader_casualties": casualties,
     }
