@@ -34,6 +34,14 @@ TABLE_BOOK = {
     "leader-casualty": "Leader casualties, 13.6.2 (illegible in our copy)",
     "naval-interception": "Naval Interception, 16.3 (illegible in our copy)",
 }
+TABLE_TITLES = {
+    "crt": "the combat results table (CRT)",
+    "siege": "the siege table",
+    "interception": "the interception table",
+    "withdrawal": "the withdrawal table",
+    "leader-casualty": "the leader casualty table",
+    "naval-interception": "the naval interception table",
+}
 TABLE_USE = {
     "crt": "every Major Battle",
     "siege": "every siege roll",
@@ -259,7 +267,7 @@ NEEDS = (
         _need(
             f"tables/{table}",
             f"tables-{table}",
-            f"the {table.replace('-', ' ')} table",
+            TABLE_TITLES[table],
             TABLE_BOOK[table],
             TABLE_USE[table],
             {"type": "any", "description": "a table in the shared table format"},
