@@ -232,3 +232,19 @@ def test_no_letter_names_a_card_another_seat_holds_unplayed(played: tuple[str, P
             if letter.suffix in (".txt", ".yaml"):
                 found = set(CARD_ID.findall(letter.read_text(encoding="utf-8"))) & others
                 assert not found, (letter, found)
+
+
+def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
+    scenario, game_dir, log = played
+    checked = 0
+    for entry in log:
+        texts = [e["data"]["card_data"].get("text") for e in entry["events"] if e["kind"] == "card.played"]
+        if not texts:
+            continue
+        folder = next((game_dir / "mail").glob(f"*-t{entry['turn']}-{entry['phase']}"))
+        for seat in GAMES[scenario]:
+            report = " ".join((folder / f"{seat}.report.txt").read_text(encoding="utf-8").split())
+            for text in texts:
+                assert " ".join(text.split()) in report, (folder, seat, text)
+                checked += 1
+    assert checked > 10
