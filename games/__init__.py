@@ -17,6 +17,7 @@ PACKAGES = {
     "cest-la-guerre": "games.cest_la_guerre",
     "empires-in-arms": "games.empires_in_arms",
     "cockpit-of-europe": "games.cockpit_of_europe",
+    "clash-of-sovereigns": "games.clash_of_sovereigns",
 }
 
 

@@ -190,6 +190,16 @@ def _eia_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: rand
     return bot.orders_for(state, spec, role, rng)
 
 
+def _cos_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: random.Random) -> Any:
+    """Clash of Sovereigns: its test bot (cards played, reactions sealed, battles fought)."""
+    return _test_module("games/clash_of_sovereigns/cos_bot.py", "cos_bot").orders_for(game, state, spec, role, rng)
+
+
+def _cos_options(**more: Any) -> dict[str, Any]:
+    """Clash of Sovereigns with every need supplied from its example (made-up values, not the book's)."""
+    return {"supplied": _test_module("games/clash_of_sovereigns/cos_helpers.py", "cos_helpers").EXAMPLES, **more}
+
+
 @dataclass(frozen=True)
 class Bot:
     """A richer play of one scenario than example orders give."""
@@ -218,6 +228,11 @@ BOTS: dict[str, list[Bot]] = {
     ],
     "cockpit-of-europe": [Bot("campaign", {"rounds": 3}, _coe_bot, 14, (7, 8), False)],
     "cest-la-guerre": [Bot("open-battle", {"loss_threshold": 6, "rounds": 12}, _clg_bot, 40, (7,), False)],
+    # Its orders name cards in hand: not public.
+    "clash-of-sovereigns": [
+        Bot("two-players", _cos_options(mulligans=True, day_of_battle=True), _cos_bot, 40, (3,), False),
+        Bot("four-players", _cos_options(cavalry_superiority=True), _cos_bot, 30, (4,), False),
+    ],
     "polemos-obb": [
         Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),
         Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE}, _obb_attack, 24, (2, 3), True),

@@ -125,9 +125,21 @@ def coe_facts(state: Any, player: str) -> list[str]:
     return [f"{player}: Level {held['level']}, {held['pp']} PP"]
 
 
+def cos_foreign(state: Any, player: str) -> set[str]:
+    """Return the cards in other seats' hands (card ids are unique across the four decks)."""
+    piles = (state.get("cards") or {}).get("decks", {}).values()
+    return {e["card"] for pile in piles for who, hand in pile["hands"].items() if who != player for e in hand}
+
+
+def cos_facts(state: Any, player: str) -> list[str]:
+    piles = (state.get("cards") or {}).get("decks", {}).values()
+    return [f"{e['card']} " for pile in piles for e in pile["hands"].get(player, [])]
+
+
 FOREIGN: dict[str, Callable[[Any, str], set[str]]] = {
     "empires-in-arms": eia_foreign,
     "cockpit-of-europe": coe_foreign,
+    "clash-of-sovereigns": cos_foreign,
     "polemos-obb": polemos_foreign,
     "cest-la-guerre": clg_foreign,
     "moderator": moderator_foreign,
@@ -135,6 +147,7 @@ FOREIGN: dict[str, Callable[[Any, str], set[str]]] = {
 FACTS: dict[str, Callable[[Any, str], list[str]]] = {
     "empires-in-arms": eia_facts,
     "cockpit-of-europe": coe_facts,
+    "clash-of-sovereigns": cos_facts,
     "polemos-obb": polemos_facts,
     "cest-la-guerre": clg_facts,
     "moderator": moderator_facts,

@@ -31,6 +31,7 @@ NEVER_FOR_STATUS = (
     "pyrage",  # letters are encrypted when they are written
     "games.cest_la_guerre",  # a moderator game's status loads that game alone
     "games.polemos_obb",
+    "games.clash_of_sovereigns",
     "yaml",  # a status reads the journal and the game's states, which are JSON, not its game.yaml
     "cryptography",  # nor the players' keys
     "email",  # the letters layer: a status writes none

@@ -1,0 +1,109 @@
+"""Where a seat stands, for the top of every notice and report: its hands with the cards'
+texts, the cards in play, the tracks, and what is awaited from it (GameModule.standing)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.clash_of_sovereigns import rules
+from games.clash_of_sovereigns.seats import DECK_OF_POWER
+from games.clash_of_sovereigns.supplies import supplied
+from referee.kit import Example, Fact
+
+
+def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
+    """Return a seat's facts, from its own view only."""
+    mine = rules.view(state, seat)
+    facts = [Fact("Your seat", f"{seat}: {', '.join(mine['your_powers'])}"), Fact("Now", mine["phase"])]
+    for shown in mine["decks"].values():
+        if "your_hand" in shown:
+            items = tuple(
+                f"{c['card']} {c['name']} ({c.get('cp', '?')} CP; {', '.join(c.get('uses', []))}): {c.get('text', '')}"
+                for c in shown["your_hand"]
+            )
+            facts.append(Fact(f"Your hand of {shown['title']}", f"{len(items)} card(s)", items))
+        in_play = shown.get("in_play") or []
+        if in_play:
+            facts.append(
+                Fact(
+                    f"In play ({shown['title']})",
+                    f"{len(in_play)}",
+                    tuple(f"{c.get('card')} {c.get('name', '')}: {c.get('text', '')}" for c in in_play),
+                )
+            )
+    if mine["played"]:
+        facts.append(
+            Fact(
+                "Played this phase",
+                "",
+                tuple(f"{p['power']}: {p['card']} {p['name']} as {p['use']}: {p['text']}" for p in mine["played"]),
+            )
+        )
+    moved = {key: track["value"] for key, track in mine["tracks"].items() if track["value"]}
+    facts.append(
+        Fact("Tracks (VP, Event VP, MW)", ", ".join(f"{k} {v}" for k, v in sorted(moved.items())) or "all at 0")
+    )
+    facts.append(Fact("Awaited from you", _awaited(state, seat)))
+    return facts
+
+
+def _awaited(state: Mapping[str, Any], seat: str) -> str:
+    spec = rules.phase(state)
+    if spec is None:
+        return "nothing: the game is over"
+    if seat not in spec.active:
+        return "nothing this phase"
+    kind = state["step"]["kind"]
+    if kind == "start":
+        return "nothing yet: the decks are dealt when the referee has supplied the cards (an empty order is fine)"
+    if kind == "battle":
+        return "your force (commander, nations, cavalry SP, Worn) and any Tac cards, sealed"
+    if kind in ("spring", "changing-aims"):
+        return "a card for its Spring use, or nothing"
+    if rules._is_mover(state, seat):
+        return f"{state['step']['power']}'s card: play (operations, event...) or pass"
+    return "your standing reactions for this turn (interrupts, interceptions, withdrawals), sealed; or nothing"
+
+
+def example(state: Mapping[str, Any], seat: str) -> Example | None:
+    """Return a seat's own order form: the mover's first card played for operations; in a
+    battle, a force led by one of the power's leaders."""
+    if state["step"]["kind"] == "battle" and seat in rules.active(state):
+        return _battle_example(state, seat)
+    if state["step"]["kind"] != "power" or not rules._is_mover(state, seat):
+        return None
+    mine = rules.view(state, seat)
+    deck = mine["decks"].get(DECK_OF_POWER[state["step"]["power"]])
+    if deck is None or not deck.get("your_hand"):
+        return Example({"pass": True}, {"orders.pass": "you hold no card: pass"})
+    card = deck["your_hand"][0]
+    uses = card.get("uses", [])
+    use = "operations" if "operations" in uses else uses[0] if uses else "operations"
+    return Example(
+        {"play": {"card": card["card"], "as": use, "operations": []}},
+        {
+            "orders.play.card": f"one of yours: {', '.join(c['card'] for c in deck['your_hand'])}",
+            "orders.play.as": "one of the card's uses",
+        },
+    )
+
+
+def _battle_example(state: Mapping[str, Any], seat: str) -> Example:
+    fight = state["battles"][0]
+    power = fight["attacker"] if rules.seat_of_power(state, fight["attacker"]) == seat else fight["defender"]
+    ratings = supplied(state, "ratings") or {"leaders": [], "armies": []}
+    leaders = [item["name"] for item in ratings["leaders"] if item["power"] == power]
+    nation = next((a["nation"] for a in ratings["armies"] if a["nation"].startswith(power[:3])), power)
+    force = {
+        "commander": leaders[0] if leaders else "a leader",
+        "nations": [{"nation": nation, "sp": 10}],
+        "cavalry_sp": 0,
+    }
+    return Example(
+        {"force": force, "tac": []},
+        {
+            "orders.force.commander": f"{power}'s commander: {', '.join(leaders) or 'see the ratings'}",
+            "orders.tac": "Tac cards from your hand",
+        },
+    )

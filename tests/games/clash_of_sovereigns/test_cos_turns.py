@@ -1,0 +1,134 @@
+"""Power turns, sealed reactions and the supplies: what the book's framework fixes (4.0, 6.5.5,
+9.0, 10.0) and what the referee must supply before the game can start."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from cos_helpers import EXAMPLES, advance, canonical, dealt_state, supplied_state
+
+from games.clash_of_sovereigns import GAME, cards
+from referee.kit import load_text
+from referee.protocol.hidden import check_opening
+
+
+def _operations_card(state: dict, seat: str, deck: str) -> str:
+    return next(c for c in cards.hand(state, seat, deck) if "operations" in cards.card_info(state, deck, c)["uses"])
+
+
+def _march(state: dict, through: list[dict], battle: dict | None = None) -> dict:
+    card = _operations_card(state, "bourbon", "prussia-spain")
+    op = {"activate": "Frederick", "sp": 30, "moves": through, **({"battle": battle} if battle else {})}
+    return {"play": {"card": card, "as": "operations", "operations": [op]}}
+
+
+def test_4_0_the_year_runs_late_winter_spring_summer_fall_winter_in_the_supplied_power_order() -> None:
+    state = supplied_state(options={"first_year": 1741, "last_year": 1741})
+    names = []
+    for _ in range(40):
+        spec = GAME.phase(state)
+        if spec is None:
+            break
+        names.append(spec.name)
+        state, _ = advance(state)
+    order = EXAMPLES["power_order"]["order"]
+    turns = [f"{season}-{power}" for season in ("late-winter",) for power in order]
+    later = [f"{season}-{power}" for season in ("summer", "fall", "winter") for power in order]
+    assert names == ["start", *turns, "spring", *later]
+
+
+def test_the_start_waits_for_the_cards_hands_and_power_order() -> None:
+    state = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
+    assert GAME.supplies is not None
+    wanted = {w.need: w for w in GAME.supplies.wanted(state)}
+    assert {n for n, w in wanted.items() if w.when == "now"} == {"cards", "hands", "power_order"}
+    assert wanted["day_of_battle"].when == "never"  # option 22.1 off
+    new, events = advance(state)
+    assert new["step"] == {"kind": "start"} and new["turn"] == 2 and events[0].kind == "waiting"
+
+
+def test_a_supply_is_checked_and_a_template_left_unfilled_is_refused() -> None:
+    state = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
+    assert GAME.supplies is not None
+    template = yaml.safe_load(load_text("games.clash_of_sovereigns", "templates/cards.yaml"))["data"]
+    _, problems = GAME.supplies.supply(state, "cards", template)
+    assert {p.code for p in problems} == {"invalid.supply.placeholder"}
+    short = {"decks": EXAMPLES["cards"]["decks"][:3]}
+    assert [p.code for p in GAME.supplies.supply(state, "cards", short)[1]] == ["invalid.supply.decks"]
+    crt = {**EXAMPLES["tables/crt"], "modifiers": {}}
+    assert [p.code for p in GAME.supplies.supply(state, "tables/crt", crt)[1]] == ["invalid.table"]
+
+
+def test_6_5_5_reactions_not_triggered_stay_sealed_and_a_triggered_one_opens_with_its_proof() -> None:
+    state = dealt_state()
+    orders = {
+        "bourbon": _march(state, [{"to": "Kolin"}]),
+        "pragmatic": {
+            "reactions": {
+                "intercept": [
+                    {"when_enters": "Dresden", "leader": "Charles"},  # never entered: stays sealed
+                    {"when_enters": "Kolin", "leader": "Batthyani"},
+                ],
+                "withdraw": [{"when_battle_at": "Vienna", "to": "Znaim"}],
+            }
+        },
+    }
+    _, events = advance(state, orders)
+    public = json.dumps([e.as_dict() for e in events if e.visible_to == "all"])
+    assert "Dresden" not in public and "Znaim" not in public and "Batthyani" in public
+    sealed = next(e for e in events if e.kind == "reactions.sealed")
+    assert sealed.visible_to == ("pragmatic",) and len(sealed.data["openings"]) == 31
+    opened = next(e for e in events if e.kind == "reaction.opened")
+    (opening,) = opened.data["openings"]
+    assert opening["value"]["leader"] == "Batthyani"
+    assert check_opening(opening, opening["commitment"], typed=True) or check_opening(opening, opening["commitment"])
+
+
+def test_9_0_a_successful_interception_stops_the_move_and_brings_a_battle_then_the_turns_go_on() -> None:
+    for seed in (b"a", b"b", b"c", b"d", b"e", b"f", b"g", b"h"):
+        state = dealt_state()
+        orders = {
+            "bourbon": _march(state, [{"to": "Kolin"}, {"to": "Prague"}]),
+            "pragmatic": {"reactions": {"intercept": [{"when_enters": "Kolin", "leader": "Charles"}]}},
+        }
+        new, events = advance(state, orders, seed=seed)
+        result = next(e for e in events if e.kind == "interception")
+        if not result.data["success"]:
+            assert not new["battles"] and any(e.kind == "move" and e.data["to"] == "Prague" for e in events)
+            continue
+        assert [e.data["to"] for e in events if e.kind == "move"] == ["Kolin"]
+        assert new["step"] == {"kind": "battle"} and new["battles"][0]["attacker"] == "austria"
+        force = {"commander": "Charles", "nations": [{"nation": "austrian", "sp": 30}]}
+        prussians = {"commander": "Frederick", "nations": [{"nation": "prussian", "sp": 30}]}
+        after, fought = advance(new, {"pragmatic": {"force": force}, "bourbon": {"force": prussians}})
+        assert any(e.kind == "battle.result" for e in fought)
+        assert after["step"]["kind"] == "power" and after["step"]["index"] == state["step"]["index"] + 1
+        return
+    raise AssertionError("no seed gave a successful interception")
+
+
+def test_10_0_a_successful_withdrawal_avoids_the_battle() -> None:
+    for seed in (b"a", b"b", b"c", b"d", b"e", b"f", b"g", b"h"):
+        state = dealt_state()
+        orders = {
+            "bourbon": _march(
+                state, [{"to": "Prague", "enemy_command": True}], {"defender": "austria", "at": "Prague"}
+            ),
+            "pragmatic": {"reactions": {"withdraw": [{"when_battle_at": "Prague", "to": "Budweis"}]}},
+        }
+        new, events = advance(state, orders, seed=seed)
+        withdrawal = next(e for e in events if e.kind == "withdrawal")
+        assert bool(new["battles"]) is not withdrawal.data["success"]
+        if withdrawal.data["success"]:
+            return
+    raise AssertionError("no seed gave a successful withdrawal")
+
+
+def test_an_ally_seals_no_reactions_and_a_power_must_play_when_may_pass_is_off() -> None:
+    state = dealt_state("four-players", {"may_pass": False})
+    assert state["step"]["power"] == "prussia"
+    ally = {"reactions": {"withdraw": [{"when_battle_at": "Prague", "to": "Pilsen"}]}}
+    assert [p.code for p in GAME.validate(state, "france", ally)] == ["illegal.reactions.ally"]
+    assert GAME.validate(state, "austria", ally) == []
+    assert [p.code for p in GAME.validate(state, "prussia-spain", {})] == ["illegal.must-play"]
