@@ -185,6 +185,16 @@ COMBAT = {
                 },
             },
         },
+        "primary": {
+            "type": "list",
+            "max": 40,
+            "description": "Combat Engineers touched by several of your cards: which one fights them (L291)",
+            "items": {
+                "type": "map",
+                "required": ["engineers", "attacker"],
+                "fields": {"engineers": MARKER, "attacker": REF},
+            },
+        },
         "order": {
             "type": "list",
             "max": 160,
