@@ -106,7 +106,9 @@ def deciders(state: Mapping[str, Any]) -> tuple[str, ...]:
         if not card["face_up"] or card["type"] == "engineers":
             touching.setdefault(card["marker"], set()).add(attacker["marker"])
     choosing |= {cards[next(iter(a))]["owner"] for a in touching.values() if len(a) > 1}
-    fights = {frozenset((a["marker"], c["marker"])) for a, c in pairs}
-    if len(shots) + len(fights) > 1 and state["options"].get("combat_order", "asked") == "asked":
+    # Two cards that could shoot each other make one combat (the target returns fire, L313).
+    combats = {frozenset((a["marker"], c["marker"])) for a, c in pairs}
+    combats |= {frozenset((shooter, target)) for shooter, targets in shots.items() for target in targets}
+    if len(combats) > 1 and state["options"].get("combat_order", "asked") == "asked":
         choosing.add(state["phasing"])
     return tuple(role for role in state["roles"] if role in choosing)

@@ -1,0 +1,230 @@
+"""Issue 16's rule findings, each re-derived from the rulebook's text (L-numbers into the rulebook):
+obligatory shooting, the going modifier, enfilade from an aiding shooter, the attacker's choice
+against Combat Engineers, and the pace of combat phases."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from clg_helpers import battle, card, feature, unit
+
+from games.cest_la_guerre import rules
+from games.cest_la_guerre.battle import combat_problems, run_combat
+from games.cest_la_guerre.combat import melee_modifiers, shooting_modifiers
+from games.cest_la_guerre.pace import combat_possible, deciders
+
+from scripted_dice import ScriptedDice
+
+
+def kinds(events: list[Any]) -> list[str]:
+    return [e["kind"] if isinstance(e, dict) else e.kind for e in events]
+
+
+def shootings(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["kind"] == "combat.shooting"]
+
+
+def facing_pair(**extra: Any) -> dict[str, Any]:
+    """Two Regular Infantry cards face to face, 40 mm apart: each in the other's lane and musket range."""
+    return battle(
+        [card("B1", "reg_inf", 500, 400, "north"), card("R1", "reg_inf", 500, 470, "south")], stage="combat", **extra
+    )
+
+
+# -- L295 "can and must shoot"; L172 "those units ... who can shoot must do so" ----------------
+
+
+def test_a_card_named_in_no_shot_still_shoots() -> None:
+    state = facing_pair()
+    b = run_combat(state, {"blue": {}, "red": {}}, ScriptedDice([3, 3, 3, 3]))  # a tie: no result
+    shots = shootings(b.events)
+    assert len(shots) == 1 and shots[0]["data"]["shooter"]["marker"] == "B1"
+    assert shots[0]["data"]["returned"] is True  # R1 returns fire (L313) and so has shot
+    told = [e for e in b.events if e["kind"] == "shot.obliged"]
+    assert [e["visible_to"] for e in told] == [["blue"]] and "B1" in told[0]["text"]
+
+
+def test_force_takes_every_obligatory_shot() -> None:
+    """A player who sent nothing gets the phase's default orders: those shoot too."""
+    state = facing_pair()
+    state["stage"] = "combat"
+    spec = rules.phase(state)
+    orders = {role: copy.deepcopy(spec.default_orders) for role in state["roles"]}
+    _, events = rules.resolve(state, orders, ScriptedDice([3, 3, 3, 3, 4]))  # the tie, then red's IP
+    assert "combat.shooting" in kinds(events)
+
+
+def test_an_unnamed_card_aids_a_shot_at_its_only_target() -> None:
+    """L317: a 2nd or 3rd unit shooting at the same target aids the first (-1 each to the target)."""
+    state = battle(
+        [
+            card("B1", "reg_inf", 500, 400, "north"),
+            card("B2", "reg_inf", 550, 400, "north"),
+            card("R1", "reg_inf", 530, 470, "south"),
+        ],
+        stage="combat",
+    )
+    orders = {"blue": {"shots": [{"shooter": "B1", "target": "R1"}]}}
+    b = run_combat(state, orders, ScriptedDice([3, 3, 3, 3, 6]))  # 10 against 9; R1's casualty roll
+    (shot,) = shootings(b.events)
+    assert {"name": "aided by B2", "value": -1} in shot["data"]["target"]["modifiers"]
+    assert unit(b.state, "B2")["shots"] == 1
+
+
+def test_the_referee_picks_the_nearest_legal_target_by_default() -> None:
+    """L295 lets the shooter take "any one"; the book names no default: option unnamed_shot_target."""
+    cards = [
+        card("B1", "artillery", 500, 300, "north"),
+        card("R1", "reg_inf", 480, 700, "south"),
+        card("R2", "reg_inf", 530, 500, "south"),
+    ]
+    for option, target in (("nearest", "R2"), ("lowest_marker", "R1")):
+        state = battle(copy.deepcopy(cards), stage="combat", options={"unnamed_shot_target": option})
+        b = run_combat(state, {}, ScriptedDice([1, 1, 6, 6]))  # the target wins: the guns shot unanswered
+        (shot,) = shootings(b.events)
+        assert shot["data"]["target"]["marker"] == target
+
+
+def test_a_player_may_choose_only_among_legal_targets() -> None:
+    state = facing_pair()
+    state["units"].append(card("R2", "reg_inf", 800, 470, "south"))
+    problems = combat_problems(state, "blue", {"shots": [{"shooter": "B1", "target": "R2"}]})
+    assert problems and "not in" in problems[0].message
+
+
+# -- L392: "-2 if in, or mounted in contact with enemy in, bad going" ---------------------------
+
+
+def test_cavalry_shot_at_from_a_wood_has_no_bad_going_modifier() -> None:
+    wood = feature("W1", "woods", 460, 370, 540, 430)
+    state = battle(
+        [card("B1", "reg_inf", 500, 400, "north"), card("R1", "cavalry", 500, 470, "south")], terrain=(wood,)
+    )
+    shooter, target = unit(state, "B1"), unit(state, "R1")
+    assert all(value != -2 for _, value in shooting_modifiers(state, target, shooter, True))
+    assert ("bad_going", -2) in shooting_modifiers(state, shooter, target, True)  # the shooter itself is in it
+
+
+def test_mounted_in_contact_with_an_enemy_in_bad_going_has_the_modifier() -> None:
+    wood = feature("W1", "woods", 460, 370, 540, 420)
+    state = battle(
+        [card("B1", "reg_inf", 500, 400, "north"), card("R1", "cavalry", 500, 430, "south")], terrain=(wood,)
+    )
+    modifiers = melee_modifiers(state, unit(state, "R1"), unit(state, "B1"), False)
+    assert ("mounted_vs_enemy_in_bad_going", -2) in modifiers
+
+
+# -- L321: enfilade "when the firing unit or a supporting firing unit is shooting the flank" -----
+
+
+def test_enfilade_from_an_aiding_shooter_counts() -> None:
+    state = battle(
+        [
+            card("B1", "reg_inf", 500, 560, "south"),  # in front of R1: not enfilade
+            card("B2", "reg_inf", 560, 500, "west"),  # level with R1's flank: enfilade
+            card("R1", "reg_inf", 500, 500, "north"),
+        ],
+        stage="combat",
+    )
+    orders = {"blue": {"shots": [{"shooter": "B1", "target": "R1", "aides": ["B2"]}]}}
+    b = run_combat(state, orders, ScriptedDice([3, 3, 3, 3, 6]))
+    (shot,) = shootings(b.events)
+    assert {"name": "enfilade by B2", "value": 1} in shot["data"]["shooter"]["modifiers"]
+
+
+# -- L291: against Combat Engineers "the attacking player gets to choose" the primary attacker ---
+
+
+def engineers_beset() -> dict[str, Any]:
+    return battle(
+        [
+            card("B1", "reg_inf", 500, 470, "north"),  # against R1's south edge
+            card("B2", "cavalry", 500, 530, "south"),  # against R1's north edge
+            card("R1", "engineers", 500, 500, "north"),
+        ],
+        stage="combat",
+    )
+
+
+def melee_attacker(events: list[dict[str, Any]]) -> str:
+    (fight,) = [e for e in events if e["kind"] == "combat.melee"]
+    return str(fight["data"]["attacker"]["marker"])
+
+
+def test_the_attacker_chooses_who_fights_combat_engineers() -> None:
+    state = engineers_beset()
+    orders = {"blue": {"primary": [{"engineers": "R1", "attacker": "B1"}]}}
+    assert combat_problems(state, "blue", orders["blue"]) == []
+    b = run_combat(state, orders, ScriptedDice([3, 3, 3, 3]))
+    assert melee_attacker(b.events) == "B1"
+    fight = next(e for e in b.events if e["kind"] == "combat.melee")
+    assert {"name": "B2 on flank or rear", "value": -1} in fight["data"]["defender"]["modifiers"]
+
+
+def test_unchosen_the_best_melee_factor_fights_combat_engineers() -> None:
+    b = run_combat(engineers_beset(), {}, ScriptedDice([3, 3, 3, 3]))
+    assert melee_attacker(b.events) == "B2"  # Cavalry +4 against infantry, Regular Infantry +2
+
+
+def test_the_chosen_card_must_touch_the_engineers() -> None:
+    state = engineers_beset()
+    state["units"].append(card("B3", "reg_inf", 800, 470, "north"))
+    problems = combat_problems(state, "blue", {"primary": [{"engineers": "R1", "attacker": "B3"}]})
+    assert problems and "does not touch" in problems[0].message
+
+
+# -- pace: a combat phase only when a fight or shot is possible, for the players with a choice ---
+
+
+def test_a_face_down_card_that_moved_is_not_taken_for_guns() -> None:
+    """L313: artillery that moved this Round does not shoot, so a face-down card that moved could
+    at most be a rifle (15 cm): 30 cm from the enemy, no combat step."""
+    state = battle(
+        [
+            card("B1", "reg_inf", 500, 100, "north", face_up=False, moved_round=True),
+            card("R1", "reg_inf", 500, 430, "south", face_up=False, moved_round=True),
+        ]
+    )
+    assert not combat_possible(state)
+    unit(state, "B1")["moved_round"] = False  # it could be guns: 75 cm reach
+    assert combat_possible(state)
+
+
+def test_terrain_blocking_the_line_means_no_combat() -> None:
+    """L315: no shooting through trees, a village or a town."""
+    wood = feature("W1", "woods", 300, 250, 700, 300)
+    state = battle(
+        [card("B1", "artillery", 500, 100, "north"), card("R1", "reg_inf", 500, 430, "south")], terrain=(wood,)
+    )
+    assert not combat_possible(state)
+    state["terrain"] = []
+    assert combat_possible(state)
+
+
+def test_whether_a_phase_opens_or_waits_never_tells_a_dummy_from_a_card() -> None:
+    """README, hidden information: a face-down card is judged as any card could be."""
+    for kind in ("dummy", "reg_inf", "heavy_artillery", "engineers"):
+        state = battle(
+            [
+                card("B1", kind, 500, 300, "north", face_up=False),
+                card("R1", "reg_inf", 480, 700, "south"),
+                card("R2", "reg_inf", 530, 500, "south"),
+                card("R3", "reg_inf", 900, 500, "south", face_up=False),
+                card("B2", "reg_inf", 900, 470, "north"),
+                card("B3", "reg_inf", 930, 530, "west"),
+            ]
+        )
+        assert combat_possible(state), kind
+        assert deciders(state) == ("blue",), kind
+
+
+def test_no_order_to_choose_and_no_target_to_choose_waits_for_nobody() -> None:
+    state = facing_pair()
+    assert combat_possible(state) and deciders(state) == ()
+    state["options"]["combat_order"] = "marker_order"
+    state["units"].append(card("B2", "reg_inf", 800, 400, "north"))
+    state["units"].append(card("R2", "reg_inf", 800, 470, "south"))
+    assert deciders(state) == ()
+    state["options"]["combat_order"] = "asked"
+    assert deciders(state) == ("blue",)  # two firefights: the moving player orders them (L172)
