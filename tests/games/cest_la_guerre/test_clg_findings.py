@@ -7,12 +7,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from clg_helpers import battle, card, feature, unit
+import pytest
+from clg_helpers import battle, bound, card, feature, texts, unit
 
 from games.cest_la_guerre import rules
+from games.cest_la_guerre.actions import _turn_to_face, _turning_order, turn_to_face
+from games.cest_la_guerre.armies import build_army
 from games.cest_la_guerre.battle import combat_problems, run_combat
 from games.cest_la_guerre.combat import melee_modifiers, shooting_modifiers
+from games.cest_la_guerre.options import resolve_options
 from games.cest_la_guerre.pace import combat_possible, deciders
+from games.cest_la_guerre.relations import contacts_on
 
 from scripted_dice import ScriptedDice
 
@@ -228,3 +233,65 @@ def test_no_order_to_choose_and_no_target_to_choose_waits_for_nobody() -> None:
     assert deciders(state) == ()
     state["options"]["combat_order"] = "asked"
     assert deciders(state) == ("blue",)  # two firefights: the moving player orders them (L172)
+
+
+# -- L325: "If a unit contacts the flanks of two such enemy units, both these turn, the second
+#    moving behind the first." -------------------------------------------------------------------
+
+
+def two_flanks() -> dict[str, Any]:
+    """B1 faces east against the left flanks of R1 and R2, a column of two facing north."""
+    return battle(
+        [
+            card("B1", "reg_inf", 485, 500, "east"),
+            card("R1", "reg_inf", 525, 515, "north"),
+            card("R2", "reg_inf", 525, 485, "north"),
+        ]
+    )
+
+
+def test_two_cards_turned_by_one_enemy_stand_one_behind_the_other() -> None:
+    state = two_flanks()
+    if len(contacts_on(state, unit(state, "R1")) + contacts_on(state, unit(state, "R2"))) < 2:
+        pytest.skip("this tree's card geometry lines a flank attacker up with one card only (free-angle geometry)")
+    b = bound(state, ScriptedDice([]))
+    turn_to_face(b)
+    first, second = unit(state, "R1"), unit(state, "R2")
+    assert (first["x"], first["y"], first["facing"]) == (515, 500, "west")  # nearer: ties go by marker
+    assert (second["x"], second["y"], second["facing"]) == (545, 500, "west")
+    assert "behind R1" in texts(b.events)
+
+
+def test_the_second_card_turns_behind_the_first() -> None:
+    state = two_flanks()
+    b = bound(state, ScriptedDice([]))
+    attacker, first, second = unit(state, "B1"), unit(state, "R1"), unit(state, "R2")
+    order = _turning_order(state, attacker, [second, first])
+    assert order == [first, second]
+    assert _turn_to_face(b, first, attacker, None, order)
+    assert _turn_to_face(b, second, attacker, first, order)
+    assert (first["x"], first["y"], first["facing"]) == (515, 500, "west")
+    assert (second["x"], second["y"], second["facing"]) == (545, 500, "west")
+
+
+def test_a_card_with_no_room_to_turn_stays_by_the_named_option() -> None:
+    state = two_flanks()
+    state["units"].append(card("B2", "reg_inf", 530, 530, "north"))  # where R1 would turn to
+    b = bound(state, ScriptedDice([]))
+    attacker, first = unit(state, "B1"), unit(state, "R1")
+    assert not _turn_to_face(b, first, attacker, None, [first])
+    assert "option no_room_to_turn" in texts(b.events)
+    assert first["facing"] == "north"
+
+
+# -- the point system's Generals (S-04): the lists all have exactly one; the point system is silent
+
+
+def test_a_point_army_may_buy_generals_as_the_option_says() -> None:
+    units = [{"type": "general", "grade": "average", "count": 2}, {"type": "reg_inf", "grade": "average", "count": 4}]
+    for rule, fine in (("exactly_one", False), ("at_most_one", False), ("any", True)):
+        options = resolve_options({"point_army_generals": rule})
+        problems = build_army({"list": "point-system", "units": units}, options)[2]
+        assert (not any(p.code == "illegal.army.general" for p in problems)) is fine, rule
+    problems = build_army({"list": "point-system", "units": units[1:]}, resolve_options({}))[2]
+    assert any("exactly one General" in p.message for p in problems)
