@@ -11,6 +11,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.cest_la_guerre import engineering
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.events import private, public
 from games.cest_la_guerre.formations import column_problem, command_group, in_any_group, line_problem
@@ -39,6 +40,8 @@ VERBS = (
     "remount",
     "square",
     "leave_square",
+    "build",
+    "demolish",
 )
 FORMATIONS = ("group", "column", "line")
 
@@ -420,6 +423,8 @@ HANDLERS = {
     "remount": dismount,
     "square": square,
     "leave_square": leave_square,
+    "build": engineering.build,
+    "demolish": engineering.demolish,
 }
 
 

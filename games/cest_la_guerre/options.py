@@ -269,8 +269,16 @@ SPECS: tuple[Option, ...] = (
         "an enemy within 25 cm is screened off when a friendly card crosses the line between centres (L275)",
     ),
     Option(
-        "shoreline_deployment",
+        "engineering_reach_mm",
         "S-09",
+        50,
+        whole(0, 500),
+        "a work begun, continued or demolished lies within this of its Combat Engineers (the book says not where)",
+    ),
+    Option("engineering_ip", "S-10", 0, whole(0, 6), "IP a Combat Engineer's turn of work costs (the book names none)"),
+    Option(
+        "shoreline_deployment",
+        "S-11",
         True,
         flag,
         "where lake or sea fills a base edge, that side deploys within 10 cm of the water's edge (L154)",

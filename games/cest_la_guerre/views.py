@@ -97,6 +97,7 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "base_edges": dict(state["edges"]),
         "table_mm": list(options["table_mm"]),
         "terrain": [_feature(f) for f in state["terrain"]],
+        "works": [dict(w) for w in state.get("works", [])],
         "sides": {role: _side(state, role, player) for role in state["roles"]},
         "cards": [public_card(u) for u in sorted(state["units"], key=marker_order) if u["marker"] is not None],
         "result": state["result"],
@@ -114,6 +115,8 @@ def _feature(feature: Mapping[str, Any]) -> dict[str, Any]:
     shown = {key: feature[key] for key in ("id", "kind", "rect", "going", "los_block", "elevation")}
     if feature["kind"] == "river":
         shown["condition"] = feature["condition"]
+    if feature.get("demolished_mm"):
+        shown["demolished_mm"] = feature["demolished_mm"]
     return shown
 
 

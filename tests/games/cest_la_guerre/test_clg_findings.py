@@ -11,7 +11,7 @@ import pytest
 from clg_helpers import battle, bound, card, feature, texts, unit
 
 from games.cest_la_guerre import rules
-from games.cest_la_guerre.actions import _turn_to_face, _turning_order, turn_to_face
+from games.cest_la_guerre.actions import _turn_to_face, _turning_order, run_movement, turn_to_face
 from games.cest_la_guerre.armies import build_army
 from games.cest_la_guerre.battle import combat_problems, run_combat
 from games.cest_la_guerre.combat import melee_modifiers, shooting_modifiers
@@ -295,3 +295,68 @@ def test_a_point_army_may_buy_generals_as_the_option_says() -> None:
         assert (not any(p.code == "illegal.army.general" for p in problems)) is fine, rule
     problems = build_army({"list": "point-system", "units": units[1:]}, resolve_options({}))[2]
     assert any("exactly one General" in p.message for p in problems)
+
+
+# -- L273-L283: Combat Engineering --------------------------------------------------------------
+
+
+def sappers(*extra: dict[str, Any], terrain: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    return battle([card("B1", "engineers", 500, 300, "north"), *extra], terrain=terrain)
+
+
+def act(state: dict[str, Any], *actions: dict[str, Any]) -> Any:
+    return run_movement(state, "blue", {"actions": list(actions)}, ScriptedDice([1, 1]))  # the reserve die
+
+
+def test_engineers_build_10_cm_of_fortification_a_turn() -> None:
+    """L275: 200 m (10 cm) of field fortification per turn; L380: +1 from a completed one."""
+    state = sappers(card("B2", "reg_inf", 560, 340, "north"))
+    b = act(state, {"build": "B1", "kind": "fortification", "rect": [530, 350, 640, 360]})
+    assert b.problems == [] and "engineering.progress" in kinds(b.events)
+    assert b.state["works"][0]["done_mm"] == 100 and b.state["works"][0]["length"] == 110
+    assert run_movement(b.state, "blue", {"actions": [{"build": "B1", "work": "W1"}]}, None).problems  # once a turn
+    b.state["round"] += 1
+    for u in b.state["units"]:
+        u["moved_round"] = False
+    b = act(b.state, {"build": "B1", "work": "W1"})
+    assert "engineering.done" in kinds(b.events) and b.state["works"] == []
+    fort = b.state["terrain"][-1]
+    assert fort["kind"] == "fortification" and fort["rect"] == [530, 350, 640, 360]
+
+
+def test_a_bridge_builds_5_cm_a_turn_and_counts_only_once_across() -> None:
+    """L275: 100 m (5 cm) of a bridge a turn; L277: only its completion removes the river's effects."""
+    river = feature("T1", "river", 400, 340, 700, 370, condition="difficult")
+    state = sappers(terrain=(river,))
+    short = {"actions": [{"build": "B1", "kind": "bridge", "rect": [480, 345, 520, 365]}]}
+    assert run_movement(state, "blue", short, None).problems  # not bank to bank
+    b = act(state, {"build": "B1", "kind": "bridge", "rect": [480, 320, 520, 390]})
+    assert b.problems == [] and [t["kind"] for t in b.state["terrain"]] == ["river"]
+    assert b.state["works"][0]["done_mm"] == 50
+
+
+def test_engineers_that_moved_do_not_build() -> None:
+    """L279: a Combat Engineer that has moved cannot construct or demolish that turn."""
+    state = sappers()
+    unit(state, "B1")["moved_round"] = True
+    problems = run_movement(
+        state, "blue", {"actions": [{"build": "B1", "kind": "road", "rect": [480, 320, 520, 400]}]}, None
+    ).problems
+    assert problems and "L279" in problems[0].message
+
+
+def test_an_enemy_within_25_cm_stops_the_work_unless_screened() -> None:
+    """L275: no construction with an enemy within 500 m (25 cm) not at least partly screened off."""
+    order = {"actions": [{"build": "B1", "kind": "road", "rect": [480, 320, 520, 400]}]}
+    state = sappers(card("R1", "reg_inf", 500, 500, "south"))
+    problems = run_movement(state, "blue", order, None).problems
+    assert problems and "R1 is within 25 cm" in problems[0].message
+    screened = sappers(card("R1", "reg_inf", 500, 500, "south"), card("B2", "reg_inf", 500, 420, "north"))
+    assert run_movement(screened, "blue", order, None).problems == []
+
+
+def test_demolishing_takes_the_building_time() -> None:
+    road = feature("T1", "road", 480, 320, 520, 500)
+    state = sappers(terrain=(road,))
+    b = act(state, {"demolish": "B1", "feature": "T1"})
+    assert b.problems == [] and b.state["terrain"][0]["demolished_mm"] == 100
