@@ -17,6 +17,7 @@ from games.cest_la_guerre.battle import combat_problems, run_combat
 from games.cest_la_guerre.combat import melee_modifiers, shooting_modifiers
 from games.cest_la_guerre.options import resolve_options
 from games.cest_la_guerre.pace import combat_possible, deciders
+from games.cest_la_guerre.pregame import deploy_problems
 from games.cest_la_guerre.relations import contacts_on
 
 from scripted_dice import ScriptedDice
@@ -360,3 +361,22 @@ def test_demolishing_takes_the_building_time() -> None:
     state = sappers(terrain=(road,))
     b = act(state, {"demolish": "B1", "feature": "T1"})
     assert b.problems == [] and b.state["terrain"][0]["demolished_mm"] == 100
+
+
+# -- L154: deploy "within 200 meters (or 10 cm) of his base edge or if it is a shore line the water's edge"
+
+
+def test_a_shoreline_base_edge_deploys_from_the_waters_edge() -> None:
+    lake = feature("T1", "lake", 300, 0, 700, 200)
+    waiting = card("B1", "reg_inf", 0, 0, "north", status="army", face_up=False)
+    waiting["marker"] = None
+    state = battle([waiting], terrain=(lake,))
+    state["stage"] = "deploy"
+
+    def problems(y: int, **options: Any) -> list[Any]:
+        state["options"].update(options)
+        return deploy_problems(state, "blue", {"place": [{"unit": "reg-inf-b1", "x": 500, "y": y, "facing": "north"}]})
+
+    assert problems(230) == []  # 15 mm from the water's edge
+    assert problems(320) and problems(320)[0].code == "illegal.place.zone"  # 105 mm from it
+    assert problems(230, shoreline_deployment=False)[0].code == "illegal.place.zone"
