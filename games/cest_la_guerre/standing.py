@@ -47,6 +47,7 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     facts.append(Fact("Points lost", lost))
     if own["cards"]:
         facts.append(Fact("Your cards", f"{len(own['cards'])}", tuple(_card(c) for c in own["cards"])))
+    facts += _table_facts(seen["stage"], own)
     if own["command_groups"]:
         groups = tuple(f"{leader}: {', '.join(members)}" for leader, members in own["command_groups"].items())
         facts.append(Fact("Your Command Groups", "", groups))
@@ -56,6 +57,35 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", AWAITED.get(state["stage"], "your orders")))
     return facts
+
+
+def _table_facts(stage: str, own: Mapping[str, Any]) -> list[Fact]:
+    """Return the shots a player's cards must take, their contacts and overlaps, and what each card
+    could reach this bound: what a player needs to write orders without redrawing the table."""
+    facts = []
+    shots = own.get("must_shoot") or []
+    if shots:
+        when = "now" if stage == "combat" else "if the table stays as it is"
+        items = tuple(
+            f"{s['shooter']} at {s['targets'][0]}"
+            + (f" (or {', '.join(s['targets'][1:])}: your choice)" if len(s["targets"]) > 1 else "")
+            for s in shots
+        )
+        facts.append(Fact("Shots your cards must take (L295)", when, items))
+    contacts = tuple(f"{c['enemy']} against {c['card']}'s {_edge(c['edge'])}" for c in own.get("contacts") or [])
+    contacts += tuple(f"{o['enemy']} overlaps {o['card']}'s {o['flank']} flank" for o in own.get("overlaps") or [])
+    if contacts:
+        facts.append(Fact("Contacts and overlaps on your cards", "", contacts))
+    reach = own.get("within_reach") or {}
+    if reach:
+        moves = {c["marker"]: c.get("move_left_mm") for c in own["cards"]}
+        items = tuple(f"{m} ({moves.get(m)} mm): {', '.join(enemies)}" for m, enemies in reach.items())
+        facts.append(Fact("Enemy cards your cards could reach this bound (good going)", "", items))
+    return facts
+
+
+def _edge(edge: str) -> str:
+    return {"front": "front", "rear": "rear"}.get(edge, f"{edge} flank")
 
 
 def _stage(seen: Mapping[str, Any]) -> str:
@@ -81,6 +111,8 @@ def _card(card: Mapping[str, Any]) -> str:
         state.append("disordered")
     if card["moved_this_bound"]:
         state.append("moved this bound")
+    elif card.get("move_left_mm"):
+        state.append(f"may move {card['move_left_mm']} mm")
     return f"{head}, {', '.join(state)}"
 
 
@@ -112,8 +144,15 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
             notes["orders.reserve"] = f"from Round 2, your Reserve Force: {', '.join(own['reserve_waiting'])}"
         return Example(examples.movement_example(state, player), notes)
     enemy = [c["marker"] for c in seen["cards"] if c["owner"] != player and "x" in c]
-    note = f"your cards on the table: {_some(on_table)}; enemy cards: {_some(enemy)}; every card that can shoot must"
-    return Example(spec.example, {"orders.shots": note + "; e.g. {shooter: B4, target: R7}"})
+    due = [f"{s['shooter']} at {' or '.join(s['targets'])}" for s in own.get("must_shoot") or []]
+    note = f"your cards on the table: {_some(on_table)}; enemy cards: {_some(enemy)}; "
+    note += f"must shoot: {_some(due)}; " if due else ""
+    note += "every card that can shoot must: one you do not name shoots at its nearest target"
+    notes = {"orders.shots": note + "; e.g. {shooter: B4, target: R7, aides: [B5]}"}
+    if player == state["phasing"]:
+        notes["orders.order"] = "markers of shooters and fighters in the order to resolve (you are the moving player)"
+    notes["orders.primary"] = "Combat Engineers touched by several of your cards: {engineers: R9, attacker: B3}"
+    return Example(spec.example, notes)
 
 
 def _some(items: list[str]) -> str:
