@@ -147,7 +147,8 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
     due = [f"{s['shooter']} at {' or '.join(s['targets'])}" for s in own.get("must_shoot") or []]
     note = f"your cards on the table: {_some(on_table)}; enemy cards: {_some(enemy)}; "
     note += f"must shoot: {_some(due)}; " if due else ""
-    note += "every card that can shoot must: one you do not name shoots at its nearest target"
+    rule = state["options"].get("unnamed_shot_target", "nearest")
+    note += f"every card that can shoot must: one you do not name shoots anyway (unnamed_shot_target: {rule})"
     notes = {"orders.shots": note + "; e.g. {shooter: B4, target: R7, aides: [B5]}"}
     if player == state["phasing"]:
         notes["orders.order"] = "markers of shooters and fighters in the order to resolve (you are the moving player)"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from clg_helpers import battle, bound, card, feature, texts, unit
 
-from games.cest_la_guerre import rules
+from games.cest_la_guerre import rules, standing
 from games.cest_la_guerre.actions import _turn_to_face, _turning_order, run_movement, turn_to_face
 from games.cest_la_guerre.armies import build_army
 from games.cest_la_guerre.battle import combat_problems, run_combat
@@ -380,3 +380,26 @@ def test_a_shoreline_base_edge_deploys_from_the_waters_edge() -> None:
     assert problems(230) == []  # 15 mm from the water's edge
     assert problems(320) and problems(320)[0].code == "illegal.place.zone"  # 105 mm from it
     assert problems(230, shoreline_deployment=False)[0].code == "illegal.place.zone"
+
+
+# -- the notice a player can play from (issue 16, deliverable 4) --------------------------------
+
+
+def test_the_notice_lists_obligatory_shots_contacts_and_reach() -> None:
+    state = battle(
+        [
+            card("B1", "reg_inf", 500, 400, "north"),
+            card("B2", "cavalry", 800, 300, "north"),
+            card("R1", "reg_inf", 500, 470, "south"),
+            card("R2", "reg_inf", 800, 330, "south", face_up=False),
+        ]
+    )
+    own = rules.view(state, "blue")["your_army"]
+    assert own["must_shoot"] == [{"shooter": "B1", "targets": ["R1"]}]
+    assert own["contacts"] == [{"card": "B2", "enemy": "R2", "edge": "front"}]
+    assert own["within_reach"] == {"B1": ["R1"], "B2": ["R1", "R2"]}
+    assert {c["marker"]: c["move_left_mm"] for c in own["cards"]} == {"B1": 150, "B2": 400}  # L224, L226: 40 cm and 15 cm
+    facts = {f.name: f for f in standing.standing(state, "blue")}
+    assert facts["Shots your cards must take (L295)"].items == ("B1 at R1",)
+    assert facts["Contacts and overlaps on your cards"].items == ("R2 against B2's front",)
+    assert "your_army" not in rules.view(state, None) and "must_shoot" not in str(rules.view(state, "red")["cards"])
