@@ -525,7 +525,8 @@ def _returns_fire(state: Mapping[str, Any], target: Mapping[str, Any], shooter: 
     """Return whether the target must shoot back at its shooter (L313; gap G-38)."""
     if target["shots"] or not can_shoot(target, state["options"], returning=True) or artillery_moved(state, target):
         return False
-    if state["options"]["return_fire"] == "range":
+    if state["options"]["return_fire"] == "range" or target["type"] == "engineers":
+        # Combat Engineers have no "straight ahead": they return fire at a shooter within range (L291).
         return distance_between(target, shooter) <= weapon_range(target, state["options"])
     return in_lane(state, target, shooter) is not None
 

@@ -403,3 +403,13 @@ def test_the_notice_lists_obligatory_shots_contacts_and_reach() -> None:
     assert facts["Shots your cards must take (L295)"].items == ("B1 at R1",)
     assert facts["Contacts and overlaps on your cards"].items == ("R2 against B2's front",)
     assert "your_army" not in rules.view(state, None) and "must_shoot" not in str(rules.view(state, "red")["cards"])
+
+
+def test_combat_engineers_return_fire_at_a_shooter_within_range_whatever_their_facing() -> None:
+    """L291: engineers have no "straight ahead" but may return fire at an enemy shooter within range."""
+    state = battle(
+        [card("B1", "reg_inf", 500, 400, "north"), card("R1", "engineers", 500, 470, "north")], stage="combat"
+    )
+    b = run_combat(state, {}, ScriptedDice([1, 1, 3, 3]))  # 2 +4 +1 enfilade (G-36) against 6 +1: a tie
+    (shot,) = shootings(b.events)
+    assert shot["data"]["returned"] is True
