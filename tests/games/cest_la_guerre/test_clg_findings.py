@@ -398,7 +398,8 @@ def test_the_notice_lists_obligatory_shots_contacts_and_reach() -> None:
     assert own["must_shoot"] == [{"shooter": "B1", "targets": ["R1"]}]
     assert own["contacts"] == [{"card": "B2", "enemy": "R2", "edge": "front"}]
     assert own["within_reach"] == {"B1": ["R1"], "B2": ["R1", "R2"]}
-    assert {c["marker"]: c["move_left_mm"] for c in own["cards"]} == {"B1": 150, "B2": 400}  # L224, L226: 40 cm and 15 cm
+    moves = {c["marker"]: c["move_left_mm"] for c in own["cards"]}
+    assert moves == {"B1": 150, "B2": 400}  # L226 and L224: 15 cm and 40 cm
     facts = {f.name: f for f in standing.standing(state, "blue")}
     assert facts["Shots your cards must take (L295)"].items == ("B1 at R1",)
     assert facts["Contacts and overlaps on your cards"].items == ("R2 against B2's front",)
