@@ -89,26 +89,37 @@ def combat_possible(state: Mapping[str, Any]) -> bool:
 
 def deciders(state: Mapping[str, Any]) -> tuple[str, ...]:
     """Return the roles with a choice to make in this combat step, in role order (see the module doc)."""
+    found = choices(state)
+    return tuple(role for role in state["roles"] if found.get(role))
+
+
+def choices(state: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Return, by role, the choices it may have in this combat step, in words (from what both see)."""
     shots = possible_shots(state)
     pairs = contact_pairs(state)
     cards = {card["marker"]: card for card in placed(state)}
-    choosing: set[str] = set()
-    aimed: dict[tuple[str, str], int] = {}
+    found: dict[str, list[str]] = {}
+    aimed: dict[tuple[str, str], list[str]] = {}
     for shooter, targets in shots.items():
         owner = cards[shooter]["owner"]
         if len(targets) > 1:
-            choosing.add(owner)
+            found.setdefault(owner, []).append(f"{shooter}'s target among {', '.join(targets)}")
         for target in targets:
-            aimed[(owner, target)] = aimed.get((owner, target), 0) + 1
-    choosing |= {owner for (owner, _), count in aimed.items() if count > 1}
-    touching: dict[str, set[str]] = {}
+            aimed.setdefault((owner, target), []).append(shooter)
+    for (owner, target), shooters in aimed.items():
+        if len(shooters) > 1:
+            found.setdefault(owner, []).append(f"which of {', '.join(shooters)} shoots at {target} and which aid")
+    touching: dict[str, list[str]] = {}
     for attacker, card in pairs:
         if not card["face_up"] or card["type"] == "engineers":
-            touching.setdefault(card["marker"], set()).add(attacker["marker"])
-    choosing |= {cards[next(iter(a))]["owner"] for a in touching.values() if len(a) > 1}
+            touching.setdefault(card["marker"], []).append(attacker["marker"])
+    for target, attackers in touching.items():
+        if len(attackers) > 1:
+            owner = cards[attackers[0]]["owner"]
+            found.setdefault(owner, []).append(f"which of {', '.join(attackers)} fights {target} if Combat Engineers")
     # Two cards that could shoot each other make one combat (the target returns fire, L313).
     combats = {frozenset((a["marker"], c["marker"])) for a, c in pairs}
     combats |= {frozenset((shooter, target)) for shooter, targets in shots.items() for target in targets}
     if len(combats) > 1 and state["options"].get("combat_order", "asked") == "asked":
-        choosing.add(state["phasing"])
-    return tuple(role for role in state["roles"] if role in choosing)
+        found.setdefault(state["phasing"], []).append(f"the order of up to {len(combats)} combats")
+    return found

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre import examples
+from games.cest_la_guerre.pace import choices
 from games.cest_la_guerre.pregame import DEPLOY_DEPTH
 from games.cest_la_guerre.rules import phase
 from games.cest_la_guerre.views import view
@@ -24,7 +25,7 @@ AWAITED = {
     "terrain": "the terrain, as the Low scorer, and how the table sides are drawn",
     "deploy": "your deployment, face down along your base edge",
     "move": "your bound's movement: the Reserve Force (from Round 2) and actions paid in IP",
-    "combat": "your cards' shots",
+    "combat": "your choices in this combat step: shots, and as the moving player the order of combats",
 }
 
 
@@ -56,6 +57,8 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     spec = phase(state)
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", AWAITED.get(state["stage"], "your orders")))
+        if state["stage"] == "combat":
+            facts.append(Fact("Your choices (as far as both sides can see)", "", tuple(choices(state)[player])))
     return facts
 
 
