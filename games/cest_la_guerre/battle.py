@@ -465,6 +465,9 @@ def shoot(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
         reveal(state, unit, "it shoots", b.events)
     if not reveal(state, target, "shot at", b.events):
         b.events.append(public("shot.cancelled", f"The shot at {target['marker']} finds nothing: it was a dummy."))
+        for unit in [shooter, *aides]:
+            assert unit is not None
+            unit["shots"] += 1  # the shot is lost (G-16), not owed again
         return
     number = b.next_number()
     distance = in_lane(state, shooter, target) or 0

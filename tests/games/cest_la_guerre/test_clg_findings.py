@@ -414,3 +414,17 @@ def test_combat_engineers_return_fire_at_a_shooter_within_range_whatever_their_f
     b = run_combat(state, {}, ScriptedDice([1, 1, 3, 3]))  # 2 +4 +1 enfilade (G-36) against 6 +1: a tie
     (shot,) = shootings(b.events)
     assert shot["data"]["returned"] is True
+
+
+def test_a_shot_at_a_dummy_is_lost_not_owed_again() -> None:
+    """G-16: a dummy shot at is removed and the shot is lost; the shooter has shot (L295 is met)."""
+    state = battle(
+        [
+            card("B1", "artillery", 500, 300, "north"),
+            card("R1", "dummy", 530, 500, "south", face_up=False),
+            card("R2", "reg_inf", 480, 700, "south"),
+        ],
+        stage="combat",
+    )
+    b = run_combat(state, {}, ScriptedDice([]))
+    assert "shot.cancelled" in kinds(b.events) and shootings(b.events) == []
