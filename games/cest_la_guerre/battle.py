@@ -452,7 +452,14 @@ def shoot(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
         why = shooter_problem(state, shooter, target)
     aides = [find(state, owner, ref) for ref in shot.get("aides") or []]
     if why is None and target is not None:
-        why = next((shooter_problem(state, a, target) for a in aides if shooter_problem(state, a, target)), None)
+        # An aide that can no longer shoot (it fell back, its target moved) drops out; the shot stands.
+        unable = [(ref, shooter_problem(state, a, target)) for ref, a in zip(shot.get("aides") or [], aides)]
+        for ref, problem in unable:
+            if problem:
+                b.events.append(
+                    private(owner, "shot.aide.dropped", f"{ref} does not aid the shot at {shot['target']}: {problem}.")
+                )
+        aides = [a for a, (_, problem) in zip(aides, unable) if not problem]
     if why is not None or shooter is None or target is None:
         b.events.append(
             private(

@@ -436,3 +436,13 @@ def test_a_shot_at_a_dummy_is_lost_not_owed_again() -> None:
     )
     b = run_combat(state, {}, ScriptedDice([]))
     assert "shot.cancelled" in kinds(b.events) and shootings(b.events) == []
+
+
+def test_an_aide_that_can_no_longer_shoot_drops_out_and_the_shot_stands() -> None:
+    state = facing_pair()
+    state["units"].append(card("B2", "reg_inf", 900, 400, "north"))  # nothing in its lane
+    orders = {"blue": {"shots": [{"shooter": "B1", "target": "R1", "aides": ["B2"]}]}}
+    b = run_combat(state, orders, ScriptedDice([3, 3, 3, 3]))
+    (shot,) = shootings(b.events)
+    assert all(m["name"] != "aided by B2" for m in shot["data"]["target"]["modifiers"])
+    assert "shot.aide.dropped" in kinds(b.events)
