@@ -11,20 +11,22 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.cest_la_guerre import engineering
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.events import private, public
 from games.cest_la_guerre.formations import column_problem, command_group, in_any_group, line_problem
-from games.cest_la_guerre.geometry import card_rect, opposite, overlaps, pose_of, rect_of, step
+from games.cest_la_guerre.geometry import CARD_DEPTH, card_rect, opposite, overlaps, pose_of, rect_of, step
 from games.cest_la_guerre.hidden import assign_markers, public_name, reveal, reveal_check
 from games.cest_la_guerre.initiative import move_cost
 from games.cest_la_guerre.movement import destination, move_card
 from games.cest_la_guerre.placing import place, placement_problems
 from games.cest_la_guerre.relations import contacts_on, directly_behind, front_enemy
 from games.cest_la_guerre.terrain import LIVE_RIVER, rivers_crossed
-from games.cest_la_guerre.units import find, is_commander, placed, units_of
+from games.cest_la_guerre.units import find, is_commander, marker_order, placed, units_of
 from games.cest_la_guerre.zones import entry_edge
 from referee.kit import Dice, thaw
 
+Unit = dict[str, Any]
 VERBS = (
     "move",
     "group",
@@ -38,6 +40,8 @@ VERBS = (
     "remount",
     "square",
     "leave_square",
+    "build",
+    "demolish",
 )
 FORMATIONS = ("group", "column", "line")
 
@@ -419,6 +423,8 @@ HANDLERS = {
     "remount": dismount,
     "square": square,
     "leave_square": leave_square,
+    "build": engineering.build,
+    "demolish": engineering.demolish,
 }
 
 
@@ -426,30 +432,64 @@ HANDLERS = {
 
 
 def turn_to_face(b: Bound) -> None:
-    """A card contacted on a flank or rear, with no enemy to its front, turns to face (L325)."""
+    """A card contacted on a flank or rear, with no enemy to its front, turns to face (L325).
+
+    When one enemy contacts the flanks of two such cards, both turn: the first (option
+    `two_flanks_first`) in front of the enemy, the second behind the first.
+    """
+    turning: dict[str, list[Unit]] = {}
+    attackers: dict[str, Unit] = {}
     for unit in list(placed(b.state)):
         if unit["status"] != "table" or front_enemy(b.state, unit) is not None or unit["type"] == "engineers":
             continue
-        attackers = [e for e, edge in contacts_on(b.state, unit) if edge != "front"]
-        if not attackers or unit.get("in_square"):
+        found = [e for e, edge in contacts_on(b.state, unit) if edge != "front"]
+        if not found or unit.get("in_square"):
             continue
-        attacker = attackers[0]
-        if not unit["face_up"] and not reveal(b.state, unit, "in contact", b.events):
-            continue
-        x, y = step((attacker["x"], attacker["y"]), attacker["facing"], 30)
-        facing = opposite(attacker["facing"])
-        rect = card_rect(x, y, facing)
-        if any(o is not unit and o is not attacker and overlaps(rect, rect_of(o)) for o in placed(b.state)):
-            b.events.append(
-                public("turn.blocked", f"{public_name(unit)} has no room to turn to face {attacker['marker']}.")
-            )
-            continue
-        before = pose_of(unit)
-        unit.update(x=x, y=y, facing=facing)
+        turning.setdefault(found[0]["marker"], []).append(unit)
+        attackers[found[0]["marker"]] = found[0]
+    for marker, cards in turning.items():
+        attacker = attackers[marker]
+        cards = [u for u in cards if u["face_up"] or reveal(b.state, u, "in contact", b.events)]
+        ahead: Unit | None = None
+        for unit in _turning_order(b.state, attacker, cards)[:2]:
+            if _turn_to_face(b, unit, attacker, ahead, cards):
+                ahead = unit
+
+
+def _turning_order(state: Mapping[str, Any], attacker: Mapping[str, Any], cards: list[Unit]) -> list[Unit]:
+    """Return the cards one enemy turns, the one to stand in front first (option two_flanks_first)."""
+    if state["options"].get("two_flanks_first", "nearer") == "lowest_marker":
+        return sorted(cards, key=marker_order)
+    front = step((attacker["x"], attacker["y"]), attacker["facing"], CARD_DEPTH // 2)
+    return sorted(cards, key=lambda u: ((u["x"] - front[0]) ** 2 + (u["y"] - front[1]) ** 2, marker_order(u)))
+
+
+def _turn_to_face(b: Bound, unit: Unit, attacker: Unit, ahead: Unit | None, moving: list[Unit]) -> bool:
+    """Turn one card to face `attacker`, front to front, or behind `ahead`; return whether it turned.
+
+    The cards turning together (`moving`) do not block each other where they stood."""
+    depth = CARD_DEPTH if ahead is None else 2 * CARD_DEPTH
+    x, y = step((attacker["x"], attacker["y"]), attacker["facing"], depth)
+    facing = opposite(attacker["facing"])
+    rect = card_rect(x, y, facing)
+    still = [o for o in placed(b.state) if o is not attacker and (o is ahead or all(o is not m for m in moving))]
+    if any(overlaps(rect, rect_of(o)) for o in still):
         b.events.append(
             public(
-                "turn",
-                f"{public_name(unit)} turns to face {public_name(attacker)} (from {before[0]}, {before[1]} "
-                f"facing {before[2]}).",
+                "turn.blocked",
+                f"{public_name(unit)} has no room to turn to face {attacker['marker']}: it stays as it is "
+                "(option no_room_to_turn).",
             )
         )
+        return False
+    before = pose_of(unit)
+    unit.update(x=x, y=y, facing=facing)
+    behind = f", behind {ahead['marker']}" if ahead is not None else ""
+    b.events.append(
+        public(
+            "turn",
+            f"{public_name(unit)} turns to face {public_name(attacker)}{behind} (from {before[0]}, {before[1]} "
+            f"facing {before[2]}).",
+        )
+    )
+    return True

@@ -230,9 +230,15 @@ def _point_system_entries(orders: Mapping[str, Any], options: Mapping[str, Any])
                 entry[key] = item[key]
         entries.append(entry)
     generals = sum(e["n"] for e in entries if e["type"] == "general")
-    if generals != 1:
+    rule = options.get("point_army_generals", "exactly_one")
+    wanted = {"exactly_one": (1, 1, "exactly one"), "at_most_one": (0, 1, "at most one"), "any": (0, 999, "")}[rule]
+    if not wanted[0] <= generals <= wanted[1]:
         problems.append(
-            Problem("illegal.army.general", "orders.units", f"an army has exactly one General, not {generals}")
+            Problem(
+                "illegal.army.general",
+                "orders.units",
+                f"an army has {wanted[2]} General, not {generals} (option point_army_generals: {rule})",
+            )
         )
     return entries, problems
 

@@ -47,7 +47,16 @@ from games.cest_la_guerre.relations import (
     rear_supporters,
 )
 from games.cest_la_guerre.terrain import centre, elevation, los_clear
-from games.cest_la_guerre.units import by_marker, can_shoot, find, is_artillery, is_dummy, placed, weapon_range
+from games.cest_la_guerre.units import (
+    by_marker,
+    can_shoot,
+    find,
+    is_artillery,
+    is_dummy,
+    marker_order,
+    placed,
+    weapon_range,
+)
 from referee.kit import Dice, Problem, thaw
 
 Unit = dict[str, Any]
@@ -70,9 +79,13 @@ def engaged(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     )
 
 
-def in_lane(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any]) -> int | None:
-    """Return the range to `target` if it lies in the shooter's lane within its weapon's reach, else None."""
-    reach = weapon_range(shooter, state["options"])
+def in_lane(
+    state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any], reach: int | None = None
+) -> int | None:
+    """Return the range to `target` if it lies in the shooter's lane within its weapon's reach
+    (or `reach`, for a card whose weapon the asker may not know), else None."""
+    if reach is None:
+        reach = weapon_range(shooter, state["options"])
     pose, area = pose_of(shooter), rect_of(target)
     facing = shooter["facing"]
     front = along(step((shooter["x"], shooter["y"]), facing, CARD_DEPTH // 2), facing)
@@ -83,12 +96,18 @@ def in_lane(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mappin
     return distance if distance <= reach else None
 
 
-def line_blocked(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
-    """Return what blocks the line from shooter to target (a sight-blocking feature, a card), or None."""
+def line_blocked(
+    state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any], as_artillery: bool | None = None
+) -> str | None:
+    """Return what blocks the line from shooter to target (a sight-blocking feature, a card), or None.
+
+    `as_artillery` judges the shooter as guns (which fire over friends from a hill) or not,
+    whatever it is: for a face-down card judged from what both players see."""
     start, end = centre(shooter), centre(target)
     if not los_clear(state, start, end):
         return "terrain blocks the line of sight"
-    high = is_artillery(shooter) and elevation(state, shooter) > 0
+    guns = is_artillery(shooter) if as_artillery is None else as_artillery
+    high = guns and elevation(state, shooter) > 0
     for other in placed(state):
         if other is shooter or other is target:
             continue
@@ -123,8 +142,8 @@ def artillery_moved(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     return is_artillery(unit) and bool(unit[key])
 
 
-def shooter_problem(state: Mapping[str, Any], unit: Mapping[str, Any] | None, target: Mapping[str, Any]) -> str | None:
-    """Return why this card cannot shoot at `target` now, or None."""
+def shooter_unready(state: Mapping[str, Any], unit: Mapping[str, Any] | None) -> str | None:
+    """Return why this card cannot shoot at anything now (whatever the target), or None."""
     if unit is None or unit["status"] != "table":
         return "the shooter is not on the table"
     if is_dummy(unit) or not can_shoot(unit, state["options"]):
@@ -135,10 +154,92 @@ def shooter_problem(state: Mapping[str, Any], unit: Mapping[str, Any] | None, ta
         return f"{unit['id']} has already shot"
     if engaged(state, unit):
         return f"{unit['id']} is in melee (or overlaps a unit in melee)"
+    return None
+
+
+def shooter_problem(state: Mapping[str, Any], unit: Mapping[str, Any] | None, target: Mapping[str, Any]) -> str | None:
+    """Return why this card cannot shoot at `target` now, or None."""
+    unready = shooter_unready(state, unit)
+    if unready is not None or unit is None:
+        return unready
+    return _target_out_of_reach(state, unit, target)
+
+
+def _target_out_of_reach(state: Mapping[str, Any], unit: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
     if in_lane(state, unit, target) is None:
         reach = weapon_range(unit, state["options"])
         return f"{target['marker']} is not in {unit['id']}'s lane within its range ({reach} mm)"
     return line_blocked(state, unit, target)
+
+
+def legal_targets(state: Mapping[str, Any], unit: Mapping[str, Any]) -> list[Unit]:
+    """Return the enemy cards `unit` may shoot at now, nearest first (then in marker order): the
+    cards in its lane within its range, not in melee, with nothing between (L295, L315)."""
+    if shooter_unready(state, unit) is not None:
+        return []
+    found = []
+    for target in placed(state):
+        if target["owner"] == unit["owner"]:
+            continue
+        distance = in_lane(state, unit, target)
+        if distance is None or line_blocked(state, unit, target) is not None or engaged(state, target):
+            continue
+        found.append((distance, marker_order(target), target))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return [target for _, _, target in found]
+
+
+def must_shoot(state: Mapping[str, Any], role: str) -> list[tuple[Unit, list[Unit]]]:
+    """Return each of `role`'s cards that must shoot now, with the targets it may choose among.
+
+    Units able to shoot "can and must" (L295, L172). A card that has shot once this step has
+    done what it must: Prussian double fire's second shot is a choice (L715 "may").
+    """
+    found = []
+    for unit in sorted(placed(state), key=marker_order):
+        if unit["owner"] != role or unit["shots"]:
+            continue
+        targets = legal_targets(state, unit)
+        if targets:
+            found.append((unit, targets))
+    return found
+
+
+def complete_shots(state: Mapping[str, Any], role: str, shots: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return `role`'s shots with every obligatory shot its player left out added (marked `auto`).
+
+    A card not named as a shooter or an aide shoots at the target the option `unnamed_shot_target`
+    picks among its legal ones; at a target its side already shoots at it aids that shot while
+    there is room (L317: a 2nd or 3rd shooter aids the first; G-39), else it takes the next target.
+    """
+    options = state["options"]
+    result = [{**shot, "aides": list(shot.get("aides") or [])} for shot in shots]
+    named: set[int] = set()
+    groups: dict[str, dict[str, Any]] = {}
+    for shot in result:
+        for ref in [shot["shooter"], *shot["aides"]]:
+            unit = find(state, role, ref) if isinstance(ref, str) else None
+            if unit is not None:
+                named.add(id(unit))
+        if isinstance(shot["target"], str):
+            groups.setdefault(shot["target"], shot)
+    for unit, targets in must_shoot(state, role):
+        if id(unit) in named:
+            continue
+        if options.get("unnamed_shot_target", "nearest") == "lowest_marker":
+            targets = sorted(targets, key=marker_order)
+        for target in targets:
+            group = groups.get(target["marker"])
+            if group is None:
+                group = {"shooter": unit["marker"], "target": target["marker"], "aides": [], "auto": True}
+                groups[target["marker"]] = group
+                result.append(group)
+                break
+            if len(group["aides"]) < options["aiding_shooters"]:
+                group["aides"].append(unit["marker"])
+                group.setdefault("auto_aides", []).append(unit["marker"])
+                break
+    return result
 
 
 def target_problem(state: Mapping[str, Any], owner: str, ref: Any) -> tuple[Unit | None, str | None]:
@@ -187,6 +288,18 @@ def combat_problems(state: Mapping[str, Any], owner: str, orders: Mapping[str, A
                 problems.append(Problem("illegal.shot", f"{path}.{key}", why))
             elif unit is not None:
                 unit["shots"] += 1
+    for index, pick in enumerate(orders.get("primary") or []):
+        path = f"orders.primary[{index}]"
+        enemy = by_marker(work, pick["engineers"]) if isinstance(pick["engineers"], str) else None
+        attacker = find(work, owner, str(pick["attacker"]))
+        if enemy is None or enemy["owner"] == owner or enemy["status"] != "table":
+            problems.append(
+                Problem("illegal.primary", f"{path}.engineers", f"there is no enemy card {pick['engineers']!r}")
+            )
+        elif attacker is None or all(e is not attacker for e, _ in contacts_on(work, enemy)):
+            problems.append(
+                Problem("illegal.primary", f"{path}.attacker", f"{pick['attacker']} does not touch {enemy['marker']}")
+            )
     return problems
 
 
@@ -200,14 +313,26 @@ def run_combat(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]]
     for unit in b.state["units"]:
         unit["shots"] = 0
     sequence = [str(m) for m in (orders.get(phasing) or {}).get("order") or []]
+    sides = (phasing, *(r for r in b.state["roles"] if r != phasing))
     shots = [
         (owner, shot)
-        for owner in (phasing, *(r for r in b.state["roles"] if r != phasing))
-        for shot in (orders.get(owner) or {}).get("shots") or []
+        for owner in sides
+        for shot in complete_shots(b.state, owner, (orders.get(owner) or {}).get("shots") or [])
     ]
     shots.sort(key=lambda item: _place_in(sequence, _marker_of(b.state, item[0], item[1]["shooter"])))
+    for owner in sides:
+        for pick in (orders.get(owner) or {}).get("primary") or []:
+            attacker = find(b.state, owner, str(pick["attacker"]))
+            if attacker is not None and attacker["marker"]:
+                b.chosen[str(pick["engineers"])] = str(attacker["marker"])
+    shot_at: dict[str, set[str]] = {role: set() for role in sides}
     for owner, shot in shots:
-        shoot(b, owner, shot)
+        due = _still_due(b.state, owner, shot)
+        if due is not None:
+            _tell_unnamed(b, owner, due)
+            shoot(b, owner, due)
+            shot_at[owner].add(str(due["target"]))
+    _take_remaining_shots(b, sides, sequence, shot_at)
     fought: set[frozenset[str]] = set()
     while True:
         pair = _next_melee(b, sequence, fought)
@@ -216,6 +341,68 @@ def run_combat(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]]
         fought.add(frozenset(u["marker"] for u in pair))
         melee(b, *pair)
     return b
+
+
+def _still_due(state: Mapping[str, Any], owner: str, shot: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Return a shot as it still stands: the referee's own additions drop a card that has shot
+    meanwhile (it returned fire) or a target that has gone; a player's shot stands as written."""
+    added = set(shot.get("auto_aides") or [])
+    if not shot.get("auto") and not added:
+        return dict(shot)
+    target = by_marker(state, str(shot["target"]))
+    if target is None or target["status"] != "table":
+        if shot.get("auto"):
+            return None
+        return {**shot, "aides": [ref for ref in shot["aides"] if ref not in added], "auto_aides": []}
+
+    def fit(ref: str) -> bool:
+        return shooter_problem(state, find(state, owner, ref), target) is None
+
+    if shot.get("auto"):
+        ready = [ref for ref in [shot["shooter"], *shot["aides"]] if fit(ref)]
+        if not ready:
+            return None
+        return {"shooter": ready[0], "target": shot["target"], "aides": ready[1:], "auto": True}
+    aides = [ref for ref in shot["aides"] if ref not in added or fit(ref)]
+    return {**shot, "aides": aides, "auto_aides": [ref for ref in aides if ref in added]}
+
+
+def _tell_unnamed(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
+    """Tell a player which of their cards the referee made shoot, since every card able to must (L295)."""
+    added = [shot["shooter"], *shot["aides"]] if shot.get("auto") else list(shot.get("auto_aides") or [])
+    if added:
+        rule = b.options.get("unnamed_shot_target", "nearest")
+        b.events.append(
+            private(
+                owner,
+                "shot.obliged",
+                f"{', '.join(added)}, named in no shot of yours, must still shoot (L295): at {shot['target']} "
+                f"(option unnamed_shot_target: {rule}).",
+            )
+        )
+
+
+def _take_remaining_shots(
+    b: Bound, sides: Sequence[str], sequence: Sequence[str], shot_at: dict[str, set[str]]
+) -> None:
+    """Make every card still able to shoot do so, at a target its side has not shot at (L295; G-39)."""
+    for _ in range(len(b.state["units"]) + 1):
+        due = [
+            (owner, unit, [t for t in targets if t["marker"] not in shot_at[owner]])
+            for owner in sides
+            for unit, targets in must_shoot(b.state, owner)
+        ]
+        due = [item for item in due if item[2]]
+        if not due:
+            return
+        due.sort(key=lambda item: (_place_in(sequence, item[1]["marker"]), sides.index(item[0]), marker_order(item[1])))
+        owner, unit, targets = due[0]
+        if b.options.get("unnamed_shot_target", "nearest") == "lowest_marker":
+            targets = sorted(targets, key=marker_order)
+        shot = {"shooter": unit["marker"], "target": targets[0]["marker"], "aides": [], "auto": True}
+        _tell_unnamed(b, owner, shot)
+        shoot(b, owner, shot)
+        shot_at[owner].add(targets[0]["marker"])
 
 
 def _marker_of(state: Mapping[str, Any], owner: str, ref: str) -> str:
@@ -265,7 +452,14 @@ def shoot(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
         why = shooter_problem(state, shooter, target)
     aides = [find(state, owner, ref) for ref in shot.get("aides") or []]
     if why is None and target is not None:
-        why = next((shooter_problem(state, a, target) for a in aides if shooter_problem(state, a, target)), None)
+        # An aide that can no longer shoot (it fell back, its target moved) drops out; the shot stands.
+        unable = [(ref, shooter_problem(state, a, target)) for ref, a in zip(shot.get("aides") or [], aides)]
+        for ref, problem in unable:
+            if problem:
+                b.events.append(
+                    private(owner, "shot.aide.dropped", f"{ref} does not aid the shot at {shot['target']}: {problem}.")
+                )
+        aides = [a for a, (_, problem) in zip(aides, unable) if not problem]
     if why is not None or shooter is None or target is None:
         b.events.append(
             private(
@@ -278,6 +472,9 @@ def shoot(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
         reveal(state, unit, "it shoots", b.events)
     if not reveal(state, target, "shot at", b.events):
         b.events.append(public("shot.cancelled", f"The shot at {target['marker']} finds nothing: it was a dummy."))
+        for unit in [shooter, *aides]:
+            assert unit is not None
+            unit["shots"] += 1  # the shot is lost (G-16), not owed again
         return
     number = b.next_number()
     distance = in_lane(state, shooter, target) or 0
@@ -286,7 +483,7 @@ def shoot(b: Bound, owner: str, shot: Mapping[str, Any]) -> None:
     t = Combatant(target, chart_row(target, b.options, distance_between(target, shooter)))
     s.factor = chart_factor("shooting", s.row, target, b.options)
     t.factor = chart_factor("shooting", t.row, shooter, b.options)
-    s.modifiers = shooting_modifiers(state, shooter, target, True)
+    s.modifiers = shooting_modifiers(state, shooter, target, True, [a for a in aides if a is not None])
     t.modifiers = shooting_modifiers(state, target, shooter, returns)
     t.modifiers += [(f"aided by {a['marker']}", -1) for a in aides if a is not None]
     shooter["shots"] += 1
@@ -338,7 +535,8 @@ def _returns_fire(state: Mapping[str, Any], target: Mapping[str, Any], shooter: 
     """Return whether the target must shoot back at its shooter (L313; gap G-38)."""
     if target["shots"] or not can_shoot(target, state["options"], returning=True) or artillery_moved(state, target):
         return False
-    if state["options"]["return_fire"] == "range":
+    if state["options"]["return_fire"] == "range" or target["type"] == "engineers":
+        # Combat Engineers have no "straight ahead": they return fire at a shooter within range (L291).
         return distance_between(target, shooter) <= weapon_range(target, state["options"])
     return in_lane(state, target, shooter) is not None
 
@@ -350,7 +548,12 @@ def _next_melee(b: Bound, sequence: Sequence[str], fought: set[frozenset[str]]) 
         contacts = contacts_on(b.state, unit)
         if not contacts:
             continue
-        enemy = front_enemy(b.state, unit) or contacts[0][0]
+        if unit["type"] == "engineers":
+            enemy = engineers_primary(b.state, unit, b.chosen)
+        else:
+            enemy = front_enemy(b.state, unit) or contacts[0][0]
+            if enemy["type"] == "engineers" and engineers_primary(b.state, enemy, b.chosen) is not unit:
+                continue  # Combat Engineers fight the one card their attacker chose (L291)
         key = frozenset((unit["marker"], enemy["marker"]))
         if key in fought:
             continue
@@ -361,6 +564,21 @@ def _next_melee(b: Bound, sequence: Sequence[str], fought: set[frozenset[str]]) 
         return None
     pairs.sort(key=lambda p: (p[0], p[1]))
     return pairs[0][2], pairs[0][3]
+
+
+def engineers_primary(state: Mapping[str, Any], engineers: Mapping[str, Any], chosen: Mapping[str, str]) -> Unit:
+    """Return the card that fights Combat Engineers touched by several: the attacking player's
+    choice (L291), named in their combat orders (`primary`), else the option `engineers_primary`:
+    the card with the best melee factor against them (then the first marker), or the first marker."""
+    contacts = sorted((e for e, _ in contacts_on(state, engineers)), key=marker_order)
+    named = chosen.get(engineers["marker"])
+    for enemy in contacts:
+        if enemy["marker"] == named:
+            return enemy
+    if state["options"].get("engineers_primary", "best_factor") == "best_factor":
+        options = state["options"]
+        contacts.sort(key=lambda e: -chart_factor("melee", chart_row(e, options, 0), engineers, options))
+    return contacts[0]
 
 
 def melee(b: Bound, attacker: Unit, defender: Unit) -> None:

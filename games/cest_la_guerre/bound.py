@@ -27,6 +27,7 @@ class Bound:
     ip_left: int = 0
     start: dict[str, Any] | None = None  # the state at the start of movement: formations are read here
     counter: int = 0
+    chosen: dict[str, str] = field(default_factory=dict)  # Combat Engineers' marker -> the card that fights them
 
     @property
     def dry(self) -> bool:

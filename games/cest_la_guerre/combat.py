@@ -98,9 +98,14 @@ def is_enfilade(shooter: Mapping[str, Any], target: Mapping[str, Any], options: 
 
 
 def common_modifiers(
-    state: Mapping[str, Any], unit: Mapping[str, Any], opponent: Mapping[str, Any]
+    state: Mapping[str, Any], unit: Mapping[str, Any], opponent: Mapping[str, Any], in_contact: bool = False
 ) -> list[tuple[str, int]]:
-    """Return the modifiers of any combat: grade, General, casualties, going, fortification, heavy guns."""
+    """Return the modifiers of any combat: grade, General, casualties, going, fortification, heavy guns.
+
+    The -2 of bad going is the unit's own when it stands in bad going, and a mounted unit's when
+    the enemy it is *in contact* with stands in bad going (L392): never a mounted unit shot at
+    from a wood.
+    """
     options = state["options"]
     found: list[tuple[str, int]] = []
     commander = unit["type"] in ("general", "sub_command")
@@ -118,23 +123,32 @@ def common_modifiers(
         found.append((f"{unit['casualties']} casualties", MODIFIERS["per_casualty"] * unit["casualties"]))
     if in_bad_going(state, unit):
         found.append(("bad_going", MODIFIERS["bad_going"]))
-    elif is_mounted(unit) and in_bad_going(state, opponent):
+    elif in_contact and is_mounted(unit) and in_bad_going(state, opponent):
         found.append(("mounted_vs_enemy_in_bad_going", MODIFIERS["bad_going"]))
     return found
 
 
 def shooting_modifiers(
-    state: Mapping[str, Any], unit: Mapping[str, Any], opponent: Mapping[str, Any], shoots: bool
+    state: Mapping[str, Any],
+    unit: Mapping[str, Any],
+    opponent: Mapping[str, Any],
+    shoots: bool,
+    aides: Sequence[Mapping[str, Any]] = (),
 ) -> list[tuple[str, int]]:
-    """Return a shooting combatant's modifiers (`shoots`: it fires, rather than only being shot at)."""
+    """Return a shooting combatant's modifiers (`shoots`: it fires, rather than only being shot at).
+
+    Enfilade counts when the shooter or any card aiding it takes the target in flank or rear (L321).
+    """
     options = state["options"]
-    found = common_modifiers(state, unit, opponent)
+    found = common_modifiers(state, unit, opponent, False)
     if not shoots:
         return found
     if unit["type"] == "reg_inf" and unit.get("british") and not unit.get("british_no_bonus"):
         found.append(("british_shooting", MODIFIERS["british_shooting"]))
-    if is_enfilade(unit, opponent, options):
-        found.append(("enfilade", MODIFIERS["enfilade"]))
+    enfilading = [u for u in (unit, *aides) if is_enfilade(u, opponent, options)]
+    if enfilading:
+        by = "" if enfilading[0] is unit else f" by {enfilading[0]['marker']}"
+        found.append((f"enfilade{by}", MODIFIERS["enfilade"]))
     if is_artillery(unit) and opponent["type"] in CLOSE_ORDER:
         found.append(("artillery_vs_close_order", MODIFIERS["artillery_vs_close_order"]))
     if unit["type"] == "coi":
@@ -147,7 +161,7 @@ def melee_modifiers(
 ) -> list[tuple[str, int]]:
     """Return a melee combatant's modifiers, with flanks, overlaps, rear support, hills and rivers."""
     options = state["options"]
-    found = common_modifiers(state, unit, opponent)
+    found = common_modifiers(state, unit, opponent, True)
     if unit["type"] == "pike":
         found.append(("pikes_in_melee", options["pikes_in_melee"]))
     if elevation(state, unit) > elevation(state, opponent):

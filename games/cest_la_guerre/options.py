@@ -215,6 +215,74 @@ SPECS: tuple[Option, ...] = (
     Option("infantry_contact_mounted", "G-45", "never", one_of("never", "flank_rear_allowed"), "infantry vs mounted"),
     Option("table_mm", "G-46", [1200, 900], table_size, "table [width, depth] in mm"),
     Option("players", "G-47", 2, whole(2, 2), "number of players (only two are covered)"),
+    # -- where the rulebook is silent, found since the extraction (S-01 ...) -----------------------
+    Option(
+        "unnamed_shot_target",
+        "S-01",
+        "nearest",
+        one_of("nearest", "lowest_marker"),
+        "the target the referee picks for a card that must shoot (L295) but was named in no shot",
+    ),
+    Option(
+        "engineers_primary",
+        "S-02",
+        "best_factor",
+        one_of("best_factor", "lowest_marker"),
+        "who fights Combat Engineers touched by several when the attacker chose none (L291)",
+    ),
+    Option(
+        "combat_order",
+        "S-03",
+        "asked",
+        one_of("asked", "marker_order"),
+        "the moving player is asked the order of two or more combats (L172), or they go in marker order",
+    ),
+    Option(
+        "point_army_generals",
+        "S-04",
+        "exactly_one",
+        one_of("exactly_one", "at_most_one", "any"),
+        "Generals a point-system army may buy (every list has exactly one)",
+    ),
+    Option(
+        "no_room_to_turn", "S-05", "stays", one_of("stays"), "a card with no room to turn to face stays as it is (L325)"
+    ),
+    Option(
+        "two_flanks_first",
+        "S-06",
+        "nearer",
+        one_of("nearer", "lowest_marker"),
+        "of two cards turning to face one enemy on their flanks, the one placed in front (L325)",
+    ),
+    Option(
+        "engineering_per",
+        "S-07",
+        "round",
+        one_of("round", "bound"),
+        "Combat Engineers build their length once a Round, or once in each bound (L275 'per turn')",
+    ),
+    Option(
+        "engineering_screen",
+        "S-08",
+        "centre_line",
+        one_of("centre_line", "never"),
+        "an enemy within 25 cm is screened off when a friendly card crosses the line between centres (L275)",
+    ),
+    Option(
+        "engineering_reach_mm",
+        "S-09",
+        50,
+        whole(0, 500),
+        "a work begun, continued or demolished lies within this of its Combat Engineers (the book says not where)",
+    ),
+    Option("engineering_ip", "S-10", 0, whole(0, 6), "IP a Combat Engineer's turn of work costs (the book names none)"),
+    Option(
+        "shoreline_deployment",
+        "S-11",
+        True,
+        flag,
+        "where lake or sea fills a base edge, that side deploys within 10 cm of the water's edge (L154)",
+    ),
 )
 BY_NAME = {spec.name: spec for spec in SPECS}
 OPTIONS: dict[str, str] = {

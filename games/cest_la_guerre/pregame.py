@@ -10,11 +10,12 @@ from typing import Any
 from games.cest_la_guerre.armies import build_army
 from games.cest_la_guerre.data import show_points
 from games.cest_la_guerre.events import private, public
+from games.cest_la_guerre.geometry import card_rect, inside
 from games.cest_la_guerre.hidden import assign_markers, reveal_check
 from games.cest_la_guerre.placing import place, placement_problems
 from games.cest_la_guerre.sequence import start_round
 from games.cest_la_guerre.units import describe, units_of
-from games.cest_la_guerre.zones import enemy_edge
+from games.cest_la_guerre.zones import TOWARDS, enemy_edge
 from referee.kit import Dice, Problem, thaw
 
 DEPLOY_DEPTH = 100  # 10 cm from the base edge (L154)
@@ -197,16 +198,53 @@ def to_deploy(state: Mapping[str, Any], role: str) -> list[dict[str, Any]]:
 
 
 def deploy_problems(state: Mapping[str, Any], role: str, orders: Mapping[str, Any]) -> list[Problem]:
-    """Return why a deployment does not put every card face down within 10 cm of the base edge."""
-    return placement_problems(
-        state,
-        role,
-        orders.get("place") or [],
-        to_deploy(state, role),
-        state["edges"][role],
-        DEPLOY_DEPTH,
-        "orders.place",
+    """Return why a deployment does not put every card face down within 10 cm of the base edge,
+    or of the water's edge where the base edge is a shoreline (L154; option shoreline_deployment)."""
+    placements = orders.get("place") or []
+    problems = placement_problems(
+        state, role, placements, to_deploy(state, role), state["edges"][role], DEPLOY_DEPTH, "orders.place"
     )
+    shores = shore_strips(state, state["edges"][role])
+    if not shores:
+        return problems
+    kept = []
+    for problem in problems:
+        index = _place_index(problem.path)
+        if problem.code == "illegal.place.zone" and index is not None and index < len(placements):
+            item = placements[index]
+            area = card_rect(item["x"], item["y"], item.get("facing", TOWARDS[state["edges"][role]]))
+            if any(inside(area, shore) for shore in shores):
+                continue
+        kept.append(problem)
+    return kept
+
+
+def _place_index(path: str) -> int | None:
+    head = "orders.place["
+    if not path.startswith(head) or not path.endswith("]"):
+        return None
+    number = path[len(head) : -1]
+    return int(number) if number.isdigit() else None
+
+
+def shore_strips(state: Mapping[str, Any], edge: str) -> list[tuple[int, int, int, int]]:
+    """Return the strips within 10 cm of the water's edge of each lake along `edge` (L154): a lake
+    that reaches the table's edge there makes that stretch of the base edge a shoreline."""
+    if not state["options"].get("shoreline_deployment", False):
+        return []
+    width, depth = state["options"]["table_mm"]
+    strips = []
+    for lake in (f for f in state["terrain"] if f["kind"] == "lake"):
+        x1, y1, x2, y2 = lake["rect"]
+        strip = {
+            "south": (x1, y2, x2, y2 + DEPLOY_DEPTH) if y1 <= 0 else None,
+            "north": (x1, y1 - DEPLOY_DEPTH, x2, y1) if y2 >= depth else None,
+            "west": (x2, y1, x2 + DEPLOY_DEPTH, y2) if x1 <= 0 else None,
+            "east": (x1 - DEPLOY_DEPTH, y1, x1, y2) if x2 >= width else None,
+        }[edge]
+        if strip is not None:
+            strips.append(strip)
+    return strips
 
 
 def deploy_resolve(

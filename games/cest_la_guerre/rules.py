@@ -19,6 +19,7 @@ from games.cest_la_guerre.battle import combat_problems, run_combat
 from games.cest_la_guerre.events import to_events
 from games.cest_la_guerre.geometry import overlaps, rect_of
 from games.cest_la_guerre.options import resolve_options
+from games.cest_la_guerre.pace import deciders
 from games.cest_la_guerre.pregame import (
     armies_problems,
     armies_resolve,
@@ -114,7 +115,7 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
     return PhaseSpec(
         state["round"],
         f"{role}-combat",
-        ROLES,
+        deciders(state),
         True,
         schemas.COMBAT,
         {},

@@ -46,7 +46,7 @@ REFS = {"type": "list", "max": 40, "items": REF}
 ACTION = {
     "type": "map",
     "description": "one action: one of move, charge, group, column, line, reorder, rally, reveal, dismount, "
-    "remount, square, leave_square; a move also names to, contact, overlap or behind",
+    "remount, square, leave_square, build, demolish; a move also names to, contact, overlap or behind",
     "fields": {
         "move": {**REF, "description": "move this card (1 IP and surcharges)"},
         "charge": {**REF, "description": "a second move into contact by cavalry (1 IP)"},
@@ -61,6 +61,17 @@ ACTION = {
         "remount": REF,
         "square": {**REFS, "description": "form a Square: two Regular Infantry, front card first (optional rule)"},
         "leave_square": REF,
+        "build": {**REF, "description": "Combat Engineers begin (kind, rect) or continue (work) a work (L275)"},
+        "demolish": {**REF, "description": "Combat Engineers demolish a road, bridge or fortification (feature)"},
+        "kind": {"type": "str", "enum": ["road", "bridge", "fortification"], "description": "a new work's kind"},
+        "rect": {
+            "type": "list",
+            "max": 4,
+            "items": {"type": "int", "min": 0, "max": 4000},
+            "description": "a new work's rectangle [x1, y1, x2, y2] in mm",
+        },
+        "work": {"type": "str", "max": 12, "description": "a work under way, by id (W1)"},
+        "feature": {"type": "str", "max": 12, "description": "a terrain feature to demolish, by id (T3)"},
         **DESTINATION_FIELDS,
     },
 }
@@ -183,6 +194,16 @@ COMBAT = {
                     "target": MARKER,
                     "aides": {**REFS, "description": "up to two of your cards aiding the shot"},
                 },
+            },
+        },
+        "primary": {
+            "type": "list",
+            "max": 40,
+            "description": "Combat Engineers touched by several of your cards: which one fights them (L291)",
+            "items": {
+                "type": "map",
+                "required": ["engineers", "attacker"],
+                "fields": {"engineers": MARKER, "attacker": REF},
             },
         },
         "order": {

@@ -1,18 +1,16 @@
 """The sequence of play (L160-L176): Rounds of two bounds, the High scorer first. Each bound is a
 movement phase (the phasing player alone) and, when anything could shoot or is in contact, a
-combat phase in which both players name their shots (gap G-04: in both bounds by default).
+combat step (gap G-04: in both bounds by default): a phase for the players with a choice to make
+in it, or fought at once when nobody has one (see pace.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from games.cest_la_guerre.data import WEAPONS
+from games.cest_la_guerre.battle import run_combat
 from games.cest_la_guerre.events import public
-from games.cest_la_guerre.geometry import CARD_DEPTH, along, distance_ahead, lateral_overlap, pose_of, rect_of, step
-from games.cest_la_guerre.relations import contacts_on
-from games.cest_la_guerre.units import can_shoot, is_artillery, placed, weapon_range
+from games.cest_la_guerre.pace import combat_possible, deciders
 from games.cest_la_guerre.victory import victory_check
 from referee.kit import Dice
 
@@ -56,8 +54,16 @@ def after_movement(state: dict[str, Any], dice: Dice, events: list[dict[str, Any
     """Go on to the combat phase if any combat may happen, else end the bound."""
     combat_step = state["phasing"] == state["high"] or state["options"]["combat_in_both_bounds"]
     if combat_step and combat_possible(state):
-        state["stage"] = "combat"
-        return
+        if deciders(state):
+            state["stage"] = "combat"
+            return
+        events.append(
+            public("combat.unasked", "Nobody has a choice to make in this combat step: it is fought at once.")
+        )
+        fought = run_combat(state, {}, dice)
+        state.clear()
+        state.update(fought.state)
+        events.extend(fought.events)
     if combat_step:
         events.append(public("combat.none", "No card is in contact or could shoot at an enemy: no combat this bound."))
     end_bound(state, dice, events)
@@ -80,45 +86,3 @@ def end_bound(state: dict[str, Any], dice: Dice, events: list[dict[str, Any]]) -
         events.append(public("draw", f"Round {state['round']} was the last the game allows: the battle is a draw."))
         return
     start_round(state, dice, events)
-
-
-def possible_reach(state: Mapping[str, Any]) -> int:
-    """Return the longest range any card might have: what a face-down card is assumed to reach."""
-    options = state["options"]
-    return max([*WEAPONS.values(), options["horse_artillery_range_mm"], options["pistol_range_mm"]])
-
-
-def combat_possible(state: Mapping[str, Any]) -> bool:
-    """Return whether any combat may happen, judged only from what both players can see.
-
-    A face-down card is assumed to be able to shoot as far as any card can, so skipping a
-    combat phase never tells anyone what a face-down card is not.
-    """
-    cards = list(placed(state))
-    if any(contacts_on(state, card) for card in cards):
-        return True
-    reach = possible_reach(state)
-    lane = state["options"]["shooting_lane_width_mm"]
-    for shooter in cards:
-        if shooter["face_up"]:
-            if not can_shoot(shooter, state["options"], returning=False) or (
-                is_artillery(shooter) and shooter["moved_round"]
-            ):
-                continue
-            limit = weapon_range(shooter, state["options"])
-        else:
-            limit = reach
-        facing = shooter["facing"]
-        front = along(step((shooter["x"], shooter["y"]), facing, CARD_DEPTH // 2), facing)
-        for target in cards:
-            if target["owner"] == shooter["owner"]:
-                continue
-            area = rect_of(target)
-            farthest = max(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
-            if (
-                farthest > front
-                and lateral_overlap(pose_of(shooter), lane, area) > 0
-                and distance_ahead(pose_of(shooter), area) <= limit
-            ):
-                return True
-    return False

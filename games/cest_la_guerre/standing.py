@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre import examples
+from games.cest_la_guerre.pace import choices
 from games.cest_la_guerre.pregame import DEPLOY_DEPTH
 from games.cest_la_guerre.rules import phase
 from games.cest_la_guerre.views import view
@@ -24,7 +25,7 @@ AWAITED = {
     "terrain": "the terrain, as the Low scorer, and how the table sides are drawn",
     "deploy": "your deployment, face down along your base edge",
     "move": "your bound's movement: the Reserve Force (from Round 2) and actions paid in IP",
-    "combat": "your cards' shots",
+    "combat": "your choices in this combat step: shots, and as the moving player the order of combats",
 }
 
 
@@ -47,6 +48,7 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     facts.append(Fact("Points lost", lost))
     if own["cards"]:
         facts.append(Fact("Your cards", f"{len(own['cards'])}", tuple(_card(c) for c in own["cards"])))
+    facts += _table_facts(seen["stage"], own)
     if own["command_groups"]:
         groups = tuple(f"{leader}: {', '.join(members)}" for leader, members in own["command_groups"].items())
         facts.append(Fact("Your Command Groups", "", groups))
@@ -55,7 +57,38 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     spec = phase(state)
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", AWAITED.get(state["stage"], "your orders")))
+        if state["stage"] == "combat":
+            facts.append(Fact("Your choices (as far as both sides can see)", "", tuple(choices(state)[player])))
     return facts
+
+
+def _table_facts(stage: str, own: Mapping[str, Any]) -> list[Fact]:
+    """Return the shots a player's cards must take, their contacts and overlaps, and what each card
+    could reach this bound: what a player needs to write orders without redrawing the table."""
+    facts = []
+    shots = own.get("must_shoot") or []
+    if shots:
+        when = "now" if stage == "combat" else "if the table stays as it is"
+        items = tuple(
+            f"{s['shooter']} at {s['targets'][0]}"
+            + (f" (or {', '.join(s['targets'][1:])}: your choice)" if len(s["targets"]) > 1 else "")
+            for s in shots
+        )
+        facts.append(Fact("Shots your cards must take (L295)", when, items))
+    contacts = tuple(f"{c['enemy']} against {c['card']}'s {_edge(c['edge'])}" for c in own.get("contacts") or [])
+    contacts += tuple(f"{o['enemy']} overlaps {o['card']}'s {o['flank']} flank" for o in own.get("overlaps") or [])
+    if contacts:
+        facts.append(Fact("Contacts and overlaps on your cards", "", contacts))
+    reach = own.get("within_reach") or {}
+    if reach:
+        moves = {c["marker"]: c.get("move_left_mm") for c in own["cards"]}
+        items = tuple(f"{m} ({moves.get(m)} mm): {', '.join(enemies)}" for m, enemies in reach.items())
+        facts.append(Fact("Enemy cards your cards could reach this bound (good going)", "", items))
+    return facts
+
+
+def _edge(edge: str) -> str:
+    return {"front": "front", "rear": "rear"}.get(edge, f"{edge} flank")
 
 
 def _stage(seen: Mapping[str, Any]) -> str:
@@ -81,6 +114,8 @@ def _card(card: Mapping[str, Any]) -> str:
         state.append("disordered")
     if card["moved_this_bound"]:
         state.append("moved this bound")
+    elif card.get("move_left_mm"):
+        state.append(f"may move {card['move_left_mm']} mm")
     return f"{head}, {', '.join(state)}"
 
 
@@ -112,8 +147,16 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
             notes["orders.reserve"] = f"from Round 2, your Reserve Force: {', '.join(own['reserve_waiting'])}"
         return Example(examples.movement_example(state, player), notes)
     enemy = [c["marker"] for c in seen["cards"] if c["owner"] != player and "x" in c]
-    note = f"your cards on the table: {_some(on_table)}; enemy cards: {_some(enemy)}; every card that can shoot must"
-    return Example(spec.example, {"orders.shots": note + "; e.g. {shooter: B4, target: R7}"})
+    due = [f"{s['shooter']} at {' or '.join(s['targets'])}" for s in own.get("must_shoot") or []]
+    note = f"your cards on the table: {_some(on_table)}; enemy cards: {_some(enemy)}; "
+    note += f"must shoot: {_some(due)}; " if due else ""
+    rule = state["options"].get("unnamed_shot_target", "nearest")
+    note += f"every card that can shoot must: one you do not name shoots anyway (unnamed_shot_target: {rule})"
+    notes = {"orders.shots": note + "; e.g. {shooter: B4, target: R7, aides: [B5]}"}
+    if player == state["phasing"]:
+        notes["orders.order"] = "markers of shooters and fighters in the order to resolve (you are the moving player)"
+    notes["orders.primary"] = "Combat Engineers touched by several of your cards: {engineers: R9, attacker: B3}"
+    return Example(spec.example, notes)
 
 
 def _some(items: list[str]) -> str:

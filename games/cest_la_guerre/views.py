@@ -16,9 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre.armies import catalogue
+from games.cest_la_guerre.battle import must_shoot
 from games.cest_la_guerre.data import show_points
 from games.cest_la_guerre.formations import command_group
-from games.cest_la_guerre.units import describe, is_dummy, marker_order, units_of
+from games.cest_la_guerre.geometry import rect_of, within
+from games.cest_la_guerre.relations import contacts_on, overlaps_on
+from games.cest_la_guerre.units import allowance, describe, is_dummy, marker_order, placed, units_of
 from games.cest_la_guerre.victory import lost_statuses, points_lost
 from referee.kit import Secret
 
@@ -57,8 +60,9 @@ def public_card(unit: Mapping[str, Any]) -> dict[str, Any]:
     return card
 
 
-def own_card(unit: Mapping[str, Any]) -> dict[str, Any]:
-    """Return one of the player's own cards with everything about it."""
+def own_card(unit: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Return one of the player's own cards with everything about it (with `options`: how far it
+    may still move this bound)."""
     card: dict[str, Any] = {
         "id": unit["id"],
         "marker": unit["marker"],
@@ -80,6 +84,8 @@ def own_card(unit: Mapping[str, Any]) -> dict[str, Any]:
             disordered=unit["disordered"],
             moved_this_bound=unit["moved_bound"],
         )
+        if options is not None:
+            card["move_left_mm"] = move_left(unit, options)
     return card
 
 
@@ -97,6 +103,7 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "base_edges": dict(state["edges"]),
         "table_mm": list(options["table_mm"]),
         "terrain": [_feature(f) for f in state["terrain"]],
+        "works": [dict(w) for w in state.get("works", [])],
         "sides": {role: _side(state, role, player) for role in state["roles"]},
         "cards": [public_card(u) for u in sorted(state["units"], key=marker_order) if u["marker"] is not None],
         "result": state["result"],
@@ -114,6 +121,8 @@ def _feature(feature: Mapping[str, Any]) -> dict[str, Any]:
     shown = {key: feature[key] for key in ("id", "kind", "rect", "going", "los_block", "elevation")}
     if feature["kind"] == "river":
         shown["condition"] = feature["condition"]
+    if feature.get("demolished_mm"):
+        shown["demolished_mm"] = feature["demolished_mm"]
     return shown
 
 
@@ -135,14 +144,63 @@ def _own(state: Mapping[str, Any], role: str) -> dict[str, Any]:
         for commander in cards
         if commander["status"] == "table" and commander["type"] in ("general", "sub_command")
     }
-    return {
+    own = {
         "initiative_points_left": side["ip"] - side["ip_spent"] if state["phasing"] == role else None,
         "command_groups": {marker: members for marker, members in groups.items() if members},
         "list": side.get("list"),
         "points": show_points(side["points"]) if side.get("points") else None,
         "reserve_waiting": [u["id"] for u in cards if u["status"] == "reserve"],
-        "cards": [own_card(u) for u in cards],
+        "cards": [own_card(u, state["options"]) for u in cards],
     }
+    if state["stage"] in ("move", "combat"):
+        own.update(table_for(state, role))
+    return own
+
+
+def table_for(state: Mapping[str, Any], role: str) -> dict[str, Any]:
+    """Return what a player needs to write orders from: the shots their cards must take as the
+    table stands (L295), the contacts and overlaps on or by their cards (L325-L327), and, in their
+    movement, the enemy cards each of their cards could reach this bound (in good going)."""
+    mine = sorted((u for u in placed(state) if u["owner"] == role), key=marker_order)
+    shown: dict[str, Any] = {
+        "must_shoot": [
+            {"shooter": unit["marker"], "targets": [t["marker"] for t in targets]}
+            for unit, targets in must_shoot(state, role)
+        ],
+        "contacts": [
+            {"card": unit["marker"], "enemy": enemy["marker"], "edge": edge}
+            for unit in mine
+            for enemy, edge in contacts_on(state, unit)
+        ],
+        "overlaps": [
+            {"card": unit["marker"], "enemy": enemy["marker"], "flank": side}
+            for unit in mine
+            for enemy, side in overlaps_on(state, unit)
+        ],
+    }
+    if state["stage"] == "move" and state["phasing"] == role:
+        reach = {}
+        for unit in mine:
+            left = move_left(unit, state["options"])
+            if left:
+                near = [
+                    e["marker"]
+                    for e in sorted(placed(state), key=marker_order)
+                    if e["owner"] != role and within(rect_of(unit), rect_of(e), left)
+                ]
+                if near:
+                    reach[unit["marker"]] = near
+        shown["within_reach"] = reach
+    return shown
+
+
+def move_left(unit: Mapping[str, Any], options: Mapping[str, Any]) -> int:
+    """Return how far a card may still move this bound in good going (0 once it moved; L221-L233;
+    a face-down card at most the face-down allowance, G-16)."""
+    if unit["status"] != "table" or unit["moved_bound"] or unit["type"] == "dummy" and unit["face_up"]:
+        return 0
+    left = allowance(unit, "good")
+    return min(left, int(options["face_down_allowance_mm"])) if not unit["face_up"] else left
 
 
 def is_known(unit: Mapping[str, Any]) -> bool:

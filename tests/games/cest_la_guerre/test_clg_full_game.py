@@ -14,6 +14,7 @@ import clg_bot
 import pytest
 
 from games.cest_la_guerre import GAME
+from games.cest_la_guerre.pace import choices
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
 from referee.letters.post import read_kept_html
@@ -225,3 +226,14 @@ def test_face_down_cards_dummies_and_reserves_stay_hidden(played: Played) -> Non
             waiting = [u for u in state["units"] if u["owner"] != role and u["status"] == "reserve"]
             assert all(u["marker"] is None for u in waiting)
             assert len(enemy_cards) == sum(1 for u in state["units"] if u["owner"] != role and u["marker"])
+
+
+def test_combat_phases_wait_only_for_players_with_a_choice(played: Played) -> None:
+    """Pace (issue 16): a combat phase opens only for a choice someone has to make; a bound where
+    nothing could fight has none."""
+    kinds = {e.kind for stem in played.phases for e in played.events[stem]}
+    assert "combat.none" in kinds
+    for stem in played.phases:
+        if stem.endswith("-combat"):
+            state = played.states[played.phases[played.phases.index(stem) - 1]]
+            assert choices(state), stem

@@ -16,8 +16,13 @@ README = Path(__file__).resolve().parents[3] / "games" / "cest_la_guerre" / "REA
 
 
 def test_every_gap_from_g01_to_g47_has_an_option() -> None:
-    gaps = {spec.gap for spec in SPECS if spec.gap}
+    gaps = {spec.gap for spec in SPECS if spec.gap and spec.gap.startswith("G-")}
     assert gaps == {f"G-{n:02d}" for n in range(1, 48)}
+
+
+def test_the_silences_found_since_are_numbered_options_too() -> None:
+    silent = sorted(spec.gap for spec in SPECS if spec.gap and spec.gap.startswith("S-"))
+    assert silent == [f"S-{n:02d}" for n in range(1, len(silent) + 1)] and len(silent) >= 5
 
 
 def test_every_option_is_in_the_module_and_the_readme() -> None:

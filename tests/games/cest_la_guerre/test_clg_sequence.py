@@ -59,11 +59,29 @@ def test_with_nothing_in_reach_the_combat_phase_is_skipped_and_the_round_ends() 
     assert state["round"] == 2
 
 
-def test_cards_in_reach_open_a_combat_phase_for_both_players() -> None:
+def test_a_combat_nobody_has_a_choice_in_is_fought_at_once() -> None:
+    """L172: units that can shoot must; two cards facing each other in range make one firefight,
+    with no target or order to choose (pace: no phase waits for either player)."""
     state = battle([card("B1", "reg_inf", 500, 400, "north"), card("R1", "reg_inf", 500, 470, "south")])
+    # the reserve die of Round 2, the firefight's 2D6 each, then red's IP
+    state, events = run(state, {"blue": {}}, ScriptedDice([1, 1, 3, 3, 3, 3, 4]))
+    kinds = [e.kind for e in events]
+    assert "combat.unasked" in kinds and "combat.shooting" in kinds
+    assert rules.phase(state).name == "red-move"
+
+
+def test_a_choice_of_targets_opens_a_combat_phase_for_that_player_only() -> None:
+    """L295: a shooter with two enemies in its lane chooses "any one"; the target has no choice."""
+    state = battle(
+        [
+            card("B1", "artillery", 500, 300, "north"),
+            card("R1", "reg_inf", 480, 470, "south"),
+            card("R2", "reg_inf", 530, 600, "west"),
+        ]
+    )
     state, _ = run(state, {"blue": {}}, ScriptedDice([1, 1]))  # the reserve die of Round 2
     spec = rules.phase(state)
-    assert spec is not None and (spec.name, spec.active) == ("blue-combat", ("blue", "red"))
+    assert spec is not None and (spec.name, spec.active) == ("blue-combat", ("blue",))
 
 
 def test_the_literal_second_bound_has_no_combat() -> None:
