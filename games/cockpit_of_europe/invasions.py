@@ -43,14 +43,16 @@ def _length(state: dict[str, Any], name: str) -> int:
 
 
 def start_descent(state: dict[str, Any], first_turn: int) -> list[Event]:
-    """Launch the Descent on England from the game's first turn (6.252)."""
+    """Launch the Descent on England, its turns counted from `first_turn`: the game's first turn
+    (6.252), which option descent_counts_from reads as the March-April turn or the next."""
     descent = state["invasions"]["descent"]
     descent["start"] = first_turn
     descent["end"] = first_turn + _length(state, "descent") - 1
+    counted = "the game's first turn" if first_turn == calendar.now(state) else "the game's first full turn"
     return [
         Event(
             "invasion.started",
-            f"The Descent on England is launched: {BASE['descent']} full turns from the game's first turn, "
+            f"The Descent on England is launched: {BASE['descent']} full turns from {counted}, "
             "changed by the BHG (6.252, 5.443); the Invasion '44 force redeploys to England (6.21)",
             {"invasion": "descent", "start": first_turn, "end": descent["end"]},
         )

@@ -17,7 +17,8 @@ def advance(state: dict[str, Any]) -> list[Event]:
     if state["ended"] is not None:
         return []
     happened: list[Event] = []
-    if state["phase"] != "operations":
+    turn_ends = state["phase"] == "operations" or calendar.now(state) == state.get("admin_only_turn")
+    if not turn_ends:
         state["year"], state["turn"], state["phase"] = calendar.next_position(
             state["year"], state["turn"], state["phase"]
         )
@@ -35,7 +36,7 @@ def advance(state: dict[str, Any]) -> list[Event]:
     if state["ended"] is None and rounds is not None and state["turns_played"] >= rounds:
         happened += end(state, f"the game's {rounds} turns are played (option rounds)")
     state["standing"] = []
-    state["year"], state["turn"], state["phase"] = calendar.next_position(state["year"], state["turn"], state["phase"])
+    state["year"], state["turn"], state["phase"] = calendar.next_position(state["year"], state["turn"], "operations")
     return happened
 
 

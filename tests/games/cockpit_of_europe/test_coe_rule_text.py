@@ -4,9 +4,10 @@ each a test citing its case. A d10 is read 0-9."""
 from __future__ import annotations
 
 import pytest
-from coe_helpers import kinds, playing, scripted, supplied, tables, texts
+from coe_helpers import kinds, playing, real_dice, scripted, supplied, tables, texts
 
-from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, turn_end
+from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, rules, turn_end
+from games.cockpit_of_europe.model import turn_name
 
 
 def test_2_333_the_intimidation_marker_stays_on_its_track() -> None:
@@ -527,3 +528,63 @@ def test_5_253_the_ecossais_royaux_arrive_the_year_after_the_rising() -> None:
     state["le_roi"]["where"] = "captured"
     _, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted())
     assert kinds(happened, "ecossais-royaux")
+
+
+# -- the Descent's March-April turn (9.139, 9.533, 6.252) ---------------------------------------
+
+
+def _set_up(descent: str, **options: object) -> dict:
+    state = supplied(GAME.setup("campaign", ["allies", "france"], options), "calendar")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {"descent": descent}}, real_dice("set-up"))
+    return {"state": state, "happened": happened}
+
+
+def test_9_533_a_game_playing_the_descent_begins_with_the_march_april_administrative_phase() -> None:
+    began = _set_up("launch")
+    state = began["state"]
+    assert turn_name(state) == "March-April 1744" and state["phase"] == "administration"
+    assert "the turn's only phase" in rules.title(state)
+    state = supplied(state, "milice-pools")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert kinds(happened, "invasion.started") and kinds(happened, "milice.year")
+    # The Descent's 10 turns count from the first turn of the game, March-April (6.252, option default).
+    assert state["invasions"]["descent"]["start"] == calendar.absolute(1744, 3)
+    assert state["invasions"]["descent"]["end"] == calendar.absolute(1744, 12)
+    # 9.139: the Administrative Phase is that turn's only phase: next comes April-May's start of turn.
+    assert (turn_name(state), state["phase"]) == ("April-May 1744", "start-of-turn")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert not kinds(happened, "milice.year")  # the year's pools were set in March-April
+
+
+def test_6_252_option_descent_counts_from_april_may() -> None:
+    state = _set_up("launch", descent_counts_from="april-may")["state"]
+    state, _ = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert state["invasions"]["descent"]["start"] == calendar.absolute(1744, 4)
+    assert state["invasions"]["descent"]["end"] == calendar.absolute(1744, 13)
+
+
+def test_9_533_a_declined_descent_begins_on_april_may() -> None:
+    began = _set_up("decline")
+    state = began["state"]
+    assert (turn_name(state), state["phase"]) == ("April-May 1744", "start-of-turn")
+    assert state["invasions"]["descent"]["decided"] == "decline" and state["admin_only_turn"] is None
+    assert [e.data["text"] for e in kinds(began["happened"], "note.revealed")] == ["decline"]
+
+
+def test_9_533_the_calendar_must_put_march_april_before_the_campaigns_opening() -> None:
+    state = GAME.setup("campaign", ["allies", "france"], {})
+    labels = [f"label {n}" for n in range(1, 17)]
+    labels[3] = "April-May"
+    _, problems = GAME.supplies.supply(state, "calendar", {"labels": labels})  # type: ignore[union-attr]
+    assert [p.code for p in problems] == ["invalid.supply.calendar"] and "March-April" in problems[0].message
+    labels[2] = "March-April"
+    _, problems = GAME.supplies.supply(state, "calendar", {"labels": labels})  # type: ignore[union-attr]
+    assert problems == []
+    # A scenario without the Descent needs no March-April.
+    labels[2] = "label 3"
+    _, problems = GAME.supplies.supply(
+        GAME.setup("maurice-1746", ["allies", "france"], {}),
+        "calendar",
+        {"labels": ["January-February", *labels[1:12], "October-November", *labels[13:]]},
+    )  # type: ignore[union-attr]
+    assert problems == []
