@@ -18,6 +18,7 @@ from referee.kit import Event
 
 BASE = {"descent": arithmetic.DESCENT_TURNS, "rising": arithmetic.RISING_TURNS}
 TITLE = {"descent": "the Descent on England", "rising": "the Jacobite Rising"}
+HEADING = {"descent": "The Descent on England", "rising": "The Jacobite Rising"}
 
 
 def under_way(state: dict[str, Any]) -> str | None:
@@ -99,7 +100,7 @@ def report_bhg(state: dict[str, Any], allied: int, british_sps: int) -> list[Eve
         events.append(
             Event(
                 "invasion.length",
-                f"{TITLE[name].capitalize()} now lasts {lasts} turns (5.443)",
+                f"{HEADING[name]} now lasts {lasts} turns (5.443)",
                 {"invasion": name, "end": invasion["end"], "turns": lasts},
             )
         )
@@ -129,7 +130,7 @@ def end_of_turn(state: dict[str, Any]) -> list[Event]:
     return [
         Event(
             "invasion.ended",
-            f"{TITLE[name].capitalize()} ends after {lasted} turns. Each side rolls an Attrition Check for its "
+            f"{HEADING[name]} ends after {lasted} turns. Each side rolls an Attrition Check for its "
             "forces in England and a Casualty Check for its leaders there; then the French forces in England "
             f"surrender and are interned (6.242-6.243). The BHG minimum is now {minimum(state)} (5.441).",
             {"invasion": name, "turns": lasted},

@@ -396,7 +396,11 @@ def _channel(tables: Any, dice: Dice) -> list[Event]:
     abort = "; the French may abort before sailing (6.23)" if command == "royal-navy" else ""
     return [
         event,
-        Event("channel", f"Sea attrition of the French force x{factor} (6.223){abort}", {"command": command}),
+        Event(
+            "channel",
+            f"The French force's losses on its sea Attrition Check are multiplied by {factor} (6.223){abort}",
+            {"command": command},
+        ),
     ]
 
 

@@ -23,6 +23,15 @@ def advance(state: dict[str, Any]) -> list[Event]:
             state["year"], state["turn"], state["phase"]
         )
         return happened
+    if state["le_roi"]["whim"] is not None and calendar.now(state) == state.get("admin_only_turn"):
+        state["le_roi"]["whim"] = None
+        happened.append(
+            Event(
+                "le-roi.whim-lapsed",
+                "The Royal Whim lapses with its turn: the March-April turn has no Operations Phase (3.16, 9.139)",
+                {},
+            )
+        )
     happened += invasions.end_of_turn(state)
     if calendar.is_last_of_year(state["turn"]):
         happened += end_of_year(state)

@@ -588,3 +588,10 @@ def test_9_533_the_calendar_must_put_march_april_before_the_campaigns_opening() 
         {"labels": ["January-February", *labels[1:12], "October-November", *labels[13:]]},
     )  # type: ignore[union-attr]
     assert problems == []
+
+
+def test_3_16_a_whim_rolled_in_the_march_april_turn_lapses_with_it() -> None:
+    state = _set_up("launch")["state"]
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted(0, *[9] * 20))
+    assert kinds(happened, "le-roi.whim") and kinds(happened, "le-roi.whim-lapsed")
+    assert state["le_roi"]["whim"] is None
