@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from coe_helpers import kinds, playing, real_dice, scripted, supplied, tables, texts
 
-from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, rules, turn_end
+from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, rules, territory, turn_end
 from games.cockpit_of_europe.model import turn_name
 
 
@@ -595,3 +595,41 @@ def test_3_16_a_whim_rolled_in_the_march_april_turn_lapses_with_it() -> None:
     state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted(0, *[9] * 20))
     assert kinds(happened, "le-roi.whim") and kinds(happened, "le-roi.whim-lapsed")
     assert state["le_roi"]["whim"] is None
+
+
+# -- what needs only who holds a place, or a unit's grade (T48, T57, T58, T65) --------------------
+
+
+@pytest.mark.parametrize(
+    ("ghent", "areas", "controller"),
+    [
+        ("allies", ("france", "france"), "allies"),  # T48: Ghent Allied-held
+        ("france", ("france", "france"), "france"),  # T48: Ghent and both Fortified Areas French
+        ("france", ("allies", "france"), None),  # T48: neither (the extraction's reading)
+        ("france", ("allies", "allies"), "allies"),  # 1.23: both Fortified Areas Allied
+    ],
+)
+def test_1_23_the_ghent_complex_for_victory(ghent: str, areas: tuple[str, str], controller: str | None) -> None:
+    assert territory.ghent_control(ghent, areas) == controller
+
+
+def test_1_44_liege_follows_its_city() -> None:  # T57
+    assert territory.liege_alignment("france") == {"france": "friendly", "allies": "enemy"}
+    assert territory.liege_alignment(None) == {"allies": "unaligned", "france": "unaligned"}
+
+
+def test_1_47_bouillon_is_french_unless_the_allies_hold_the_town() -> None:  # T58
+    assert territory.bouillon_alignment("allies") == "unaligned"
+    assert territory.bouillon_alignment("france") == territory.bouillon_alignment(None) == "friendly to france"
+
+
+def test_5_31_5_21_5_514_5_721_grades_in_battle() -> None:  # T65
+    assert arithmetic.austrian_drill_grade("C", 4, allies_attack=True) == "D"
+    assert arithmetic.austrian_drill_grade("C", 3, allies_attack=True) == "C"
+    assert arithmetic.fureur_grade("C", boxed=True, french_attack=True) == "B"
+    assert arithmetic.fureur_grade("C", boxed=True, french_attack=False) == "C"
+    assert arithmetic.fureur_grade("C", boxed=False, french_attack=True) == "C"
+    assert arithmetic.dutch_grade("E", orange_revolution=True) == "D"
+    assert arithmetic.dutch_grade("E", orange_revolution=False) == "E"
+    assert arithmetic.russian_grade("D", defending=True) == "C"
+    assert arithmetic.russian_grade("D", defending=False) == "D"
