@@ -6,6 +6,7 @@ from __future__ import annotations
 from coe_helpers import playing
 
 from games.cockpit_of_europe import calendar
+from games.cockpit_of_europe.ledger import end
 from games.cockpit_of_europe.standing import standing
 
 
@@ -26,3 +27,13 @@ def test_7_01_a_random_event_is_shown_only_in_the_turn_it_was_rolled() -> None:
     assert facts(state)["Random Event this turn"] == "The duellists (7.01)"
     state.update(turn=4, phase="start-of-turn")
     assert "Random Event this turn" not in facts(state)
+
+
+def test_2_11_the_end_says_who_wins_with_the_prestige_that_decides() -> None:
+    state = playing(year=1745, turn=3)
+    (ended,) = end(state, "test")
+    assert "Prestige Levels are tied (allies Level 2, 1 PP, france Level 2, 0 PP)" in ended.text
+    assert "KR&Os 9.0" in ended.text and ended.data["winner"] is None
+    state = playing(scenario="maurice-1746", year=1746, turn=3)
+    (ended,) = end(state, "test")
+    assert "The Allies win (allies Level 3, 0 PP, france Level 3, 0 PP)" in ended.text  # 9.138: a tie is Allied
