@@ -468,7 +468,9 @@ SIDE_EVENTS = {
     "jealousy": "Jealousy: movement costs x2 for Combined Operations and joining a fight this turn (Grand Armies: "
     "Insubordination Values x2), for",
     "town-independence": "Town Independence: once this Operations Phase, capture a garrisoned fortification "
-    "entered, or garrison an empty one the enemy ends a move on (standing order), for",
+    "entered (in the Operations orders, `town_independence_capture: PLACE`), or garrison an empty one the enemy "
+    "ends a move on (a sealed `standing: {town_independence: {places: [...], garrison_limit: N}}` in the same "
+    "orders, opened when the enemy reports `ended_on_empty` on one of them), for",
 }
 
 

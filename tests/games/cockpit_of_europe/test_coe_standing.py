@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from coe_helpers import playing
 
-from games.cockpit_of_europe import calendar
+from games.cockpit_of_europe import calendar, checks, events
 from games.cockpit_of_europe.ledger import end
 from games.cockpit_of_europe.standing import standing
 
@@ -37,3 +37,15 @@ def test_2_11_the_end_says_who_wins_with_the_prestige_that_decides() -> None:
     state = playing(scenario="maurice-1746", year=1746, turn=3)
     (ended,) = end(state, "test")
     assert "The Allies win (allies Level 3, 0 PP, france Level 3, 0 PP)" in ended.text  # 9.138: a tie is Allied
+
+
+def test_3_16_a_royal_whim_tells_france_what_to_report_of_the_board() -> None:
+    state = playing(year=1745, turn=3)
+    (whim,) = checks.royal_whim(state)
+    assert "whim_battle: true" in whim.text and "whim_siege_lifted: true" in whim.text and "`note`" in whim.text
+
+
+def test_7_06_town_independence_tells_its_beneficiary_which_orders_use_it() -> None:
+    text = events.SIDE_EVENTS["town-independence"]
+    assert "town_independence_capture" in text and "standing: {town_independence:" in text
+    assert "ended_on_empty" in text
