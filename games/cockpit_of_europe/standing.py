@@ -93,7 +93,10 @@ def example(state: Mapping[str, Any], side: str) -> Example | None:
         notes["orders.candidates"] = "; ".join(secrecy.POOLS)
         if side == "france" and seen["invasions"]["descent"]["possible"]:
             orders["descent"] = "decline"
-            notes["orders.descent"] = "launch or decline: the Descent on England (6.251), sealed"
+            notes["orders.descent"] = (
+                "launch or decline: the Descent on England (6.25), sealed until the set-up's report; "
+                "launch begins the game with the March-April Administrative Phase (9.533)"
+            )
     elif spec.name == "start-of-turn" and seen["enemies"]:
         notes["orders.challenge"] = "[{challenger, target}] among: " + "; ".join(
             " and ".join(p) for p in seen["enemies"]
