@@ -166,6 +166,22 @@ def austrian_drill_grade(grade: str, sps: int, allies_attack: bool) -> str:
     return grade_worse(grade) if sps >= 4 and allies_attack else grade
 
 
+def fureur_grade(grade: str, boxed: bool, french_attack: bool) -> str:
+    """Return a French infantry unit's grade in battle: one better when its CE is boxed and the
+    French attack (Le Fureur Francaise, 5.21)."""
+    return grade_better(grade) if boxed and french_attack else grade
+
+
+def dutch_grade(grade: str, orange_revolution: bool) -> str:
+    """Return a Dutch unit's grade: one better once the Orange Revolution has occurred (5.514)."""
+    return grade_better(grade) if orange_revolution else grade
+
+
+def russian_grade(grade: str, defending: bool) -> str:
+    """Return a Russian unit's grade in battle: one better on the defending side (5.721)."""
+    return grade_better(grade) if defending else grade
+
+
 def sea_loc_brackets(between_ports: bool, winter_or_spring: bool) -> int:
     """Return the range brackets a sea LoC adds: 1 between two ports, 1 more in Winter and Spring
     (3.541-3.542; a Riverine Route is used instead where there is one)."""

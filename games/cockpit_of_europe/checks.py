@@ -51,7 +51,10 @@ def royal_whim(state: dict[str, Any]) -> list[Event]:
             "le-roi.whim",
             "Royal Whim (3.16): this turn the Armee du Roi HQ must besiege an enemy Fortified City, or else "
             "give battle to an enemy Grand Army HQ, Army HQ, Column, or stack of 3 or more Formations, in that "
-            "preference; if neither is possible the Whim is ignored (3.161)",
+            "preference; if neither is possible the Whim is ignored (3.161). The board is the players': France "
+            "says in a `note` what the Armee du Roi HQ does, or why neither is possible, and reports "
+            "`whim_battle: true` in the Operations orders of a turn the Whim Battle is fought, "
+            "`whim_siege_lifted: true` when a Whim siege is forced to lift (3.162-3.163)",
             {"turn": now},
         )
     ]

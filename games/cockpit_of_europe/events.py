@@ -16,7 +16,7 @@ from typing import Any
 from games.cockpit_of_europe import arithmetic, calendar, invasions, secrecy
 from games.cockpit_of_europe.checks import milice_excess
 from games.cockpit_of_europe.ledger import effects, peace, prestige, roll_on
-from games.cockpit_of_europe.model import SCENARIOS, SIDES
+from games.cockpit_of_europe.model import SCENARIOS, SIDES, first_full_turn
 from referee.kit import Dice, Event, Tables
 
 QUARTERLY = {
@@ -132,7 +132,7 @@ def strategic_checks(state: dict[str, Any], dice: Dice) -> list[Event]:
     due: list[str] = []
     if state["campaign"] and calendar.is_quarter_start(state["turn"]):
         due += [event for event in QUARTERLY if eligible(state, event)[0]]
-    if state["scenario"] == "rosbifs-1744" and now > state["first_turn"] and eligible(state, "croats")[0]:
+    if state["scenario"] == "rosbifs-1744" and now > first_full_turn(state) and eligible(state, "croats")[0]:
         due.append("croats")
     timers = [t for t in state["strategic"]["timers"] if t["at"] == now and t["what"] == "check"]
     due += [t["event"] for t in timers]
@@ -468,7 +468,9 @@ SIDE_EVENTS = {
     "jealousy": "Jealousy: movement costs x2 for Combined Operations and joining a fight this turn (Grand Armies: "
     "Insubordination Values x2), for",
     "town-independence": "Town Independence: once this Operations Phase, capture a garrisoned fortification "
-    "entered, or garrison an empty one the enemy ends a move on (standing order), for",
+    "entered (in the Operations orders, `town_independence_capture: PLACE`), or garrison an empty one the enemy "
+    "ends a move on (a sealed `standing: {town_independence: {places: [...], garrison_limit: N}}` in the same "
+    "orders, opened when the enemy reports `ended_on_empty` on one of them), for",
 }
 
 

@@ -18,6 +18,7 @@ from referee.kit import Event
 
 BASE = {"descent": arithmetic.DESCENT_TURNS, "rising": arithmetic.RISING_TURNS}
 TITLE = {"descent": "the Descent on England", "rising": "the Jacobite Rising"}
+HEADING = {"descent": "The Descent on England", "rising": "The Jacobite Rising"}
 
 
 def under_way(state: dict[str, Any]) -> str | None:
@@ -43,14 +44,16 @@ def _length(state: dict[str, Any], name: str) -> int:
 
 
 def start_descent(state: dict[str, Any], first_turn: int) -> list[Event]:
-    """Launch the Descent on England from the game's first turn (6.252)."""
+    """Launch the Descent on England, its turns counted from `first_turn`: the game's first turn
+    (6.252), which option descent_counts_from reads as the March-April turn or the next."""
     descent = state["invasions"]["descent"]
     descent["start"] = first_turn
     descent["end"] = first_turn + _length(state, "descent") - 1
+    counted = "the game's first turn" if first_turn == calendar.now(state) else "the game's first full turn"
     return [
         Event(
             "invasion.started",
-            f"The Descent on England is launched: {BASE['descent']} full turns from the game's first turn, "
+            f"The Descent on England is launched: {BASE['descent']} full turns from {counted}, "
             "changed by the BHG (6.252, 5.443); the Invasion '44 force redeploys to England (6.21)",
             {"invasion": "descent", "start": first_turn, "end": descent["end"]},
         )
@@ -97,7 +100,7 @@ def report_bhg(state: dict[str, Any], allied: int, british_sps: int) -> list[Eve
         events.append(
             Event(
                 "invasion.length",
-                f"{TITLE[name].capitalize()} now lasts {lasts} turns (5.443)",
+                f"{HEADING[name]} now lasts {lasts} turns (5.443)",
                 {"invasion": name, "end": invasion["end"], "turns": lasts},
             )
         )
@@ -127,7 +130,7 @@ def end_of_turn(state: dict[str, Any]) -> list[Event]:
     return [
         Event(
             "invasion.ended",
-            f"{TITLE[name].capitalize()} ends after {lasted} turns. Each side rolls an Attrition Check for its "
+            f"{HEADING[name]} ends after {lasted} turns. Each side rolls an Attrition Check for its "
             "forces in England and a Casualty Check for its leaders there; then the French forces in England "
             f"surrender and are interned (6.242-6.243). The BHG minimum is now {minimum(state)} (5.441).",
             {"invasion": name, "turns": lasted},

@@ -73,8 +73,19 @@ def end(state: dict[str, Any], why: str, loser: str | None = None) -> list[Event
         winner = None
     ended = {"why": why, "winner": winner, "prestige": levels, "turn": calendar.now(state)}
     state["ended"] = ended
-    outcome = f"{winner} win" if winner else "a draw on Prestige"
+    held = ", ".join(
+        f"{side} Level {state['prestige'][side]['level']}, {state['prestige'][side]['pp']} PP"
+        for side in sorted(levels)
+    )
+    outcome = (
+        f"{WINS[winner]} ({held})"
+        if winner
+        else f"Prestige Levels are tied ({held}): the series rules (KR&Os 9.0) decide a tie (2.11)"
+    )
     return [Event("game.ended", f"The game ends: {why}. {outcome}.", dict(ended))]
+
+
+WINS = {"allies": "The Allies win", "france": "France wins"}
 
 
 def prestige(state: dict[str, Any], side: str, kind: str, change: int, reason: str) -> list[Event]:

@@ -37,6 +37,10 @@ OPTIONS = {
 }
 DUEL_TIES = ("reroll", "both-live")
 ROUNDINGS = ("down", "up")
+# Whether the Descent's ten turns (6.252, "beginning with the first turn of the game") count the
+# March-April turn that has only an Administrative Phase (9.139, 9.533): the book does not say.
+DESCENT_COUNTS_FROM = ("march-april", "april-may")
+MARCH_APRIL = "March-April"  # the label of the Descent's opening turn (9.139, 9.533)
 
 
 def roles(scenario: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -65,13 +69,25 @@ def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
     rounding = options.get("milice_rounding", "down")
     if rounding not in ROUNDINGS:
         raise GameDataError(f"option 'milice_rounding' must be one of {', '.join(ROUNDINGS)}, got {rounding!r}")
+    counted = options.get("descent_counts_from", "march-april")
+    if counted not in DESCENT_COUNTS_FROM:
+        raise GameDataError(
+            f"option 'descent_counts_from' must be one of {', '.join(DESCENT_COUNTS_FROM)}, got {counted!r}"
+        )
     flags = {}
     for name in ("descent_in_1744", "royals_never_die_of_pox"):
         value = options.get(name, False)
         if not isinstance(value, bool):
             raise GameDataError(f"option '{name}' must be true or false, got {value!r}")
         flags[name] = value
-    return {"rounds": rounds, "admin_rolls": list(order), "duel_ties": ties, "milice_rounding": rounding, **flags}
+    return {
+        "rounds": rounds,
+        "admin_rolls": list(order),
+        "duel_ties": ties,
+        "milice_rounding": rounding,
+        "descent_counts_from": counted,
+        **flags,
+    }
 
 
 def new_state(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -146,6 +162,7 @@ def new_state(scenario: str, players: Sequence[str], options: Mapping[str, Any])
         "tables": None,  # the series tables the referee supplies (need series-tables)
         "supplied": {},  # need id -> data
         "last_rolls": [],
+        "admin_only_turn": None,  # absolute turn of the March-April turn of the Descent (9.533)
         "ended": None,
     }
 
@@ -197,6 +214,21 @@ def opening_turn(state: Mapping[str, Any]) -> int:
     calendar, or turn 1 until the calendar is supplied (the stand-in the README names)."""
     found = calendar.turn_of_label(labels(state), SCENARIOS[state["scenario"]]["opens"])
     return found or 1
+
+
+def admin_only_turn(state: Mapping[str, Any]) -> int:
+    """Return the turn of the year of the March-April turn that opens a game playing the Descent
+    (9.139, 9.533): its label in the supplied calendar (which the supply checks stands just before
+    the scenario's opening label), or turn 1 until the calendar is supplied (the stand-in the
+    README names; the scenario's first full turn is then turn 2)."""
+    return calendar.turn_of_label(labels(state), MARCH_APRIL) or 1
+
+
+def first_full_turn(state: Mapping[str, Any]) -> int:
+    """Return the absolute number of the game's first turn of all four phases: the turn after
+    the March-April Administrative Phase of the Descent (9.533), else the game's first turn."""
+    only = state.get("admin_only_turn")
+    return only + 1 if only is not None else int(state["first_turn"])
 
 
 def closing_turn(state: Mapping[str, Any]) -> int | None:

@@ -63,7 +63,8 @@ FIELDS: dict[str, dict[str, Any]] = {
         "descent": {
             "type": "str",
             "enum": ["launch", "decline"],
-            "description": "France: the Descent on England (6.251)",
+            "description": "France: the Descent on England (6.25), sealed until both set-ups are in; "
+            "launched, the game begins with the March-April Administrative Phase (9.533)",
         },
         "candidates": CANDIDATES,
     },

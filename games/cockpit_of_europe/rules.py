@@ -17,7 +17,15 @@ from typing import Any
 
 from games.cockpit_of_europe import arithmetic, calendar, checks, events, invasions, orders, secrecy, turn_end
 from games.cockpit_of_europe.ledger import prestige, roll_on
-from games.cockpit_of_europe.model import SCENARIOS, SIDES, labels, new_state, opening_turn, tables_of
+from games.cockpit_of_europe.model import (
+    SCENARIOS,
+    SIDES,
+    admin_only_turn,
+    labels,
+    new_state,
+    opening_turn,
+    tables_of,
+)
 from games.cockpit_of_europe.model import turn_name as turn_name
 from referee.kit import Dice, Event, PhaseSpec, Problem, schema
 from referee.kit.procedure.rolls import possessive, roll_request
@@ -58,7 +66,8 @@ def title(state: Mapping[str, Any]) -> str:
     """Return the open phase's title: "set-up" or "April-May 1745 (turn 3): Administrative Phase"."""
     if state["stage"] == "set-up":
         return f"{SCENARIOS[state['scenario']]['title']}: set-up"
-    return f"{turn_name(state)} (turn {state['turns_played'] + 1}): {calendar.phase_title(state['phase'])}"
+    only = " (the turn's only phase: 9.533)" if calendar.now(state) == state.get("admin_only_turn") else ""
+    return f"{turn_name(state)} (turn {state['turns_played'] + 1}): {calendar.phase_title(state['phase'])}{only}"
 
 
 def validate(state: Mapping[str, Any], side: str, given: Mapping[str, Any]) -> list[Problem]:
@@ -149,17 +158,49 @@ def _set_up(state: dict[str, Any], given: Mapping[str, Any], tables: Any, dice: 
     happened.append(event)
     state["stage"] = "play"
     state["turn"] = opening_turn(state)
-    state["first_turn"] = calendar.now(state)
     state["phase"] = calendar.PHASE_NAMES[0]
+    if state["invasions"]["descent"]["possible"]:
+        happened += _descent_decided(state)
+    state["first_turn"] = calendar.now(state)
     if labels(state) is None:
         happened.append(
             Event(
                 "calendar.stand-in",
                 "The turn record track is not supplied: turns are numbered within the year, and the scenario "
-                "opens on turn 1 of its year (supply `calendar` to place it on its book turn)",
+                "opens on turn 1 of its year (turn 2 after the Descent's Administrative Phase on turn 1) "
+                "(supply `calendar` to place it on its book turn)",
                 {},
             )
         )
+    return happened
+
+
+def _descent_decided(state: dict[str, Any]) -> list[Event]:
+    """Open France's pre-game Descent decision (6.25, 6.251): the game's first turn tells it
+    anyway, for a game playing the Descent begins with the Administrative Phase of the
+    March-April turn, the only phase of that turn (9.139, 9.533)."""
+    state["notes"], happened = secrecy.open_notes(
+        state, "france", ["descent"], "France's pre-game Descent decision opens (6.25, 6.251)"
+    )
+    held = secrecy.note(state, "france", "descent")
+    if held is None or held["text"] != "launch":
+        state["invasions"]["descent"]["decided"] = "decline"
+        if held is None:
+            happened.append(Event("invasion.declined", "France sealed no Descent decision: it is declined (6.251)", {}))
+        return happened
+    state["invasions"]["descent"]["decided"] = "launch"
+    state["turn"] = admin_only_turn(state)
+    state["phase"] = "administration"
+    state["admin_only_turn"] = calendar.now(state)
+    happened.append(
+        Event(
+            "descent.opening",
+            f"The Descent on England is played: the game begins with the Administrative Phase of "
+            f"{turn_name(state)}, the only phase of that turn (9.139, 9.533); the scenario's first full turn "
+            f"follows",
+            {"turn": calendar.now(state)},
+        )
+    )
     return happened
 
 
@@ -258,17 +299,11 @@ def _administration(state: dict[str, Any], given: Mapping[str, Any], tables: Any
     on the first turn, the strategic events, then each side's administration."""
     now = calendar.now(state)
     happened: list[Event] = []
-    if now == state["first_turn"]:
-        state["notes"], opened = secrecy.open_notes(state, "france", ["descent"], "The Descent decision opens (6.251)")
-        happened += opened
-        held = secrecy.note(state, "france", "descent")
-        if held is None and state["invasions"]["descent"]["possible"]:
-            state["invasions"]["descent"]["decided"] = "decline"
-            happened.append(Event("invasion.declined", "France sealed no Descent decision: it is declined (6.251)", {}))
-        elif held is not None:
-            state["invasions"]["descent"]["decided"] = held["text"]
-            if held["text"] == "launch":
-                happened += invasions.start_descent(state, now)
+    if now == state.get("admin_only_turn"):
+        happened += checks.milice_year(state)  # the year's pools, which no start of turn set (5.265)
+    if now == state["first_turn"] and state["invasions"]["descent"]["decided"] == "launch":
+        counted = state["options"].get("descent_counts_from", "march-april")
+        happened += invasions.start_descent(state, now if counted == "march-april" else now + 1)
     for name in state["options"]["admin_rolls"]:
         happened += ADMIN_ROLLS[name](state, tables, dice, given)
     happened += events.strategic_checks(state, dice)
@@ -361,7 +396,11 @@ def _channel(tables: Any, dice: Dice) -> list[Event]:
     abort = "; the French may abort before sailing (6.23)" if command == "royal-navy" else ""
     return [
         event,
-        Event("channel", f"Sea attrition of the French force x{factor} (6.223){abort}", {"command": command}),
+        Event(
+            "channel",
+            f"The French force's losses on its sea Attrition Check are multiplied by {factor} (6.223){abort}",
+            {"command": command},
+        ),
     ]
 
 

@@ -12,6 +12,15 @@ from games.cockpit_of_europe.rules import phase
 from games.cockpit_of_europe.views import view
 from referee.kit import Example, Fact
 
+# Where Le Roi is, in words (3.13-3.15).
+LE_ROI_WHERE = {
+    "hq": "with the Armee du Roi HQ",
+    "hub": "at the French Hub",
+    "captured": "a captive of the Allies (3.133)",
+    "wounded": "wounded (3.132)",
+    "dead": "dead (3.132)",
+}
+
 
 def standing(state: Mapping[str, Any], side: str) -> list[Fact]:
     """Return where `side` stands."""
@@ -25,9 +34,8 @@ def standing(state: Mapping[str, Any], side: str) -> list[Fact]:
     facts.append(
         Fact("Prestige", "; ".join(f"{s}: Level {p['level']}, {p['pp']} PP" for s, p in sorted(prestige.items())))
     )
-    facts.append(
-        Fact("Le Roi", seen["le_roi"]["where"] + (" - a Royal Whim this turn" if seen["le_roi"]["whim"] else ""))
-    )
+    where = LE_ROI_WHERE.get(seen["le_roi"]["where"], seen["le_roi"]["where"])
+    facts.append(Fact("Le Roi", where + (" - a Royal Whim this turn (3.16)" if seen["le_roi"]["whim"] else "")))
     milice = seen["milice"]
     if milice["original"] is not None:
         facts.append(
@@ -40,8 +48,9 @@ def standing(state: Mapping[str, Any], side: str) -> list[Fact]:
     bhg = seen["bhg"]
     if bhg["allied"] is not None:
         facts.append(Fact("BHG", f"{bhg['allied']} (minimum {bhg['minimum']}; French in England {bhg['french']})"))
-    if seen["random_event"]:
-        facts.append(Fact("Random Event this turn", seen["random_event"]["event"]))
+    drawn = seen["random_event"]
+    if drawn and drawn["turn"] == seen["absolute_turn"]:  # a Random Event is the turn's it was rolled in
+        facts.append(Fact("Random Event this turn", drawn["event"].replace("-", " ").capitalize() + " (7.01)"))
     if seen["sick"]:
         facts.append(Fact("Sick with the Pox", "", tuple(f"{s['leader']} ({s['side']})" for s in seen["sick"])))
     if seen["enemies"]:
@@ -84,7 +93,10 @@ def example(state: Mapping[str, Any], side: str) -> Example | None:
         notes["orders.candidates"] = "; ".join(secrecy.POOLS)
         if side == "france" and seen["invasions"]["descent"]["possible"]:
             orders["descent"] = "decline"
-            notes["orders.descent"] = "launch or decline: the Descent on England (6.251), sealed"
+            notes["orders.descent"] = (
+                "launch or decline: the Descent on England (6.25), sealed until the set-up's report; "
+                "launch begins the game with the March-April Administrative Phase (9.533)"
+            )
     elif spec.name == "start-of-turn" and seen["enemies"]:
         notes["orders.challenge"] = "[{challenger, target}] among: " + "; ".join(
             " and ".join(p) for p in seen["enemies"]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cockpit_of_europe import events
-from games.cockpit_of_europe.model import PACKAGE, SCENARIOS
+from games.cockpit_of_europe.model import MARCH_APRIL, PACKAGE, SCENARIOS
 from referee.kit import GameDataError, Need, Problem, Supplies, Wanted, load_text, parse_tables, placeholders, thaw
 
 TABLE: dict[str, Any] = {
@@ -291,6 +291,17 @@ def _calendar_problems(state: Mapping[str, Any], data: Mapping[str, Any]) -> lis
                     "invalid.supply.calendar",
                     "data.labels",
                     f"the scenario {key} on '{scenario[key]}', not a label given",
+                )
+            )
+    if state["invasions"]["descent"]["possible"] and not found:
+        opens = names.index(scenario["opens"].casefold())
+        if opens == 0 or names[opens - 1] != MARCH_APRIL.casefold():
+            found.append(
+                Problem(
+                    "invalid.supply.calendar",
+                    "data.labels",
+                    f"a game playing the Descent begins on the {MARCH_APRIL} turn, just before "
+                    f"'{scenario['opens']}' (9.533): give '{MARCH_APRIL}' as the label before it",
                 )
             )
     return found

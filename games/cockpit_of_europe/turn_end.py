@@ -17,11 +17,21 @@ def advance(state: dict[str, Any]) -> list[Event]:
     if state["ended"] is not None:
         return []
     happened: list[Event] = []
-    if state["phase"] != "operations":
+    turn_ends = state["phase"] == "operations" or calendar.now(state) == state.get("admin_only_turn")
+    if not turn_ends:
         state["year"], state["turn"], state["phase"] = calendar.next_position(
             state["year"], state["turn"], state["phase"]
         )
         return happened
+    if state["le_roi"]["whim"] is not None and calendar.now(state) == state.get("admin_only_turn"):
+        state["le_roi"]["whim"] = None
+        happened.append(
+            Event(
+                "le-roi.whim-lapsed",
+                "The Royal Whim lapses with its turn: the March-April turn has no Operations Phase (3.16, 9.139)",
+                {},
+            )
+        )
     happened += invasions.end_of_turn(state)
     if calendar.is_last_of_year(state["turn"]):
         happened += end_of_year(state)
@@ -35,7 +45,7 @@ def advance(state: dict[str, Any]) -> list[Event]:
     if state["ended"] is None and rounds is not None and state["turns_played"] >= rounds:
         happened += end(state, f"the game's {rounds} turns are played (option rounds)")
     state["standing"] = []
-    state["year"], state["turn"], state["phase"] = calendar.next_position(state["year"], state["turn"], state["phase"])
+    state["year"], state["turn"], state["phase"] = calendar.next_position(state["year"], state["turn"], "operations")
     return happened
 
 

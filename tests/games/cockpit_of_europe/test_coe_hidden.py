@@ -22,9 +22,9 @@ def seen_by(state: dict[str, Any], side: str | None) -> str:
     return json.dumps(GAME.view(state, side))
 
 
-def test_8_1_set_ups_and_plans_are_sealed_until_the_end_and_6_251_the_descent_opens_on_turn_1() -> None:
+def test_8_1_set_ups_and_plans_are_sealed_until_the_end_and_6_25_the_descent_opens_with_the_game() -> None:
     state = GAME.setup("campaign", ["allies", "france"], {})
-    state, _ = resolve(
+    state, happened = resolve(
         state,
         {
             "france": {"setup": "FR-SETUP-secret", "plan": "FR-PLAN-secret", "descent": "launch"},
@@ -32,11 +32,13 @@ def test_8_1_set_ups_and_plans_are_sealed_until_the_end_and_6_251_the_descent_op
         },
     )
     assert "FR-SETUP-secret" not in seen_by(state, "allies") and "FR-SETUP-secret" in seen_by(state, "france")
-    assert "launch" not in seen_by(state, "allies")
-    state, _ = resolve(state, {}, "start")  # start of turn
-    state, happened = resolve(state, {}, "admin")  # the first Administrative Phase
-    assert state["invasions"]["descent"]["start"] == state["first_turn"]
+    # The Descent is a French pre-game option (6.25): the game's first turn tells it (9.533), so it
+    # opens, with its proof, once both set-ups are sealed.
     assert [e.data["text"] for e in kinds(happened, "note.revealed")] == ["launch"]
+    assert (state["turn"], state["phase"]) == (1, "administration")  # no calendar: turn 1 stands in
+    state, _ = resolve(state, {}, "admin")  # March-April: the Administrative Phase only
+    assert state["invasions"]["descent"]["start"] == state["first_turn"]
+    assert (state["turn"], state["phase"]) == (2, "start-of-turn")
     assert "FR-PLAN-secret" not in seen_by(state, "allies")
 
 

@@ -4,9 +4,10 @@ each a test citing its case. A d10 is read 0-9."""
 from __future__ import annotations
 
 import pytest
-from coe_helpers import kinds, playing, scripted, supplied, tables, texts
+from coe_helpers import kinds, playing, real_dice, scripted, supplied, tables, texts
 
-from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, turn_end
+from games.cockpit_of_europe import GAME, arithmetic, calendar, checks, events, invasions, rules, territory, turn_end
+from games.cockpit_of_europe.model import turn_name
 
 
 def test_2_333_the_intimidation_marker_stays_on_its_track() -> None:
@@ -527,3 +528,108 @@ def test_5_253_the_ecossais_royaux_arrive_the_year_after_the_rising() -> None:
     state["le_roi"]["where"] = "captured"
     _, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted())
     assert kinds(happened, "ecossais-royaux")
+
+
+# -- the Descent's March-April turn (9.139, 9.533, 6.252) ---------------------------------------
+
+
+def _set_up(descent: str, **options: object) -> dict:
+    state = supplied(GAME.setup("campaign", ["allies", "france"], options), "calendar")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {"descent": descent}}, real_dice("set-up"))
+    return {"state": state, "happened": happened}
+
+
+def test_9_533_a_game_playing_the_descent_begins_with_the_march_april_administrative_phase() -> None:
+    began = _set_up("launch")
+    state = began["state"]
+    assert turn_name(state) == "March-April 1744" and state["phase"] == "administration"
+    assert "the turn's only phase" in rules.title(state)
+    state = supplied(state, "milice-pools")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert kinds(happened, "invasion.started") and kinds(happened, "milice.year")
+    # The Descent's 10 turns count from the first turn of the game, March-April (6.252, option default).
+    assert state["invasions"]["descent"]["start"] == calendar.absolute(1744, 3)
+    assert state["invasions"]["descent"]["end"] == calendar.absolute(1744, 12)
+    # 9.139: the Administrative Phase is that turn's only phase: next comes April-May's start of turn.
+    assert (turn_name(state), state["phase"]) == ("April-May 1744", "start-of-turn")
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert not kinds(happened, "milice.year")  # the year's pools were set in March-April
+
+
+def test_6_252_option_descent_counts_from_april_may() -> None:
+    state = _set_up("launch", descent_counts_from="april-may")["state"]
+    state, _ = GAME.resolve(state, {"allies": {}, "france": {}}, real_dice("admin"))
+    assert state["invasions"]["descent"]["start"] == calendar.absolute(1744, 4)
+    assert state["invasions"]["descent"]["end"] == calendar.absolute(1744, 13)
+
+
+def test_9_533_a_declined_descent_begins_on_april_may() -> None:
+    began = _set_up("decline")
+    state = began["state"]
+    assert (turn_name(state), state["phase"]) == ("April-May 1744", "start-of-turn")
+    assert state["invasions"]["descent"]["decided"] == "decline" and state["admin_only_turn"] is None
+    assert [e.data["text"] for e in kinds(began["happened"], "note.revealed")] == ["decline"]
+
+
+def test_9_533_the_calendar_must_put_march_april_before_the_campaigns_opening() -> None:
+    state = GAME.setup("campaign", ["allies", "france"], {})
+    labels = [f"label {n}" for n in range(1, 17)]
+    labels[3] = "April-May"
+    _, problems = GAME.supplies.supply(state, "calendar", {"labels": labels})  # type: ignore[union-attr]
+    assert [p.code for p in problems] == ["invalid.supply.calendar"] and "March-April" in problems[0].message
+    labels[2] = "March-April"
+    _, problems = GAME.supplies.supply(state, "calendar", {"labels": labels})  # type: ignore[union-attr]
+    assert problems == []
+    # A scenario without the Descent needs no March-April.
+    labels[2] = "label 3"
+    _, problems = GAME.supplies.supply(
+        GAME.setup("maurice-1746", ["allies", "france"], {}),
+        "calendar",
+        {"labels": ["January-February", *labels[1:12], "October-November", *labels[13:]]},
+    )  # type: ignore[union-attr]
+    assert problems == []
+
+
+def test_3_16_a_whim_rolled_in_the_march_april_turn_lapses_with_it() -> None:
+    state = _set_up("launch")["state"]
+    state, happened = GAME.resolve(state, {"allies": {}, "france": {}}, scripted(0, *[9] * 20))
+    assert kinds(happened, "le-roi.whim") and kinds(happened, "le-roi.whim-lapsed")
+    assert state["le_roi"]["whim"] is None
+
+
+# -- what needs only who holds a place, or a unit's grade (T48, T57, T58, T65) --------------------
+
+
+@pytest.mark.parametrize(
+    ("ghent", "areas", "controller"),
+    [
+        ("allies", ("france", "france"), "allies"),  # T48: Ghent Allied-held
+        ("france", ("france", "france"), "france"),  # T48: Ghent and both Fortified Areas French
+        ("france", ("allies", "france"), None),  # T48: neither (the extraction's reading)
+        ("france", ("allies", "allies"), "allies"),  # 1.23: both Fortified Areas Allied
+    ],
+)
+def test_1_23_the_ghent_complex_for_victory(ghent: str, areas: tuple[str, str], controller: str | None) -> None:
+    assert territory.ghent_control(ghent, areas) == controller
+
+
+def test_1_44_liege_follows_its_city() -> None:  # T57
+    assert territory.liege_alignment("france") == {"france": "friendly", "allies": "enemy"}
+    assert territory.liege_alignment(None) == {"allies": "unaligned", "france": "unaligned"}
+
+
+def test_1_47_bouillon_is_french_unless_the_allies_hold_the_town() -> None:  # T58
+    assert territory.bouillon_alignment("allies") == "unaligned"
+    assert territory.bouillon_alignment("france") == territory.bouillon_alignment(None) == "friendly to france"
+
+
+def test_5_31_5_21_5_514_5_721_grades_in_battle() -> None:  # T65
+    assert arithmetic.austrian_drill_grade("C", 4, allies_attack=True) == "D"
+    assert arithmetic.austrian_drill_grade("C", 3, allies_attack=True) == "C"
+    assert arithmetic.fureur_grade("C", boxed=True, french_attack=True) == "B"
+    assert arithmetic.fureur_grade("C", boxed=True, french_attack=False) == "C"
+    assert arithmetic.fureur_grade("C", boxed=False, french_attack=True) == "C"
+    assert arithmetic.dutch_grade("E", orange_revolution=True) == "D"
+    assert arithmetic.dutch_grade("E", orange_revolution=False) == "E"
+    assert arithmetic.russian_grade("D", defending=True) == "C"
+    assert arithmetic.russian_grade("D", defending=False) == "D"

@@ -114,9 +114,9 @@ def test_3_153_the_kings_presence_replaces_the_ennui_roll() -> None:
     assert new["le_roi"]["where"] == "hq" and not [e for e in happened if "Ennui" in e.text]
 
 
-@pytest.mark.parametrize(("roll", "factor"), [(1, "x1"), (4, "x2"), (7, "x4")])
+@pytest.mark.parametrize(("roll", "factor"), [(1, "1"), (4, "2"), (7, "4")])
 def test_6_223_command_of_the_channel_sets_the_french_sea_attrition(roll: int, factor: str) -> None:
     state = supplied(playing(year=1744, turn=2), "command-of-the-channel")
     state["le_roi"]["where"] = "captured"
     _, happened = GAME.resolve(state, {"allies": {}, "france": {"channel": True}}, scripted(roll))
-    assert f"Sea attrition of the French force {factor}" in kinds(happened, "channel")[0].text
+    assert f"sea Attrition Check are multiplied by {factor} (6.223)" in kinds(happened, "channel")[0].text
