@@ -56,8 +56,11 @@ def strategic_rating(state: Mapping[str, Any], unit_ids: list[str], date: str, a
 
 
 def side_morale(state: Mapping[str, Any], unit_ids: list[str], date: str) -> int:
-    """Return a side's morale level in tenths: its lowest unit's, British-trained corps at 4.0 (12.3.2)."""
+    """Return a side's morale level in tenths, British-trained corps at 4.0 (12.3.2): its lowest
+    unit's, or with the option `side_morale: weighted` the mean of its units' weighted by their
+    factors (ships), rounded down to the tenth (the chapter does not say; the core rules do)."""
     levels = []
+    weights = []
     for unit_id in unit_ids:
         unit = state["units"][unit_id]
         level = round(float(unit.get("morale", 0)) * 10)
@@ -70,7 +73,12 @@ def side_morale(state: Mapping[str, Any], unit_ids: list[str], date: str) -> int
                 * 10
             )
         levels.append(level)
-    return min(levels) if levels else 0
+        weights.append(unit["ships"] if "ships" in unit else sum(unit.get("factors", {}).values()))
+    if not levels:
+        return 0
+    if state.get("side_morale", "lowest") == "weighted" and sum(weights) > 0:
+        return sum(level * weight for level, weight in zip(levels, weights, strict=True)) // sum(weights)
+    return min(levels)
 
 
 def declare(
