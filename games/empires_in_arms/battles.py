@@ -11,10 +11,11 @@ module fights them at once, revealing each policy with its proof the first time 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from games.empires_in_arms import combat as fight
-from games.empires_in_arms import land, leaders, losses
+from games.empires_in_arms import land, leaders, losses, words
 from games.empires_in_arms.combat import SIDES
 from games.empires_in_arms.economy import add_months
 from games.empires_in_arms.guard import commitment_problem
@@ -191,6 +192,11 @@ def _try_withdrawal(
     return state, ok, events
 
 
+def _worded(event: Event, said: str) -> Event:
+    """Return a sealed.choice event telling its chooser their choice in words."""
+    return replace(event, text=f"You sealed your choice for {event.data['box']}: {said}")
+
+
 def use_policy(state: dict[str, Any], player: str) -> tuple[dict[str, Any], dict[str, Any] | None, list[Event]]:
     """Return the state, `player`'s standing policy (None without one) and, the first time it is
     used, the public event revealing it with its opening (anyone can check it against the
@@ -204,7 +210,7 @@ def use_policy(state: dict[str, Any], player: str) -> tuple[dict[str, Any], dict
     _, event = reveal_choices(box)
     event = Event(
         "policy.revealed",
-        f"{player}'s sealed standing policy is used, and revealed: {kept['opening']['value']}",
+        f"{player}'s sealed standing policy is used, and revealed: {words.policy(kept['opening']['value'])}",
         event.data,
     )
     policies = {**state["policies"], player: {**kept, "revealed": True}}
@@ -280,9 +286,9 @@ def run_round(
         else:
             choices[side] = _choice(state, combat, side, given)
         box, sealed = seal_choice(box, commander, choices[side], dice)
-        events += [e for e in sealed if e.kind == "sealed.choice"]
-    _, revealed = reveal_choices(box)
-    events.append(revealed)
+        events += [_worded(e, words.round_choice(choices[side])) for e in sealed if e.kind == "sealed.choice"]
+    shown, revealed = reveal_choices(box)
+    events.append(replace(revealed, text=words.sealed_text(box["name"], shown, words.round_choice)))
     fought, units, happened = fight.fight_round(
         combat, state["units"], choices, combat["morale"], state["supplied"], state["rules"], dice
     )
@@ -413,9 +419,9 @@ def settle_losses(
             box = sealed_box(f"losses-{combat['id']}-{side}-round-{combat['round'] - 1}", sorted(given))
             for player, proposal in sorted(given.items()):
                 box, sealed = seal_choice(box, player, proposal, dice)
-                events += [e for e in sealed if e.kind == "sealed.choice"]
-            _, revealed = reveal_choices(box)
-            events.append(revealed)
+                events += [_worded(e, words.split(proposal)) for e in sealed if e.kind == "sealed.choice"]
+            shown, revealed = reveal_choices(box)
+            events.append(replace(revealed, text=words.sealed_text(box["name"], shown, words.split)))
         valid = {
             p: s
             for p, s in given.items()

@@ -194,3 +194,6 @@ def test_frances_policy_stays_in_her_letters_until_it_is_used(played: tuple[Path
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
             assert "'rounds': [2]" not in text and "rounds: [2]" not in text, path
+            assert "guard france +2 in round(s) 2" not in text, path
+    # ...and once used, every player reads it in words.
+    assert "guard france +2 in round(s) 2" in (folders[used] / "britain.report.txt").read_text(encoding="utf-8")

@@ -42,7 +42,9 @@ def test_12_3_4_a_surviving_committed_guard_that_breaks_the_other_ends_the_comba
     )
     attack = {"kind": "field", "attackers": ["ru-g"], "defenders": ["fr-1"]}
     state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
-    dice = SealingDice([1, 2, 2])  # guard roll (+1 column: 0 lost), then each side's fire (3-3 shifted to 3-4: 1.5 morale)
+    dice = SealingDice(
+        [1, 2, 2]
+    )  # guard roll (+1 column: 0 lost), then each side's fire (3-3 shifted to 3-4: 1.5 morale)
     orders = {"russia": {"table": "3-3", "guard": {"nation": "russia", "shift": 1}}, "france": {"table": "3-2"}}
     state, events = play(state, orders, dice)
     dice.assert_used_up()
