@@ -275,6 +275,7 @@ def run_round(
     combat = state["combats"][0]
     events: list[Event] = []
     choices: dict[str, Any] = {}
+    naval = fight.is_naval(combat)
     box = sealed_box(f"combat-{combat['id']}-round-{combat['round']}", [combat["sides"][s]["commander"] for s in SIDES])
     for side in SIDES:
         commander = combat["sides"][side]["commander"]
@@ -286,9 +287,10 @@ def run_round(
         else:
             choices[side] = _choice(state, combat, side, given)
         box, sealed = seal_choice(box, commander, choices[side], dice)
-        events += [_worded(e, words.round_choice(choices[side])) for e in sealed if e.kind == "sealed.choice"]
+        said = words.round_choice(choices[side], naval)
+        events += [_worded(e, said) for e in sealed if e.kind == "sealed.choice"]
     shown, revealed = reveal_choices(box)
-    events.append(replace(revealed, text=words.sealed_text(box["name"], shown, words.round_choice)))
+    events.append(replace(revealed, text=words.sealed_text(box["name"], shown, lambda c: words.round_choice(c, naval))))
     fought, units, happened = fight.fight_round(
         combat, state["units"], choices, combat["morale"], state["supplied"], state["rules"], dice
     )

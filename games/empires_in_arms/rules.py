@@ -199,7 +199,9 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
             name=name,
             active=tuple(active),
             sealed=True,
-            schema=schemas.ROUND if is_round else schemas.LOSSES,
+            schema=(schemas.NAVAL_ROUND if combat["kind"] == "naval" else schemas.ROUND)
+            if is_round
+            else schemas.LOSSES,
             default_orders={},
             example=None,
             title=f"combat {combat['id']} at {combat['area']}, "

@@ -30,14 +30,52 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
             Fact("Your standing policy", "revealed" if policy["revealed"] else "sealed", (str(policy["policy"]),))
         )
     for combat in seen["combats"]:
-        sides = "; ".join(f"{s}: {', '.join(combat['sides'][s]['units'])}" for s in ("attacker", "defender"))
         facts.append(
-            Fact(f"Combat {combat['id']} at {combat['area']}", f"{combat['kind']}, round {combat['round']}", (sides,))
+            Fact(
+                f"Combat {combat['id']} at {combat['area']}",
+                f"{combat['kind']}, round {combat['round']}",
+                tuple(_side_line(combat, side) for side in ("attacker", "defender")),
+            )
         )
+        for side, share in sorted((combat.get("losses_to_share") or {}).items()):
+            facts.append(
+                Fact(f"Losses to share (combat {combat['id']}, {side})", str(share["count"]), _share_lines(share))
+            )
     spec = phase(state)
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", f"your orders for {spec.title}"))
     return facts
+
+
+def _side_line(combat: Mapping[str, Any], side: str) -> str:
+    """Return one side of a combat as a letter shows it: its units, commander, morale and guard."""
+    line = f"{side} ({combat['sides'][side]['commander']}): {', '.join(combat['sides'][side]['units'])}"
+    if combat["kind"] != "naval":
+        level = (combat["morale"][side] - combat["morale_loss"][side]) / 10
+        line += f"; morale {level:.1f} (lost {combat['morale_loss'][side] / 10:.1f})"
+        if combat["guard_used"][side]:
+            line += "; guard committed"
+    return line + ("; broken" if combat["broken"][side] else "")
+
+
+def _share_lines(share: Mapping[str, Any]) -> tuple[str, ...]:
+    """Return what a loss proposal must respect: each nationality's strength and rounded share,
+    and the odd losses left open (12.2.5, 12.3.6)."""
+    odd = share["count"] - sum(share["shares"].values())
+    lines = [
+        f"{nation}: {share['strengths'][nation]} present, rounded share {share['shares'][nation]}"
+        for nation in sorted(share["strengths"])
+    ]
+    if odd:
+        lines.append(
+            f"the rounded shares come to {sum(share['shares'].values())}: {abs(odd)} odd loss(es) "
+            + ("to give" if odd > 0 else "to spare")
+            + f"; proposals from {', '.join(share['proposers'])}, sealed; the same split from all stands, "
+            "else competitive rolls decide"
+        )
+    else:
+        lines.append(f"proposals from {', '.join(share['proposers'])}, sealed; the same split from all stands")
+    return tuple(lines)
 
 
 def example(state: Mapping[str, Any], player: str) -> Example | None:
@@ -49,6 +87,8 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
     if waiting is not None and waiting[0].startswith("combat-"):
         results = state["supplied"].get("combat_results")
         table = results["default_table"] if results else "3-3"
+        if state["combats"][0]["kind"] == "naval":
+            return Example({"table": table}, {"orders.table": "the combat table your fleets fight on this round"})
         return Example(
             {"table": table, "bombard": True}, {"orders.table": "the combat table your side fights on this round"}
         )

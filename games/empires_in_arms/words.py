@@ -7,11 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def round_choice(choice: Any) -> str:
-    """Return a combat round's choice in words: "table 3-2, artillery bombards, guard france +2"."""
+def round_choice(choice: Any, naval: bool = False) -> str:
+    """Return a combat round's choice in words: "table 3-2, artillery bombards, guard france +2"
+    (a naval round's table alone)."""
     if not isinstance(choice, Mapping):
         return str(choice)
     parts = [f"table {choice.get('table')}"]
+    if naval:
+        return parts[0]
     parts.append("artillery bombards" if choice.get("bombard", True) else "artillery holds")
     pledge = choice.get("guard")
     parts.append(f"guard {pledge['nation']} +{pledge['shift']}" if isinstance(pledge, Mapping) else "guard held back")

@@ -3,12 +3,14 @@ players of the coalition test game receive (regressions named for where they wer
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from eia_helpers import SealingDice
 from test_eia_combats import corps, game, play
 
-from games.empires_in_arms import battles, rules
-from referee.kit import GameDataError
+from games.empires_in_arms import battles, rules, standing
+from referee.kit import GameDataError, schema
 
 
 def _morale(**options: str) -> int:
@@ -52,3 +54,76 @@ def test_12_3_4_a_surviving_committed_guard_that_breaks_the_other_ends_the_comba
     assert ended.data["broken"] == {"attacker": False, "defender": True}
     assert not any("committed its guard and did not break" in e.text for e in events)
     assert state["combats"] == [] and getattr(rules.phase(state), "name", None) == "round"
+
+
+def _naval_round() -> dict[str, Any]:
+    from test_eia_combats import fleet
+
+    state = game(
+        {
+            "gb-1": fleet("britain", "britain", 30),
+            "ru-1": fleet("russia", "russia", 10),
+            "fr-1": fleet("france", "france", 20),
+        }
+    )
+    attack = {"kind": "naval", "attackers": ["gb-1", "ru-1"], "defenders": ["fr-1"]}
+    state, _ = play(state, {"britain": {"attack": [attack]}}, SealingDice([]))
+    return state
+
+
+def test_a_naval_rounds_form_takes_the_table_alone() -> None:
+    # Found reading the letters: a naval round's form offered the guard (12.3.4) and the artillery
+    # (12.3.5), land rules both; the module ignored them silently.
+    state = _naval_round()
+    spec = rules.phase(state)
+    assert spec is not None and spec.name == "combat-c1-round-1"
+    assert schema.check({"table": "3-3"}, spec.schema) == []
+    refused = schema.check({"table": "3-3", "bombard": True, "guard": {"nation": "britain", "shift": 1}}, spec.schema)
+    assert refused and all(p.code.startswith("invalid") for p in refused)
+    form = standing.example(state, "britain")
+    assert form is not None and form.orders == {"table": "3-3"}
+
+
+def test_the_letters_say_each_sides_morale_and_the_losses_to_share() -> None:
+    # Found reading the letters: a loss proposal's form gave the count alone, not the rounded
+    # shares a proposal must keep to (12.3.6) nor which odd loss is open; a round's letter gave
+    # no side's morale.
+    state = game(
+        {
+            "ru-g": corps("russia", infantry=6),
+            "gb-1": corps("britain", infantry=5),
+            "fr-1": corps("france", infantry=20),
+        },
+        proportional_land_losses=True,
+    )
+    attack = {"kind": "field", "attackers": ["ru-g", "gb-1"], "defenders": ["fr-1"]}
+    state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
+    facts = {f.name: f for f in standing.standing(state, "russia")}
+    assert facts["Combat c1 at bavaria"].items[0].endswith("morale 4.0 (lost 0.0)")
+    dice = SealingDice([1, 1])  # each side's fire: 1 loss, 0.5 morale a round on these tables
+    state, _ = play(state, {"russia": {"table": "3-3"}, "france": {"table": "3-3"}}, dice)
+    # 1 loss between russia 6 and britain 5: shares 0.55 -> 1 and 0.45 -> 0, round out; no phase.
+    assert getattr(rules.phase(state), "name", "").startswith("combat-c1-round-2")
+    facts = {f.name: f for f in standing.standing(state, "britain")}
+    assert "morale 3.5 (lost 0.5)" in facts["Combat c1 at bavaria"].items[0]
+
+
+def test_a_loss_proposals_letter_gives_the_shares_and_the_odd_loss() -> None:
+    state = game(
+        {
+            "ru-1": corps("russia", infantry=5),
+            "gb-1": corps("britain", infantry=5),
+            "fr-1": corps("france", infantry=20),
+        },
+        proportional_land_losses=True,
+    )
+    attack = {"kind": "field", "attackers": ["ru-1", "gb-1"], "defenders": ["fr-1"]}
+    state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
+    # 1 loss between russia 5 and britain 5: 0.5 and 0.5 both round up to 1: one loss to spare.
+    state, _ = play(state, {"russia": {"table": "3-3"}, "france": {"table": "3-3"}}, SealingDice([1, 1]))
+    spec = rules.phase(state)
+    assert spec is not None and spec.name == "losses-c1-round-1" and spec.active == ("britain", "russia")
+    fact = next(f for f in standing.standing(state, "britain") if f.name.startswith("Losses to share"))
+    assert fact.name == "Losses to share (combat c1, attacker)" and fact.value == "1"
+    assert fact.items[:2] == ("britain: 5 present, rounded share 1", "russia: 5 present, rounded share 1")
+    assert "1 odd loss(es) to spare" in fact.items[2] and "competitive rolls decide" in fact.items[2]
