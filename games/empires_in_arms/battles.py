@@ -350,6 +350,8 @@ def _owed(state: Mapping[str, Any], combat: dict[str, Any]) -> tuple[dict[str, A
         else:
             proposers = [combat["sides"][side]["commander"]]
         pending[side] = {"count": count, "strengths": strengths, "shares": shares, "proposers": proposers}
+        if combat["owed"][side].get("spare_militia"):
+            pending[side]["spare_militia"] = min(count, int(combat["owed"][side]["spare_militia"]))
     return combat, pending
 
 
@@ -366,7 +368,7 @@ def _apply(
     split: Mapping[str, int],
     chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], list[Event]]:
-    spare = state["rules"]["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10)
+    spare = int((combat.get("pending") or {}).get(side, {}).get("spare_militia", 0))
     units, taken = fight.take_losses(combat, state["units"], side, split, spare, chosen)
     shown = "; ".join(
         f"{nation} {sum(kinds.values())} ({', '.join(f'{k} {v}' for k, v in kinds.items())})"

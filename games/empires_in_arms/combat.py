@@ -103,6 +103,7 @@ def fight_round(
     fights = {side: True for side in SIDES}
     broken = {side: bool(combat["broken"][side]) for side in SIDES}
     inflicted = {side: 0 for side in SIDES}  # factors each side inflicts this round
+    bombarded = {side: 0 for side in SIDES}  # of them, by its artillery's bombardment
     morale_hit = {side: 0 for side in SIDES}
 
     # 12.3.5: both artillery corps bombard at once, before the round, on the 5-5 table, casualties only.
@@ -116,6 +117,7 @@ def fight_round(
         roll = dice.roll(results["dice"], label=f"{label}/{side}/bombard")[0]
         hit = read_results(results, BOMBARD_TABLE, roll)["losses"]
         inflicted[side] += hit
+        bombarded[side] += hit
         events.append(
             Event(
                 "combat.bombardment",
@@ -224,6 +226,10 @@ def fight_round(
     for side in SIDES:
         owed = dict(combat["owed"][side])
         owed["count"] = owed.get("count", 0) + inflicted[other(side)]
+        # 12.3.5: bombardment casualties spare militia where possible when the side *already* has
+        # a morale loss of 2.0 (before this round's fire); the round's other losses do not.
+        if rules["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10):
+            owed["spare_militia"] = owed.get("spare_militia", 0) + bombarded[other(side)]
         combat["owed"][side] = owed
     if rules["artillery_corps"]:
         for side in SIDES:
@@ -268,16 +274,17 @@ def take_losses(
     units: Mapping[str, Any],
     side: str,
     split: Mapping[str, int],
-    spare_militia: bool,
+    spare_militia: int,
     chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """Return the units after `side` loses `split` (factors or ships by nationality), and what
     each lost by type: the types its controlling player chose (`chosen`, 12.3.6) when they add up
-    to its loss and it has them, else type by type in LAND_TYPES' order (militia last when
-    bombardment must spare it, 12.3.5)."""
+    to its loss and it has them, else type by type in LAND_TYPES' order, the first
+    `spare_militia` of the side's losses (the bombardment casualties 12.3.5 keeps off militia)
+    taken from other factors where possible."""
     units = {key: dict(value) for key, value in units.items()}
     by_nation = contingents(combat, units, side)
-    order = [k for k in LAND_TYPES if k != "militia"] + ["militia"] if spare_militia else list(LAND_TYPES)
+    spared = [k for k in LAND_TYPES if k != "militia"] + ["militia"]
     taken_all = {}
     for nation, count in sorted(split.items()):
         if count <= 0:
@@ -285,8 +292,16 @@ def take_losses(
         picked = (chosen or {}).get(nation)
         if picked and is_choice_of_types(picked, by_nation[nation], count):
             taken = {kind: n for kind, n in picked.items() if n > 0}
+        elif is_naval(combat):
+            _, taken = losses.take_from(by_nation[nation], count, ["ships"])
         else:
-            _, taken = losses.take_from(by_nation[nation], count, ["ships"] if is_naval(combat) else order)
+            first = min(count, spare_militia)
+            left, taken = losses.take_from(by_nation[nation], first, spared)
+            _, rest = losses.take_from(left, count - first, LAND_TYPES)
+            taken = {
+                kind: taken.get(kind, 0) + rest.get(kind, 0) for kind in LAND_TYPES if kind in taken or kind in rest
+            }
+            spare_militia -= first
         units = _remove(units, combat["sides"][side]["units"], nation, taken)
         taken_all[nation] = taken
     return units, taken_all

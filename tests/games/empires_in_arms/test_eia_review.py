@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from eia_helpers import SealingDice
-from test_eia_combats import corps, game, play
+from test_eia_combats import RESULTS, corps, game, play
 
 from games.empires_in_arms import battles, rules, standing
 from referee.kit import GameDataError, schema
@@ -127,3 +127,37 @@ def test_a_loss_proposals_letter_gives_the_shares_and_the_odd_loss() -> None:
     assert fact.name == "Losses to share (combat c1, attacker)" and fact.value == "1"
     assert fact.items[:2] == ("britain: 5 present, rounded share 1", "russia: 5 present, rounded share 1")
     assert "1 odd loss(es) to spare" in fact.items[2] and "competitive rolls decide" in fact.items[2]
+
+
+def _bombarded(morale_loss_before: int) -> dict[str, int]:
+    """Return what a Russian corps of militia 4 and cavalry 3 loses to a French bombardment of 2
+    and fire of 1, having lost `morale_loss_before` tenths of morale before the round."""
+    results = {
+        **RESULTS,
+        "columns": {**RESULTS["columns"], "5-5": {t: {"losses": 2, "morale": 0} for t in "123456"}},
+    }
+    state = game(
+        {"fr-a": corps("france", artillery=3, infantry=5), "ru-1": corps("russia", militia=4, cavalry=3)},
+        artillery_corps=True,
+    )
+    state["supplied"]["combat_results"] = results
+    attack = {"kind": "field", "attackers": ["fr-a"], "defenders": ["ru-1"]}
+    state, _ = play(state, {"france": {"attack": [attack]}}, SealingDice([]))
+    state["combats"][0]["morale_loss"]["defender"] = morale_loss_before
+    dice = SealingDice([1, 1, 1])  # France's bombardment (2 casualties), then each side's fire (1 loss, 0.5 morale)
+    state, events = play(state, {"france": {"table": "3-3", "bombard": True}, "russia": {"table": "3-3"}}, dice)
+    dice.assert_used_up()
+    return next(e.data["taken"]["russia"] for e in events if e.kind == "combat.losses" and e.data["side"] == "defender")
+
+
+def test_12_3_5_only_the_bombardment_casualties_spare_militia() -> None:
+    # Found reading the chapter against the module: "the losses removed by bombardment may not be
+    # militia, where possible, if the side ... already has a morale loss of 2.0 or greater". The
+    # module kept every loss of the round off militia; the round's fire takes the usual order.
+    assert _bombarded(20) == {"cavalry": 2, "militia": 1}
+
+
+def test_12_3_5_the_morale_loss_counted_is_the_one_the_side_already_has() -> None:
+    # ...and it counted the morale loss at the round's end: at 1.5 before the round (2.0 after
+    # its fire), the bombardment's casualties may be militia.
+    assert _bombarded(15) == {"militia": 3}
