@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.empires_in_arms import battles
+from games.empires_in_arms import battles, guard
+from games.empires_in_arms import combat as fight
 from games.empires_in_arms.rules import phase, view
 from referee.kit import Example, Fact
 
@@ -44,7 +45,37 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     spec = phase(state)
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", f"your orders for {spec.title}"))
+        if spec.name.startswith("combat-") and state["combats"][0]["kind"] != "naval":
+            note = _guard_note(state, player)
+            if note:
+                facts.append(Fact("Your guard (12.3.4)", note))
     return facts
+
+
+def _guard_note(state: Mapping[str, Any], player: str) -> str:
+    """Return the note on `orders.guard` for a commander whose side may commit its guard: the
+    nationalities and shifts 12.3.4 allows, and whether the other side chooses sealed too."""
+    combat = state["combats"][0]
+    if not state["rules"]["guard_commitment"]:
+        return ""
+    side = next(s for s in ("attacker", "defender") if combat["sides"][s]["commander"] == player)
+    other = "defender" if side == "attacker" else "attacker"
+    if combat["guard_used"][side]:
+        return "your side has committed its guard in this combat already"
+    mine = guard.guard_by_nation(fight.contingents(combat, state["units"], side))
+    offers = [
+        f"{nation} " + " or ".join(f"+{shift}" for shift in guard.shifts_allowed(nation, factors))
+        for nation, factors in sorted(mine.items())
+        if guard.shifts_allowed(nation, factors)
+    ]
+    if not offers:
+        return ""
+    both = guard.has_guard(fight.contingents(combat, state["units"], other))
+    return f"you may commit one: {'; '.join(offers)}, with `guard: {{nation, shift}}`; " + (
+        "the other side has guards too: both choices are sealed and revealed together"
+        if both
+        else "it is announced in the report"
+    )
 
 
 def _side_line(combat: Mapping[str, Any], side: str) -> str:

@@ -132,10 +132,9 @@ def test_a_loss_proposals_letter_gives_the_shares_and_the_odd_loss() -> None:
 def _bombarded(morale_loss_before: int) -> dict[str, int]:
     """Return what a Russian corps of militia 4 and cavalry 3 loses to a French bombardment of 2
     and fire of 1, having lost `morale_loss_before` tenths of morale before the round."""
-    results = {
-        **RESULTS,
-        "columns": {**RESULTS["columns"], "5-5": {t: {"losses": 2, "morale": 0} for t in "123456"}},
-    }
+    columns: dict[str, Any] = dict(RESULTS["columns"])  # type: ignore[call-overload]
+    columns["5-5"] = {t: {"losses": 2, "morale": 0} for t in "123456"}
+    results = {**RESULTS, "columns": columns}
     state = game(
         {"fr-a": corps("france", artillery=3, infantry=5), "ru-1": corps("russia", militia=4, cavalry=3)},
         artillery_corps=True,
@@ -161,3 +160,19 @@ def test_12_3_5_the_morale_loss_counted_is_the_one_the_side_already_has() -> Non
     # ...and it counted the morale loss at the round's end: at 1.5 before the round (2.0 after
     # its fire), the bombardment's casualties may be militia.
     assert _bombarded(15) == {"militia": 3}
+
+
+def test_a_commanders_letter_says_which_guard_may_be_committed_and_how_it_is_chosen() -> None:
+    # Found reading the letters: a round's form left the guard to the reference list, with no
+    # word of which nationality may shift by how much (12.3.4) nor whether the choice is sealed.
+    state = game(
+        {"ru-g": corps("russia", guard=3, infantry=4), "fr-g": corps("france", guard=1, infantry=4)},
+        guard_commitment=True,
+    )
+    attack = {"kind": "field", "attackers": ["ru-g"], "defenders": ["fr-g"]}
+    state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
+    notes = {p: {f.name: f.value for f in standing.standing(state, p)} for p in ("russia", "france", "britain")}
+    assert notes["russia"]["Your guard (12.3.4)"].startswith("you may commit one: russia +1 or +2")
+    assert "both choices are sealed and revealed together" in notes["russia"]["Your guard (12.3.4)"]
+    assert notes["france"]["Your guard (12.3.4)"].startswith("you may commit one: france +1,")
+    assert "Your guard (12.3.4)" not in notes["britain"]
