@@ -106,10 +106,18 @@ def fight_round(
     bombarded = {side: 0 for side in SIDES}  # of them, by its artillery's bombardment
     morale_hit = {side: 0 for side in SIDES}
 
+    # 12.3.5: a side of artillery alone "at any time during a combat round" breaks at once: it
+    # neither bombards nor fights (the losses of the last round may have left it so).
+    if rules["artillery_corps"]:
+        for side in SIDES:
+            if not broken[side] and land.only_artillery(totals(before[side])):
+                broken[side], fights[side] = True, False
+                events.append(_artillery_alone(cid, side))
+
     # 12.3.5: both artillery corps bombard at once, before the round, on the 5-5 table, casualties only.
     for side in SIDES:
         own = before[side]
-        if not (rules["artillery_corps"] and choices[side].get("bombard")):
+        if not (rules["artillery_corps"] and choices[side].get("bombard") and fights[side]):
             continue
         artillery = totals(own).get("artillery", 0)
         if not land.can_bombard(list(own), artillery, kind, combat["terrain"]):
@@ -130,7 +138,7 @@ def fight_round(
     committed: dict[str, Any] = {}
     for side in SIDES:
         pledge = choices[side].get("guard") if rules["guard_commitment"] and not is_naval(combat) else None
-        if not pledge:
+        if not pledge or not fights[side]:
             continue
         table = _table(supplied, "guard_table", f"{side}'s guard commitment in combat {cid}")
         nation, shift = pledge["nation"], pledge["shift"]
@@ -164,6 +172,11 @@ def fight_round(
 
     # The round's fire: each side that fights rolls on its table, cavalry superiority +1, net +1 at most.
     now = {side: contingents(combat, units, side) for side in SIDES}
+    if rules["artillery_corps"]:
+        for side in SIDES:
+            if fights[side] and not broken[side] and land.only_artillery(totals(now[side])):
+                broken[side], fights[side] = True, False
+                events.append(_artillery_alone(cid, side))
     for side in SIDES:
         if not fights[side]:
             continue
@@ -231,17 +244,6 @@ def fight_round(
         if rules["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10):
             owed["spare_militia"] = owed.get("spare_militia", 0) + bombarded[other(side)]
         combat["owed"][side] = owed
-    if rules["artillery_corps"]:
-        for side in SIDES:
-            if not broken[side] and land.only_artillery(totals(now[side])):
-                broken[side] = True
-                events.append(
-                    Event(
-                        "combat.broken",
-                        f"{side} has only artillery left: it breaks (12.3.5)",
-                        {"combat": cid, "side": side},
-                    )
-                )
     combat["morale_loss"] = morale_loss
     combat["broken"] = broken
     return combat, units, events
@@ -331,3 +333,11 @@ def competitive_rolls(
         keys = [tuple(rolls[nation]) for nation in rolls]
         rolling = sorted(nation for nation in rolls if keys.count(tuple(rolls[nation])) > 1)
     return rolls, rounds
+
+
+def _artillery_alone(cid: str, side: str) -> Event:
+    return Event(
+        "combat.broken",
+        f"{side} has only artillery left: it breaks without fighting (12.3.5)",
+        {"combat": cid, "side": side},
+    )

@@ -176,3 +176,22 @@ def test_a_commanders_letter_says_which_guard_may_be_committed_and_how_it_is_cho
     assert "both choices are sealed and revealed together" in notes["russia"]["Your guard (12.3.4)"]
     assert notes["france"]["Your guard (12.3.4)"].startswith("you may commit one: france +1,")
     assert "Your guard (12.3.4)" not in notes["britain"]
+
+
+def test_12_3_5_a_side_of_artillery_alone_breaks_before_it_bombards_or_fights() -> None:
+    # Derived from 12.3.5, "if at any time during a combat round a side ... consists of only
+    # artillery factors, that side is automatically considered to break": the module let such a
+    # side bombard and fire through the round and broke it after.
+    state = game(
+        {"ru-1": corps("russia", infantry=10), "fr-a": corps("france", artillery=3)},
+        artillery_corps=True,
+    )
+    attack = {"kind": "field", "attackers": ["ru-1"], "defenders": ["fr-a"]}
+    state, _ = play(state, {"russia": {"attack": [attack]}}, SealingDice([]))
+    dice = SealingDice([1])  # the attacker's fire alone
+    state, events = play(state, {"russia": {"table": "3-3"}, "france": {"table": "3-3", "bombard": True}}, dice)
+    dice.assert_used_up()
+    assert not [e for e in events if e.kind in ("combat.bombardment", "combat.fire") and e.data["side"] == "defender"]
+    broken = next(e for e in events if e.kind == "combat.broken")
+    assert broken.data["side"] == "defender" and "without fighting" in broken.text
+    assert state["combats"] == []
