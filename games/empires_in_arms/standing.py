@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.empires_in_arms import battles, guard
+from games.empires_in_arms import battles, guard, words
 from games.empires_in_arms import combat as fight
 from games.empires_in_arms.rules import phase, view
 from referee.kit import Example, Fact
@@ -28,8 +28,19 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     policy = seen["policies"].get(player)
     if policy is not None:
         facts.append(
-            Fact("Your standing policy", "revealed" if policy["revealed"] else "sealed", (str(policy["policy"]),))
+            Fact(
+                "Your standing policy",
+                "revealed" if policy["revealed"] else "sealed",
+                (words.policy(policy["policy"]),),
+            )
         )
+    for who, kept in sorted(seen["policies"].items()):
+        if who == player:
+            continue
+        if kept.get("revealed"):
+            facts.append(Fact(f"{who}'s standing policy", "revealed", (words.policy(kept["policy"]),)))
+        else:
+            facts.append(Fact(f"{who}'s standing policy", "sealed: it fights their rounds without their mail"))
     for combat in seen["combats"]:
         facts.append(
             Fact(

@@ -195,3 +195,16 @@ def test_12_3_5_a_side_of_artillery_alone_breaks_before_it_bombards_or_fights() 
     broken = next(e for e in events if e.kind == "combat.broken")
     assert broken.data["side"] == "defender" and "without fighting" in broken.text
     assert state["combats"] == []
+
+
+def test_the_letters_give_standing_policies_in_words_and_others_only_once_revealed() -> None:
+    # Found reading the letters: a policy was shown as a Python dict; another player's policy,
+    # sealed or revealed, was not shown at all (that one exists is public: its sealing is).
+    state = game({"fr-1": corps("france", infantry=4), "ru-1": corps("russia", infantry=4)})
+    policy = {"table": "3-3", "bombard": False}
+    state, _ = play(state, {"france": {"policy": policy}}, SealingDice([]))
+    mine = {f.name: f for f in standing.standing(state, "france")}
+    assert mine["Your standing policy"].items == ("table 3-3; artillery holds",)
+    theirs = {f.name: f for f in standing.standing(state, "russia")}
+    assert theirs["france's standing policy"].value.startswith("sealed")
+    assert not theirs["france's standing policy"].items
