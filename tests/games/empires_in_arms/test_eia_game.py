@@ -173,6 +173,12 @@ def test_three_combats_and_an_allied_loss_phase(played: tuple[Path, list[dict[st
     phases = [entry["phase"] for entry in log]
     assert {p.split("-round-")[0] for p in phases if p.startswith("combat-")} == {"combat-c1", "combat-c2", "combat-c3"}
     assert any(p.startswith("losses-") for p in phases), phases
+    events = [e for entry in log for e in entry["events"]]
+    boxes = [e.data["box"] for e in events if e.kind == "sealed.revealed"]
+    assert any(box.startswith("losses-") for box in boxes), boxes  # allied proposals, sealed and revealed
+    assert any(e.kind == "losses.competitive" for e in events)  # proposals that differ go to the rolls
+    guards = [e for e in events if e.kind == "combat.guard"]
+    assert {e.data["side"] for e in guards} == {"attacker", "defender"}  # both sides committed, sealed
 
 
 def test_the_audit_replays_every_phase_and_supply(played: tuple[Path, list[dict[str, Any]]]) -> None:
