@@ -45,7 +45,12 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         facts.append(
             Fact(
                 f"Combat {combat['id']} at {combat['area']}",
-                f"{combat['kind']}, round {combat['round']}",
+                f"{combat['kind']}, "
+                + (
+                    f"losses of round {combat['round'] - 1} to share"
+                    if combat["stage"] == "losses"
+                    else f"round {combat['round']}"
+                ),
                 tuple(_side_line(combat, side) for side in ("attacker", "defender")),
             )
         )

@@ -123,7 +123,9 @@ def test_a_loss_proposals_letter_gives_the_shares_and_the_odd_loss() -> None:
     state, _ = play(state, {"russia": {"table": "3-3"}, "france": {"table": "3-3"}}, SealingDice([1, 1]))
     spec = rules.phase(state)
     assert spec is not None and spec.name == "losses-c1-round-1" and spec.active == ("britain", "russia")
-    fact = next(f for f in standing.standing(state, "britain") if f.name.startswith("Losses to share"))
+    facts = {f.name: f for f in standing.standing(state, "britain")}
+    assert facts["Combat c1 at bavaria"].value == "field, losses of round 1 to share"
+    fact = next(f for f in facts.values() if f.name.startswith("Losses to share"))
     assert fact.name == "Losses to share (combat c1, attacker)" and fact.value == "1"
     assert fact.items[:2] == ("britain: 5 present, rounded share 1", "russia: 5 present, rounded share 1")
     assert "1 odd loss(es) to spare" in fact.items[2] and "competitive rolls decide" in fact.items[2]
