@@ -11,10 +11,11 @@ module fights them at once, revealing each policy with its proof the first time 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from games.empires_in_arms import combat as fight
-from games.empires_in_arms import land, leaders, losses
+from games.empires_in_arms import land, leaders, losses, words
 from games.empires_in_arms.combat import SIDES
 from games.empires_in_arms.economy import add_months
 from games.empires_in_arms.guard import commitment_problem
@@ -56,8 +57,11 @@ def strategic_rating(state: Mapping[str, Any], unit_ids: list[str], date: str, a
 
 
 def side_morale(state: Mapping[str, Any], unit_ids: list[str], date: str) -> int:
-    """Return a side's morale level in tenths: its lowest unit's, British-trained corps at 4.0 (12.3.2)."""
+    """Return a side's morale level in tenths, British-trained corps at 4.0 (12.3.2): its lowest
+    unit's, or with the option `side_morale: weighted` the mean of its units' weighted by their
+    factors (ships), rounded down to the tenth (the chapter does not say; the core rules do)."""
     levels = []
+    weights = []
     for unit_id in unit_ids:
         unit = state["units"][unit_id]
         level = round(float(unit.get("morale", 0)) * 10)
@@ -70,7 +74,12 @@ def side_morale(state: Mapping[str, Any], unit_ids: list[str], date: str) -> int
                 * 10
             )
         levels.append(level)
-    return min(levels) if levels else 0
+        weights.append(unit["ships"] if "ships" in unit else sum(unit.get("factors", {}).values()))
+    if not levels:
+        return 0
+    if state.get("side_morale", "lowest") == "weighted" and sum(weights) > 0:
+        return sum(level * weight for level, weight in zip(levels, weights, strict=True)) // sum(weights)
+    return min(levels)
 
 
 def declare(
@@ -183,6 +192,11 @@ def _try_withdrawal(
     return state, ok, events
 
 
+def _worded(event: Event, said: str) -> Event:
+    """Return a sealed.choice event telling its chooser their choice in words."""
+    return replace(event, text=f"You sealed your choice for {event.data['box']}: {said}")
+
+
 def use_policy(state: dict[str, Any], player: str) -> tuple[dict[str, Any], dict[str, Any] | None, list[Event]]:
     """Return the state, `player`'s standing policy (None without one) and, the first time it is
     used, the public event revealing it with its opening (anyone can check it against the
@@ -196,7 +210,7 @@ def use_policy(state: dict[str, Any], player: str) -> tuple[dict[str, Any], dict
     _, event = reveal_choices(box)
     event = Event(
         "policy.revealed",
-        f"{player}'s sealed standing policy is used, and revealed: {kept['opening']['value']}",
+        f"{player}'s sealed standing policy is used, and revealed: {words.policy(kept['opening']['value'])}",
         event.data,
     )
     policies = {**state["policies"], player: {**kept, "revealed": True}}
@@ -261,6 +275,7 @@ def run_round(
     combat = state["combats"][0]
     events: list[Event] = []
     choices: dict[str, Any] = {}
+    naval = fight.is_naval(combat)
     box = sealed_box(f"combat-{combat['id']}-round-{combat['round']}", [combat["sides"][s]["commander"] for s in SIDES])
     for side in SIDES:
         commander = combat["sides"][side]["commander"]
@@ -272,9 +287,10 @@ def run_round(
         else:
             choices[side] = _choice(state, combat, side, given)
         box, sealed = seal_choice(box, commander, choices[side], dice)
-        events += [e for e in sealed if e.kind == "sealed.choice"]
-    _, revealed = reveal_choices(box)
-    events.append(revealed)
+        said = words.round_choice(choices[side], naval)
+        events += [_worded(e, said) for e in sealed if e.kind == "sealed.choice"]
+    shown, revealed = reveal_choices(box)
+    events.append(replace(revealed, text=words.sealed_text(box["name"], shown, lambda c: words.round_choice(c, naval))))
     fought, units, happened = fight.fight_round(
         combat, state["units"], choices, combat["morale"], state["supplied"], state["rules"], dice
     )
@@ -334,6 +350,8 @@ def _owed(state: Mapping[str, Any], combat: dict[str, Any]) -> tuple[dict[str, A
         else:
             proposers = [combat["sides"][side]["commander"]]
         pending[side] = {"count": count, "strengths": strengths, "shares": shares, "proposers": proposers}
+        if combat["owed"][side].get("spare_militia"):
+            pending[side]["spare_militia"] = min(count, int(combat["owed"][side]["spare_militia"]))
     return combat, pending
 
 
@@ -350,7 +368,7 @@ def _apply(
     split: Mapping[str, int],
     chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], list[Event]]:
-    spare = state["rules"]["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10)
+    spare = int((combat.get("pending") or {}).get(side, {}).get("spare_militia", 0))
     units, taken = fight.take_losses(combat, state["units"], side, split, spare, chosen)
     shown = "; ".join(
         f"{nation} {sum(kinds.values())} ({', '.join(f'{k} {v}' for k, v in kinds.items())})"
@@ -405,9 +423,9 @@ def settle_losses(
             box = sealed_box(f"losses-{combat['id']}-{side}-round-{combat['round'] - 1}", sorted(given))
             for player, proposal in sorted(given.items()):
                 box, sealed = seal_choice(box, player, proposal, dice)
-                events += [e for e in sealed if e.kind == "sealed.choice"]
-            _, revealed = reveal_choices(box)
-            events.append(revealed)
+                events += [_worded(e, words.split(proposal)) for e in sealed if e.kind == "sealed.choice"]
+            shown, revealed = reveal_choices(box)
+            events.append(replace(revealed, text=words.sealed_text(box["name"], shown, words.split)))
         valid = {
             p: s
             for p, s in given.items()

@@ -103,12 +103,21 @@ def fight_round(
     fights = {side: True for side in SIDES}
     broken = {side: bool(combat["broken"][side]) for side in SIDES}
     inflicted = {side: 0 for side in SIDES}  # factors each side inflicts this round
+    bombarded = {side: 0 for side in SIDES}  # of them, by its artillery's bombardment
     morale_hit = {side: 0 for side in SIDES}
+
+    # 12.3.5: a side of artillery alone "at any time during a combat round" breaks at once: it
+    # neither bombards nor fights (the losses of the last round may have left it so).
+    if rules["artillery_corps"]:
+        for side in SIDES:
+            if not broken[side] and land.only_artillery(totals(before[side])):
+                broken[side], fights[side] = True, False
+                events.append(_artillery_alone(cid, side))
 
     # 12.3.5: both artillery corps bombard at once, before the round, on the 5-5 table, casualties only.
     for side in SIDES:
         own = before[side]
-        if not (rules["artillery_corps"] and choices[side].get("bombard")):
+        if not (rules["artillery_corps"] and choices[side].get("bombard") and fights[side]):
             continue
         artillery = totals(own).get("artillery", 0)
         if not land.can_bombard(list(own), artillery, kind, combat["terrain"]):
@@ -116,6 +125,7 @@ def fight_round(
         roll = dice.roll(results["dice"], label=f"{label}/{side}/bombard")[0]
         hit = read_results(results, BOMBARD_TABLE, roll)["losses"]
         inflicted[side] += hit
+        bombarded[side] += hit
         events.append(
             Event(
                 "combat.bombardment",
@@ -128,7 +138,7 @@ def fight_round(
     committed: dict[str, Any] = {}
     for side in SIDES:
         pledge = choices[side].get("guard") if rules["guard_commitment"] and not is_naval(combat) else None
-        if not pledge:
+        if not pledge or not fights[side]:
             continue
         table = _table(supplied, "guard_table", f"{side}'s guard commitment in combat {cid}")
         nation, shift = pledge["nation"], pledge["shift"]
@@ -162,6 +172,11 @@ def fight_round(
 
     # The round's fire: each side that fights rolls on its table, cavalry superiority +1, net +1 at most.
     now = {side: contingents(combat, units, side) for side in SIDES}
+    if rules["artillery_corps"]:
+        for side in SIDES:
+            if fights[side] and not broken[side] and land.only_artillery(totals(now[side])):
+                broken[side], fights[side] = True, False
+                events.append(_artillery_alone(cid, side))
     for side in SIDES:
         if not fights[side]:
             continue
@@ -224,18 +239,11 @@ def fight_round(
     for side in SIDES:
         owed = dict(combat["owed"][side])
         owed["count"] = owed.get("count", 0) + inflicted[other(side)]
+        # 12.3.5: bombardment casualties spare militia where possible when the side *already* has
+        # a morale loss of 2.0 (before this round's fire); the round's other losses do not.
+        if rules["artillery_corps"] and land.bombardment_spares_militia(combat["morale_loss"][side] / 10):
+            owed["spare_militia"] = owed.get("spare_militia", 0) + bombarded[other(side)]
         combat["owed"][side] = owed
-    if rules["artillery_corps"]:
-        for side in SIDES:
-            if not broken[side] and land.only_artillery(totals(now[side])):
-                broken[side] = True
-                events.append(
-                    Event(
-                        "combat.broken",
-                        f"{side} has only artillery left: it breaks (12.3.5)",
-                        {"combat": cid, "side": side},
-                    )
-                )
     combat["morale_loss"] = morale_loss
     combat["broken"] = broken
     return combat, units, events
@@ -268,16 +276,17 @@ def take_losses(
     units: Mapping[str, Any],
     side: str,
     split: Mapping[str, int],
-    spare_militia: bool,
+    spare_militia: int,
     chosen: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """Return the units after `side` loses `split` (factors or ships by nationality), and what
     each lost by type: the types its controlling player chose (`chosen`, 12.3.6) when they add up
-    to its loss and it has them, else type by type in LAND_TYPES' order (militia last when
-    bombardment must spare it, 12.3.5)."""
+    to its loss and it has them, else type by type in LAND_TYPES' order, the first
+    `spare_militia` of the side's losses (the bombardment casualties 12.3.5 keeps off militia)
+    taken from other factors where possible."""
     units = {key: dict(value) for key, value in units.items()}
     by_nation = contingents(combat, units, side)
-    order = [k for k in LAND_TYPES if k != "militia"] + ["militia"] if spare_militia else list(LAND_TYPES)
+    spared = [k for k in LAND_TYPES if k != "militia"] + ["militia"]
     taken_all = {}
     for nation, count in sorted(split.items()):
         if count <= 0:
@@ -285,8 +294,16 @@ def take_losses(
         picked = (chosen or {}).get(nation)
         if picked and is_choice_of_types(picked, by_nation[nation], count):
             taken = {kind: n for kind, n in picked.items() if n > 0}
+        elif is_naval(combat):
+            _, taken = losses.take_from(by_nation[nation], count, ["ships"])
         else:
-            _, taken = losses.take_from(by_nation[nation], count, ["ships"] if is_naval(combat) else order)
+            first = min(count, spare_militia)
+            left, taken = losses.take_from(by_nation[nation], first, spared)
+            _, rest = losses.take_from(left, count - first, LAND_TYPES)
+            taken = {
+                kind: taken.get(kind, 0) + rest.get(kind, 0) for kind in LAND_TYPES if kind in taken or kind in rest
+            }
+            spare_militia -= first
         units = _remove(units, combat["sides"][side]["units"], nation, taken)
         taken_all[nation] = taken
     return units, taken_all
@@ -316,3 +333,11 @@ def competitive_rolls(
         keys = [tuple(rolls[nation]) for nation in rolls]
         rolling = sorted(nation for nation in rolls if keys.count(tuple(rolls[nation])) > 1)
     return rolls, rounds
+
+
+def _artillery_alone(cid: str, side: str) -> Event:
+    return Event(
+        "combat.broken",
+        f"{side} has only artillery left: it breaks without fighting (12.3.5)",
+        {"combat": cid, "side": side},
+    )

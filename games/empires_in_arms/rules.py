@@ -59,6 +59,8 @@ OPTIONS = {
     "withdrawal_die": "the die an outnumbered defender rolls against its strategic rating (12.3.10; default 1d6)",
     "peace_phase_counts": "whether the Land Phase in which peace is made counts toward 12.4's three and six "
     "(default false)",
+    "side_morale": "a side's morale level: lowest (its lowest unit's, the default) or weighted (its units' "
+    "mean weighted by factors, rounded down to the tenth)",
     "sea_areas_next_to_britain": "the sea areas adjacent to Great Britain, for naval raiding (12.2.2)",
     "combat_results": "the Combat Resolution Table, as `referee supply` takes it (or supply it later)",
     "guard_table": "the Guard Commitment Table, as `referee supply` takes it (or supply it later)",
@@ -106,6 +108,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "fleet_movement": int(options.get("fleet_movement", 7)),
         "withdrawal_die": str(options.get("withdrawal_die", "1d6")),
         "peace_phase_counts": bool(options.get("peace_phase_counts", False)),
+        "side_morale": _side_morale(options.get("side_morale", "lowest")),
         "sea_areas_next_to_britain": sorted(options.get("sea_areas_next_to_britain") or []),
         "supplied": parse_given(options),
         "combats": [],
@@ -173,6 +176,15 @@ def _units(raw: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
+def _side_morale(value: Any) -> str:
+    if value not in ("lowest", "weighted"):
+        raise GameDataError(
+            f"option 'side_morale' must be lowest or weighted, got {value!r}",
+            hints=("leave it out for a side's lowest unit's morale",),
+        )
+    return str(value)
+
+
 def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
     """Return the open phase: a combat's round or loss proposals while a combat waits, else the
     sequence's phase; None once the last turn is played."""
@@ -187,7 +199,9 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
             name=name,
             active=tuple(active),
             sealed=True,
-            schema=schemas.ROUND if is_round else schemas.LOSSES,
+            schema=(schemas.NAVAL_ROUND if combat["kind"] == "naval" else schemas.ROUND)
+            if is_round
+            else schemas.LOSSES,
             default_orders={},
             example=None,
             title=f"combat {combat['id']} at {combat['area']}, "

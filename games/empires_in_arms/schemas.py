@@ -146,6 +146,8 @@ ROUND = {
     },
     "required": ["table"],
 }
+# A naval round has no guard nor artillery (12.3.4, 12.3.5 are land rules): the table alone.
+NAVAL_ROUND = {"type": "map", "fields": {"table": TABLE}, "required": ["table"]}
 LOSSES = {
     "type": "map",
     "fields": {

@@ -6,9 +6,10 @@ the Land Phases counted since a peace, the Reinforcement Phase's forced departur
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from games.empires_in_arms import battles, economy, naval, peace
+from games.empires_in_arms import battles, economy, naval, peace, words
 from referee.kit import Dice, Event, NotSupplied, Tables, parse_tables, seal_choice, sealed_box
 from referee.kit.procedure import procedure, sequence
 from referee.kit.procedure.rolls import roll_request
@@ -37,6 +38,10 @@ def seal_policy(state: dict[str, Any], player: str, policy: Any, dice: Dice) -> 
     """Return the state with `player`'s standing policy sealed (committed in this phase's record,
     shown to them alone) in place of any earlier one."""
     box, events = seal_choice(sealed_box(f"policy-{player}", [player]), player, policy, dice)
+    events = [
+        replace(e, text=f"You sealed your standing policy: {words.policy(policy)}") if e.kind == "sealed.choice" else e
+        for e in events
+    ]
     return {
         **state,
         "policies": {**state["policies"], player: {"opening": box["sealed"][player]}},

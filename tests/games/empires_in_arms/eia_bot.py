@@ -77,7 +77,10 @@ def orders_from(state: dict[str, Any], name: str, turn: int, role: str, rng: ran
     """Return `role`'s orders for phase `name` of `turn`."""
     if name.startswith("combat-"):
         combat = state["combats"][0]
-        orders: dict[str, Any] = {"table": rng.choice(["3-2", "3-3"]), "bombard": True}
+        orders: dict[str, Any] = {"table": rng.choice(["3-2", "3-3"])}
+        if combat["kind"] == "naval":
+            return orders  # a naval round takes the table alone
+        orders["bombard"] = True
         side = next(s for s in ("attacker", "defender") if combat["sides"][s]["commander"] == role)
         guards = {
             u["nation"]
