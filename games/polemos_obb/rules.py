@@ -29,6 +29,7 @@ from games.polemos_obb.model import (
     TURN_STEPS,
     State,
     acting_side,
+    army_of_base,
     army_of_player,
     army_order,
     is_in_play,
@@ -36,7 +37,7 @@ from games.polemos_obb.model import (
     players_of,
     step_kind,
 )
-from games.polemos_obb.options import OPTIONS, game_tables, read_options
+from games.polemos_obb.options import OPTIONS, game_tables, read_options, setting
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
 from games.polemos_obb.supplies import outstanding
@@ -160,6 +161,33 @@ def _standing_problems(state: Mapping[str, Any], army: str, standing: Any) -> li
             problems.append(
                 Problem("illegal.standing.base", f"orders.standing.bases[{index}].base", f"{base!r} is not your base")
             )
+    if standing.get("support") and not setting(state, "defenders_support"):
+        problems.append(
+            Problem(
+                "illegal.standing.support",
+                "orders.standing.support",
+                "this game was begun before defenders could claim support (option defenders_support is false)",
+            )
+        )
+    for index, entry in enumerate(standing.get("support", [])):
+        path = f"orders.standing.support[{index}]"
+        base = entry["base"]
+        if base not in state["bases"] or army_of_base(state, base) != army:
+            problems.append(Problem("illegal.standing.base", f"{path}.base", f"{base!r} is not your base"))
+            continue
+        for supporter in entry["by"]:
+            if (
+                supporter == base
+                or supporter not in state["bases"]
+                or state["bases"][supporter]["division"] != state["bases"][base]["division"]
+            ):
+                problems.append(
+                    Problem(
+                        "illegal.support.by",
+                        f"{path}.by",
+                        f"{supporter!r} cannot support {base}: a supporter is another base of its division",
+                    )
+                )
     return problems
 
 
@@ -250,13 +278,16 @@ def _set_standing(r: Resolution, army: str, standing: Mapping[str, Any]) -> None
         "respond": standing.get("respond"),
         "bases": {entry["base"]: entry["respond"] for entry in standing.get("bases", [])},
     }
+    if standing.get("support"):
+        record["support"] = {entry["base"]: list(entry["by"]) for entry in standing["support"]}
     r.state["standing"][army] = record
     player = r.state["armies"][army]["player"]
     r.say(
         "standing.orders",
         f"Your standing orders now: defending bases {record['respond'] or r.state['config']['default_response']}"
         + "".join(f", {b} {c}" for b, c in record["bases"].items())
-        + " after 'no effect'.",
+        + " after 'no effect'."
+        + "".join(f" {b} supported by {', '.join(by)} when attacked." for b, by in record.get("support", {}).items()),
         {"army": army, "standing": record},
         visible_to=(player,),
     )

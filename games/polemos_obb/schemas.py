@@ -40,6 +40,17 @@ STANDING = {
                 },
             },
         },
+        "support": {
+            "type": "list",
+            "max": 50,
+            "description": "your bases supported when the enemy attacks them: {base, by: [supporters beside or behind]} "
+            "(option defenders_support)",
+            "items": {
+                "type": "map",
+                "required": ["base", "by"],
+                "fields": {"base": _id("one of your bases", "M"), "by": {**_ids("its supporters", "L", 4), "min": 1}},
+            },
+        },
     },
 }
 

@@ -120,4 +120,5 @@ def secrets(state: Mapping[str, Any]) -> list[Secret]:
         player = (state["armies"][army]["player"],)
         found.append((json_pointer("standing", army, "respond"), player))
         found += [(json_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
+        found += [(json_pointer("standing", army, "support", base), player) for base in standing.get("support", {})]
     return found
