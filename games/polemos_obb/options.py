@@ -46,6 +46,8 @@ OPTIONS = {
     "pace": "skip-idle (new games) adjudicates at once a phase in which no player can give an order (bombardment with no "
     "guns or without the table, a contact phase where no contact is possible); every-phase (games begun before) waits "
     "for each",
+    "letters": "army-board (new games): notices and reports carry the army board, the outcome round's rule and the "
+    "battle's result with each side's losses; plain (games begun before): the letters as they were",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -72,6 +74,7 @@ LATER_DEFAULTS: dict[str, Any] = {
     "defending_winner_follows_up": True,
     "guns_move_with_column": False,
     "pace": "every-phase",
+    "letters": "plain",
 }
 NEW_GAME_OPTIONS: dict[str, Any] = {
     "recoiled_bases_readvance": False,
@@ -79,6 +82,7 @@ NEW_GAME_OPTIONS: dict[str, Any] = {
     "fighting_bases_support": False,
     "guns_move_with_column": True,
     "pace": "skip-idle",
+    "letters": "army-board",
 }
 OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
 COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
@@ -141,6 +145,8 @@ def _checked_setting(name: str, value: Any) -> Any:
         _one_of(where, value, ("fight", "decline"))
     elif name == "pace":
         _one_of(where, value, ("every-phase", "skip-idle"))
+    elif name == "letters":
+        _one_of(where, value, ("plain", "army-board"))
     elif name == "morale_losses":
         _one_of(where, value, ("game", "turn"))
     elif name == "fall_back_shakes_bd":

@@ -149,6 +149,10 @@ MOVES = {
                     },
                     "brigades": {**_ids("the group's brigades", "X", 20), "min": 1},
                     "by": _id("unlimber only: the division whose move unlimbers the guns (no TP)", "van-gelder"),
+                    "with": _id(
+                        "move/continue of limbered guns only: the division whose column they move with (no TP)",
+                        "van-gelder",
+                    ),
                     "note": {"type": "str", "max": 300, "description": "where to, in words, for the other players"},
                 },
             },
@@ -212,6 +216,13 @@ CONTACT = {
 }
 
 NO_ORDERS: dict[str, Any] = {"type": "map", "fields": {}}
+LATER = {
+    "type": "map",
+    "description": "orders for the rest of your half-turn, each applied when its step comes (checked then; "
+    "option pace: skip-idle); a step whose orders you sent ahead costs you no mail",
+    "fields": {**BOMBARDMENT["fields"], **MOVES["fields"], **CONTACT["fields"]},
+}
+COMMAND["fields"]["later"] = LATER
 
 SCHEMAS = {
     "muster": NO_ORDERS,
