@@ -44,6 +44,11 @@ ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
 ORDINALS = ("1st", "2nd", "3rd")
 POINTS = {"broken": 3, "shaken": 2, "recoiled": 1}
+OUTCOME_RULE = (
+    "each division scores 3 a base broken, 2 a base shaken and 1 a base recoiled in this encounter, plus a die; "
+    "the HIGHER score loses and falls back the difference less 2 base depths, unless it broke more enemy bases "
+    "than it lost"
+)
 CAVALRY_FAILED_BD = 2  # a cavalry attack that fails falls back 1BW = 2BD
 
 
@@ -500,7 +505,9 @@ def _outcome_round(
     text += " ".join(m["text"] for m in moves) or "Nobody falls back."
     if continuing:
         text += f" The fight goes on next turn ({', '.join(continuing)})."
+    explained = {"rule": OUTCOME_RULE} if setting(state, "letters") == "army-board" else {}
     return {
+        **explained,
         "divisions": [lines[d] for d in divisions],
         "comparisons": comparisons,
         "fall_backs": moves,

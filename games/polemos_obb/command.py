@@ -209,7 +209,7 @@ def priced_moves(
             moving.update(brigades)
             ordered.update(brigades)
         priced.append({"order": kind, "brigades": list(brigades), "division": division, "payer": payer, "tp": cost,
-                       "note": entry.get("note", "")})  # fmt: skip
+                       "note": entry.get("note", ""), **_label(state, entry)})  # fmt: skip
     for payer in dict.fromkeys(p["payer"] for p in priced):
         spend = sum(p["tp"] for p in priced if p["payer"] == payer)
         left = state["allocations"].get(army, {}).get(payer, 0) - state["tp_spent"].get(payer, 0)
@@ -223,6 +223,28 @@ def priced_moves(
                 )
             )
     return priced, problems
+
+
+ORDER_LABELS = {
+    "move": "move",
+    "continue": "continuation move",
+    "dismount": "dismount",
+    "remount": "remount",
+    "limber": "limber",
+    "unlimber": "unlimber",
+}
+
+
+def _label(state: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, str]:
+    """Return how the reports name an order (option letters: army-board; older games' reports name the kind)."""
+    if setting(state, "letters") != "army-board":
+        return {}
+    label = ORDER_LABELS[entry["order"]]
+    if entry.get("with"):
+        label += f" with {entry['with']}'s column"
+    elif entry.get("by"):
+        label += f" by {entry['by']}'s move"
+    return {"label": label}
 
 
 def _group_problems(

@@ -35,17 +35,20 @@ OPTIONS = {
     "this turn (the advance to contact is the end of a move); false to allow any base to attack",
     "recoiled_bases_readvance": "false (new games: the book's reading) when only a base that was not pushed back may "
     "advance back into contact in a continuing round; true (games begun before) lets any listed base re-advance",
-    "defenders_support": "true (new games: the book implies defenders have support) to let a defending army declare "
-    "support in its standing orders; false (games begun before): only attackers claim support",
-    "fighting_bases_support": "false (new games: the example's supporters are bases not themselves in a pair) when a base "
-    "fighting in a pair may not be declared as a supporter; true (games begun before) allows it (the book is silent)",
-    "defending_winner_follows_up": "true (default: the book says the winner takes the follow-up test) when a defending "
-    "base that wins also tests to follow up; false: only the attacker's winners do (the book is silent on defenders)",
-    "guns_move_with_column": "true (new games: the book lets limbered field guns move with their infantry's column at no "
-    "TP cost) to accept `with: DIVISION` on a limbered gun's move; false (games begun before): the guns pay as a brigade",
-    "pace": "skip-idle (new games) adjudicates at once a phase in which no player can give an order (bombardment with no "
-    "guns or without the table, a contact phase where no contact is possible); every-phase (games begun before) waits "
-    "for each",
+    "defenders_support": "true (new games: the book implies defenders have support) to let a defending army "
+    "declare support in its standing orders; false (games begun before): only attackers claim support",
+    "fighting_bases_support": "false (new games: the example's supporters are bases not themselves in a pair) "
+    "when a base fighting in a pair may not be declared as a supporter; true (games begun before) allows it "
+    "(the book is silent)",
+    "defending_winner_follows_up": "true (default: the book says the winner takes the follow-up test) when a "
+    "defending base that wins also tests to follow up; false: only the attacker's winners do (the book is "
+    "silent on defenders)",
+    "guns_move_with_column": "true (new games: the book lets limbered field guns move with their infantry's column "
+    "at no TP cost) to accept `with: DIVISION` on a limbered gun's move; false (games begun before): the guns "
+    "pay as a brigade",
+    "pace": "skip-idle (new games) adjudicates at once a phase in which no player can give an order (bombardment "
+    "with no guns or without the table, a contact phase where no contact is possible, the morale phase) and takes "
+    "orders sent ahead for a half-turn; every-phase (games begun before) waits for each",
     "letters": "army-board (new games): notices and reports carry the army board, the outcome round's rule and the "
     "battle's result with each side's losses; plain (games begun before): the letters as they were",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",

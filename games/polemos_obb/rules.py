@@ -206,7 +206,11 @@ def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], d
     """Adjudicate the open phase, then (option pace) every step after it in which nobody can give an order."""
     new = thaw(state)
     r = Resolution(new, dice, game_tables(new))
-    by_army = {army_of_player(new, p): thaw(o) for p, o in orders.items() if army_of_player(new, p)}
+    by_army: dict[str, Any] = {}
+    for player, given in orders.items():
+        army = army_of_player(new, player)
+        if army is not None:
+            by_army[army] = thaw(given)
     for army in army_order(new):
         if army in by_army and by_army[army].get("standing"):
             _set_standing(r, army, by_army[army]["standing"])
@@ -281,7 +285,7 @@ def _run_idle_steps(r: Resolution) -> None:
 
 
 def _waiting(r: Resolution, kind: str) -> list[str]:
-    """Return the acting armies whose orders a step of `kind` must wait for; drop orders sent ahead that no longer fit."""
+    """Return the acting armies whose orders a step of `kind` awaits; drop orders sent ahead that no longer fit."""
     state = r.state
     waiting = []
     for army in pace.acting_armies(state):

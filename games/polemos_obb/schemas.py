@@ -43,8 +43,8 @@ STANDING = {
         "support": {
             "type": "list",
             "max": 50,
-            "description": "your bases supported when the enemy attacks them: {base, by: [supporters beside or behind]} "
-            "(option defenders_support)",
+            "description": "your bases supported when the enemy attacks them: "
+            "{base, by: [supporters beside or behind]} (option defenders_support)",
             "items": {
                 "type": "map",
                 "required": ["base", "by"],
@@ -68,7 +68,7 @@ BID = {
     },
 }
 
-COMMAND = {
+COMMAND: dict[str, Any] = {
     "type": "map",
     "fields": {
         "allocate": {
@@ -112,7 +112,7 @@ COMMAND = {
     },
 }
 
-BOMBARDMENT = {
+BOMBARDMENT: dict[str, Any] = {
     "type": "map",
     "fields": {
         "fire": {
@@ -131,7 +131,7 @@ BOMBARDMENT = {
     },
 }
 
-MOVES = {
+MOVES: dict[str, Any] = {
     "type": "map",
     "fields": {
         "moves": {
@@ -177,7 +177,7 @@ SUPPORT = {
     },
 }
 
-CONTACT = {
+CONTACT: dict[str, Any] = {
     "type": "map",
     "fields": {
         "attacks": {

@@ -123,7 +123,10 @@ def secrets(state: Mapping[str, Any]) -> list[Secret]:
         found += [(json_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
         found += [(json_pointer("standing", army, "support", base), player) for base in standing.get("support", {})]
     for army, sent in state.get("later", {}).items():
-        found += [(pointer, (state["armies"][army]["player"],)) for pointer in _leaves(sent["orders"], "later", army, "orders")]
+        found += [
+            (pointer, (state["armies"][army]["player"],))
+            for pointer in _leaves(sent["orders"], "later", army, "orders")
+        ]
     return found
 
 
