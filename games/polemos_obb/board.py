@@ -25,7 +25,7 @@ def board(seen: Mapping[str, Any]) -> list[Fact]:
         cmf = "not yet supplied" if army["cmf"] is None else army["cmf"]
         morale = f"CMF {cmf} (lost {army['cmf_lost']})" + (", exhausted" if army["exhausted"] else "")
         value = f"{army['tp']} TP, {morale}; C-in-C {c_in_c['name']} ({_general_state(c_in_c)})"
-        rows = [f"{'division':<16} {'general':<10} {'fresh':>5}  {'shaken':<12} {'lost':<12} notes"]
+        rows = [f"{'division':<14} {'general':<9} {'fresh':>5}  {'shaken':<10} {'lost':<10} notes"]
         for division in (d for d in seen["divisions"] if d["army"] == army["id"]):
             rows.append(_row(division, generals[division["commander"]], moved))
         facts.append(Fact(f"Army board: {army['title']} ({army['id']})", value, tuple(rows)))
@@ -44,10 +44,10 @@ def _row(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str
     if went:
         notes.append("moved " + " ".join(went))
     if general["with_base"]:
-        notes.append(f"general with {general['with_base']}")
+        notes.append(f"general at {general['with_base']}")
     return (
-        f"{_cut(division['id'], 16):<16} {_cut(_general_state(general), 10):<10} {fresh:>5}  "
-        f"{_cut(' '.join(shaken) or '-', 12):<12} {_cut(' '.join(lost) or '-', 12):<12} {' '.join(notes)}"
+        f"{_cut(division['id'], 14):<14} {_cut(_general_state(general), 9):<9} {fresh:>5}  "
+        f"{_cut(' '.join(shaken) or '-', 10):<10} {_cut(' '.join(lost) or '-', 10):<10} {'; '.join(notes)}"
     ).rstrip()
 
 

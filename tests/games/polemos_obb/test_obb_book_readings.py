@@ -148,3 +148,12 @@ def test_limbered_guns_move_free_with_their_infantrys_column() -> None:
 def test_a_game_begun_before_makes_the_gunner_pay() -> None:
     _, problems = _gun_moves(OLD)
     assert [p.code for p in problems] == ["illegal.moves.with"]
+
+
+def test_a_game_begun_before_sets_up_to_the_same_state() -> None:
+    """Without the new options a game's state holds no new setting, so a game begun before replays as it was."""
+    from games.polemos_obb.options import DEFAULTS, LATER_DEFAULTS
+
+    assert set(new_game(**OLD)["config"]) == set(DEFAULTS)
+    assert set(new_game(**NEW)["config"]) == set(DEFAULTS) | set(NEW_GAME_OPTIONS)
+    assert set(NEW_GAME_OPTIONS) <= set(LATER_DEFAULTS)
