@@ -39,7 +39,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import OPTIONS, game_tables, read_options, setting
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
+from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, schemas
 from games.polemos_obb.supplies import outstanding
 from games.polemos_obb.views import secrets, view
 from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
@@ -126,7 +126,9 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         name=step,
         active=active,
         sealed=True,
-        schema=SCHEMAS[kind],
+        schema=schemas(
+            setting(state, "defenders_support"), pace.skips_idle(state), setting(state, "guns_move_with_column")
+        )[kind],
         default_orders=DEFAULTS[kind],
         example=EXAMPLES[kind],
         title=title,

@@ -6,6 +6,7 @@ for every active player in any state, so they give the shape with empty lists.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 ID = r"[A-Za-z0-9][A-Za-z0-9_-]{0,47}"
@@ -38,17 +39,6 @@ STANDING = {
                     "base": _id("one of your bases", "W"),
                     "respond": {"type": "str", "enum": ["fight", "decline"]},
                 },
-            },
-        },
-        "support": {
-            "type": "list",
-            "max": 50,
-            "description": "your bases supported when the enemy attacks them: "
-            "{base, by: [supporters beside or behind]} (option defenders_support)",
-            "items": {
-                "type": "map",
-                "required": ["base", "by"],
-                "fields": {"base": _id("one of your bases", "M"), "by": {**_ids("its supporters", "L", 4), "min": 1}},
             },
         },
     },
@@ -149,10 +139,6 @@ MOVES: dict[str, Any] = {
                     },
                     "brigades": {**_ids("the group's brigades", "X", 20), "min": 1},
                     "by": _id("unlimber only: the division whose move unlimbers the guns (no TP)", "van-gelder"),
-                    "with": _id(
-                        "move/continue of limbered guns only: the division whose column they move with (no TP)",
-                        "van-gelder",
-                    ),
                     "note": {"type": "str", "max": 300, "description": "where to, in words, for the other players"},
                 },
             },
@@ -216,13 +202,6 @@ CONTACT: dict[str, Any] = {
 }
 
 NO_ORDERS: dict[str, Any] = {"type": "map", "fields": {}}
-LATER = {
-    "type": "map",
-    "description": "orders for the rest of your half-turn, each applied when its step comes (checked then; "
-    "option pace: skip-idle); a step whose orders you sent ahead costs you no mail",
-    "fields": {**BOMBARDMENT["fields"], **MOVES["fields"], **CONTACT["fields"]},
-}
-COMMAND["fields"]["later"] = LATER
 
 SCHEMAS = {
     "muster": NO_ORDERS,
@@ -243,3 +222,38 @@ EXAMPLES: dict[str, Any] = {
     "morale": {},
 }
 DEFAULTS: dict[str, Any] = {**{kind: {} for kind in SCHEMAS}, "bid": {"bid": 1}}
+
+# What new games' orders may also hold, by the option that allows it. A game begun before keeps the
+# schemas above, which its notices describe field by field, so that they read as they did.
+SUPPORT_IN_STANDING = {
+    "type": "list",
+    "max": 50,
+    "description": "your bases supported when the enemy attacks them: "
+    "{base, by: [supporters beside or behind]} (option defenders_support)",
+    "items": {
+        "type": "map",
+        "required": ["base", "by"],
+        "fields": {"base": _id("one of your bases", "M"), "by": {**_ids("its supporters", "L", 4), "min": 1}},
+    },
+}
+WITH_COLUMN = _id("move/continue of limbered guns only: the division whose column they move with (no TP)", "van-gelder")
+
+
+@lru_cache(maxsize=16)
+def schemas(support: bool, later: bool, with_column: bool) -> dict[str, Any]:
+    """Return each phase kind's schema for a game whose options allow these additions."""
+    standing = {**STANDING, "fields": {**STANDING["fields"], "support": SUPPORT_IN_STANDING}} if support else STANDING
+    move = MOVES["fields"]["moves"]
+    entry = {**move["items"], "fields": {**move["items"]["fields"], "with": WITH_COLUMN}} if with_column else None
+    moves = {**MOVES, "fields": {"moves": {**move, "items": entry}}} if entry else MOVES
+    command = {**COMMAND, "fields": {**COMMAND["fields"], "standing": standing}}
+    if later:
+        fields = {**BOMBARDMENT["fields"], **moves["fields"], **CONTACT["fields"]}
+        command["fields"]["later"] = {
+            "type": "map",
+            "description": "orders for the rest of your half-turn, each applied when its step comes (checked "
+            "then); a step whose orders you sent ahead costs you no mail",
+            "fields": fields,
+        }
+    bid = {**BID, "fields": {**BID["fields"], "standing": standing}}
+    return {**SCHEMAS, "bid": bid, "command": command, "moves": moves}
