@@ -3,13 +3,20 @@ side may send its whole half-turn in one order file. New games take option pace:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import yaml
 from obb_helpers import event, new_game, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS
 
 from games.polemos_obb import GAME
 from games.polemos_obb.options import NEW_GAME_OPTIONS
+from referee.game.audit import audit
+from referee.game.engine import adjudicate, init_game, submit
+from referee.game.status import status
+from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
+from referee.protocol.verify import verify_game_dir
 
 NEW = dict(NEW_GAME_OPTIONS)
 MOVES = [{"order": "move", "brigades": ["W", "X", "Y", "Z"]}, {"order": "move", "brigades": ["V"]}]
@@ -102,3 +109,53 @@ def test_orders_sent_ahead_are_seen_by_their_player_alone() -> None:
     )
     secrets = dict(GAME.secrets(state))
     assert all(roles == ("dutch",) for pointer, roles in secrets.items() if pointer.startswith("/later/"))
+
+
+def test_a_half_turn_sent_in_one_signed_file_plays_verifies_and_audits(tmp_path: Path) -> None:
+    """Through the real core: the Dutch send command, moves and attack in one file; the Bavarian command
+    phase is the next to open, and the game verifies and audits."""
+    keys = {}
+    (tmp_path / "setup" / "keys").mkdir(parents=True)
+    for player in ("dutch", "bavarian"):
+        keys[player] = tmp_path / "setup" / "keys" / player
+        generate_keypair(keys[player], comment=f"{player}@example.org")
+    config = {
+        "game": "half-turn",
+        "module": "polemos-obb",
+        "scenario": "combat-example",
+        "options": {"rounds": 1, "army_morale": {"cmf": {"dutch": 15, "bavarian": 15}}},
+        "referee": {"email": "referee@example.org", "name": "The Umpire"},
+        "players": [{"name": p, "email": f"{p}@example.org", "key_file": f"keys/{p}.pub"} for p in keys],
+    }
+    (tmp_path / "setup" / "game.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    game_dir = tmp_path / "game"
+    init_game(game_dir, tmp_path / "setup" / "game.yaml")
+
+    def send(player: str, orders: dict[str, Any]) -> None:
+        info = status(game_dir)
+        header = {"game": "half-turn", "turn": info["turn"], "phase": info["phase"], "player": player, "seq": 1}
+        raw = yaml.safe_dump({**header, "orders": orders}, sort_keys=False).encode("utf-8")
+        receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
+        assert receipt.accepted, [str(p) for p in receipt.problems]
+
+    adjudicate(game_dir)  # muster
+    send("dutch", {"bid": 2})
+    send("bavarian", {"bid": 1})
+    adjudicate(game_dir)
+    assert status(game_dir)["active"] == ["dutch"]  # a bid of 2 against 1 wins the Tempo
+    # 2 TP for one brigade: the Dutch hold at least 3 (1 + 1 + a die, their bid of 2 paid, 2 for the Tempo)
+    attack = {"division": "van-gelder", "target": "de-salon", "pairs": [["V", "M"]]}
+    later = {"moves": [{"order": "move", "brigades": ["V"]}], "attacks": [attack]}
+    send("dutch", {"allocate": [{"general": "van-gelder", "tp": 2}], "later": later})
+    result = adjudicate(game_dir)
+    assert [e.data["step"] for e in result.events if e.kind == "pace.at-once"] == [
+        "tempo-bombardment",
+        "tempo-moves",
+        "tempo-contact",
+    ]
+    assert any(e.kind == "combat.encounter" for e in result.events)
+    assert status(game_dir)["phase"] == "other-command"
+    folders = sorted(p.name for p in (game_dir / "mail").iterdir())
+    assert folders[-2:] == ["0003-t1-tempo-command", "0004-t1-other-command"]
+    assert verify_game_dir(game_dir).problems == []
+    assert audit(game_dir).divergence is None
