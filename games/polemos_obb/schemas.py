@@ -20,7 +20,7 @@ def _ids(description: str, example: str, high: int = 100) -> dict[str, Any]:
     return {"type": "list", "max": high, "items": _id("an id", example), "description": description}
 
 
-STANDING = {
+STANDING: dict[str, Any] = {
     "type": "map",
     "description": "standing orders for your defending bases, kept until you change them (never shown to others)",
     "fields": {
@@ -44,7 +44,7 @@ STANDING = {
     },
 }
 
-BID = {
+BID: dict[str, Any] = {
     "type": "map",
     "required": ["bid"],
     "fields": {
