@@ -6,6 +6,7 @@ what is reconstructed, the options and what the referee must supply.
 """
 
 from games.polemos_obb import rules, standing
+from games.polemos_obb.options import NEW_GAME_OPTIONS
 from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import GameModule
 
@@ -28,4 +29,5 @@ GAME = GameModule(
     standing=standing.standing,
     example=standing.example,
     supplies=SUPPLIES,
+    new_game_options=NEW_GAME_OPTIONS,
 )

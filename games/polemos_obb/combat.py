@@ -37,13 +37,18 @@ from games.polemos_obb.model import (
     side_of_base,
     standing_bases,
 )
-from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers
+from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
 ORDINALS = ("1st", "2nd", "3rd")
 POINTS = {"broken": 3, "shaken": 2, "recoiled": 1}
+OUTCOME_RULE = (
+    "each division scores 3 a base broken, 2 a base shaken and 1 a base recoiled in this encounter, plus a die; "
+    "the HIGHER score loses and falls back the difference less 2 base depths, unless it broke more enemy bases "
+    "than it lost"
+)
 CAVALRY_FAILED_BD = 2  # a cavalry attack that fails falls back 1BW = 2BD
 
 
@@ -133,6 +138,31 @@ def _declare_support(state: State, engagement: dict[str, Any], support: Sequence
         state["bases"][entry["base"]]["moved_in_combat"] = False
 
 
+def _standing_support(state: State, group: list[dict[str, Any]], side: str) -> list[str]:
+    """Give the defending bases of an encounter the support their players' standing orders declare.
+
+    The book implies defenders have support; a defender gives no orders in the attacker's contact
+    phase, so its standing orders declare it. A supporter that is down, or itself fighting where
+    option fighting_bases_support is false, gives none. Return the standing orders used (pointers).
+    """
+    used = []
+    fighting = {b for e in state["engagements"] for p in live_pairs(state, e) for b in p["bases"]}
+    for engagement in group:
+        for pair in live_pairs(state, engagement):
+            for base in pair["bases"]:
+                army = army_of_base(state, base)
+                declared = state["standing"].get(army, {}).get("support", {}).get(base)
+                if side_of_base(state, base) == side or not declared or base in engagement["support"]:
+                    continue
+                by = [b for b in declared if is_standing(state, b)]
+                if not setting(state, "fighting_bases_support"):
+                    by = [b for b in by if b not in fighting]
+                if by:
+                    _declare_support(state, engagement, [{"base": base, "by": by}])
+                    used.append(json_pointer("standing", army, "support", base))
+    return used
+
+
 def _groups(engagements: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Split engagements into encounters: those sharing a division are fought together."""
     groups: list[list[dict[str, Any]]] = []
@@ -155,6 +185,7 @@ def _fight_encounter(
     for engagement in group:
         for base in engagement.get("column_shaken", []):
             _mark(tally, state, base, "shaken")
+    used_standing = _standing_support(state, group, side) if setting(state, "defenders_support") else []
     rounds = []
     for step in range(3):
         for engagement in group:
@@ -177,9 +208,11 @@ def _fight_encounter(
         engagement["new"] = False
         engagement["fought_turn"] = state["turn"]
         engagement.pop("column_shaken", None)
+        for pair in engagement["pairs"]:
+            pair.pop("pushed_back", None)
     names = "; ".join(f"{e['titles'][0]} against {e['titles'][1]} ({e['id']})" for e in summaries)
     # The standing orders a defender response round made public (for the leak test: see views.py).
-    reveals = sorted({pointer for played in rounds for pointer in played.pop("reveals")})
+    reveals = sorted({pointer for played in rounds for pointer in played.pop("reveals")} | set(used_standing))
     data = {"engagements": summaries, "rounds": rounds, "outcome": outcome, "titles": titles}
     r.say(
         "combat.encounter", f"Encounter: {names}. {outcome['text']}", {**data, "reveals": reveals} if reveals else data
@@ -215,8 +248,10 @@ def _fight_round(
         combat = _fight(r, engagement, number, kind, pair, attacker, defender, tally)
         combat["why"] = reason
         combats.append(combat)
+    defenders_follow = setting(state, "defending_winner_follows_up")
     for combat in combats:
-        if combat["outcome"] in ("recoiled", "shaken"):
+        tests = defenders_follow or combat["winner"] == combat["attacker"]["base"]
+        if combat["outcome"] in ("recoiled", "shaken") and tests:
             _follow_up(r, engagement, number, combat)
     title = kind.replace("-", " ") if engagement["new"] else f"{ORDINALS[number - 1]} continuing"
     return {
@@ -247,6 +282,8 @@ def _fights(
         return False, "no longer in contact"
     if pair["contact"]:
         return True, "still in contact"
+    if attacker in order and not setting(state, "recoiled_bases_readvance") and attacker in pair.get("pushed_back", []):
+        return False, f"{attacker} was pushed back by {defender}: only a base that did not recoil may advance again"
     if attacker in order:
         pair["contact"] = True
         state["bases"][attacker]["moved_in_combat"] = True
@@ -299,6 +336,9 @@ def _fight(
         outcome = apply_result(state, loser, result)
         _mark(tally, state, loser, outcome)
         pair["contact"], pair["last"] = False, "apart"
+        if not setting(state, "recoiled_bases_readvance"):
+            # Kept for this encounter only by games that tell who recoiled (older states lack it).
+            pair["pushed_back"] = sorted({*pair.get("pushed_back", []), loser})
         if outcome == "broken":
             tally[bases[winner]["division"]]["inflicted"] += 1
     combat: dict[str, Any] = {
@@ -465,7 +505,9 @@ def _outcome_round(
     text += " ".join(m["text"] for m in moves) or "Nobody falls back."
     if continuing:
         text += f" The fight goes on next turn ({', '.join(continuing)})."
+    explained = {"rule": OUTCOME_RULE} if setting(state, "letters") == "army-board" else {}
     return {
+        **explained,
         "divisions": [lines[d] for d in divisions],
         "comparisons": comparisons,
         "fall_backs": moves,

@@ -24,7 +24,14 @@ from games.polemos_obb.model import (
     general_can_order,
     is_standing,
 )
-from games.polemos_obb.options import REFEREE_CAN_SUPPLY, SUPPLIED, game_tables, missing_table_message, order_cost
+from games.polemos_obb.options import (
+    REFEREE_CAN_SUPPLY,
+    SUPPLIED,
+    game_tables,
+    missing_table_message,
+    order_cost,
+    setting,
+)
 from games.polemos_obb.resolution import Resolution
 from referee.kit import Problem
 
@@ -197,12 +204,12 @@ def priced_moves(
         if problem:
             problems.append(problem)
             continue
-        payer = commander_of(state, entry["by"] if kind == "unlimber" and entry.get("by") else division)
+        payer = commander_of(state, entry.get("by") or entry.get("with") or division)
         if kind in MOVING:
             moving.update(brigades)
             ordered.update(brigades)
         priced.append({"order": kind, "brigades": list(brigades), "division": division, "payer": payer, "tp": cost,
-                       "note": entry.get("note", "")})  # fmt: skip
+                       "note": entry.get("note", ""), **_label(state, entry)})  # fmt: skip
     for payer in dict.fromkeys(p["payer"] for p in priced):
         spend = sum(p["tp"] for p in priced if p["payer"] == payer)
         left = state["allocations"].get(army, {}).get(payer, 0) - state["tp_spent"].get(payer, 0)
@@ -216,6 +223,28 @@ def priced_moves(
                 )
             )
     return priced, problems
+
+
+ORDER_LABELS = {
+    "move": "move",
+    "continue": "continuation move",
+    "dismount": "dismount",
+    "remount": "remount",
+    "limber": "limber",
+    "unlimber": "unlimber",
+}
+
+
+def _label(state: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, str]:
+    """Return how the reports name an order (option letters: army-board; older games' reports name the kind)."""
+    if setting(state, "letters") != "army-board":
+        return {}
+    label = ORDER_LABELS[entry["order"]]
+    if entry.get("with"):
+        label += f" with {entry['with']}'s column"
+    elif entry.get("by"):
+        label += f" by {entry['by']}'s move"
+    return {"label": label}
 
 
 def _group_problems(
@@ -271,6 +300,31 @@ def _kind_problems(state: Mapping[str, Any], army: str, entry: Mapping[str, Any]
     by = entry.get("by")
     if by is not None and (kind != "unlimber" or by not in state["armies"][army]["divisions"]):
         return [Problem("illegal.moves.by", f"{path}.by", "by names one of your divisions, only for unlimber")]
+    return _with_problems(state, army, entry, path, bases)
+
+
+def _with_problems(
+    state: Mapping[str, Any], army: str, entry: Mapping[str, Any], path: str, bases: list[Mapping[str, Any]]
+) -> list[Problem]:
+    """Limbered guns attached to an infantry column move with it, at no TP cost (option guns_move_with_column)."""
+    column = entry.get("with")
+    if column is None:
+        return []
+    if not setting(state, "guns_move_with_column"):
+        return [
+            Problem(
+                "illegal.moves.with",
+                f"{path}.with",
+                "this game was begun before guns could move with a column (option guns_move_with_column is "
+                "false): order the guns' move by their own commander",
+            )
+        ]
+    if entry["order"] not in MOVING or any(
+        TROOPS["types"][b["type"]]["arm"] != "artillery" or not b.get("limbered") for b in bases
+    ):
+        return [Problem("illegal.moves.with", f"{path}.with", "with is for a move of limbered guns only")]
+    if column not in state["armies"][army]["divisions"] or state["divisions"][column]["spent"]:
+        return [Problem("illegal.moves.with", f"{path}.with", f"{column!r} is not one of your divisions on the field")]
     return []
 
 
@@ -287,6 +341,15 @@ def _cost(
     size = len(brigades)
     if kind == "dismount" and all(b in moving for b in brigades):
         return 0, None  # dragoons dismount at the end of their move for nothing
+    if entry.get("with"):
+        if not any(b in moving for b in state["divisions"][entry["with"]]["brigades"]):
+            return 0, Problem(
+                "illegal.moves.with",
+                f"{path}.with",
+                f"{entry['with']} has no move before this order this turn: order its column's move first, "
+                "then the guns' move with it",
+            )
+        return 0, None  # limbered guns attached to the column move with it at no cost
     if kind == "unlimber" and entry.get("by"):
         if not any(b in moving for b in state["divisions"][entry["by"]]["brigades"]):
             return 0, Problem(

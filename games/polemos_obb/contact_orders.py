@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.polemos_obb.model import army_of_base, is_standing, live_pairs, side_of
+from games.polemos_obb.options import setting
 from referee.kit import Problem
 
 
@@ -96,7 +97,7 @@ def _attack_problems(
             used.add(base)
         own_bases.append(own)
     paired = {b for pair in attack["pairs"] for b in pair}
-    problems += _support_problems(state, attack.get("support", []), paired, f"{path}.support")
+    problems += _support_problems(state, attack.get("support", []), paired | engaged, f"{path}.support", paired)
     problems += _round_problems(attack.get("rounds", []), own_bases, f"{path}.rounds")
     return problems
 
@@ -127,15 +128,21 @@ def _engagement_problems(state: Mapping[str, Any], army: str, plan: Mapping[str,
     own = [b for p in live_pairs(state, engagement) for b in p["bases"] if army_of_base(state, b) == army]
     paired = {b for p in live_pairs(state, engagement) for b in p["bases"]}
     return [
-        *_support_problems(state, plan.get("support", []), paired, f"{path}.support"),
+        *_support_problems(state, plan.get("support", []), paired | _engaged(state), f"{path}.support", paired),
         *_round_problems(plan.get("rounds", []), own, f"{path}.rounds"),
     ]
 
 
+def _engaged(state: Mapping[str, Any]) -> set[str]:
+    return {b for e in state["engagements"] for p in live_pairs(state, e) for b in p["bases"]}
+
+
 def _support_problems(
-    state: Mapping[str, Any], support: Sequence[Mapping[str, Any]], paired: set[str], path: str
+    state: Mapping[str, Any], support: Sequence[Mapping[str, Any]], fighting: set[str], path: str, paired: set[str]
 ) -> list[Problem]:
+    """Return what is wrong with declared support: `paired` are the bases it may back, `fighting` those in a pair."""
     problems = []
+    supporters_fight = setting(state, "fighting_bases_support")
     for index, entry in enumerate(support):
         base = entry["base"]
         if base not in paired:
@@ -153,6 +160,15 @@ def _support_problems(
                         "illegal.support.by",
                         f"{path}[{index}].by",
                         f"{supporter!r} cannot support {base}: a supporter is another standing base of its division",
+                    )
+                )
+            elif not supporters_fight and supporter in fighting:
+                problems.append(
+                    Problem(
+                        "illegal.support.fighting",
+                        f"{path}[{index}].by",
+                        f"{supporter} is itself fighting in a pair, so it cannot support {base} "
+                        "(option fighting_bases_support)",
                     )
                 )
     return problems

@@ -9,12 +9,13 @@ army's critical morale factor (supplied by the referee: the book's page is missi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.combat import apply_result, end_engagements_of
 from games.polemos_obb.generals import appoint_successors
 from games.polemos_obb.model import army_order, division_bases, is_in_play, is_standing, other_side
-from games.polemos_obb.options import supply_hint
+from games.polemos_obb.options import setting, supply_hint
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.tempo import roll_income
 from referee.kit import NotSupplied
@@ -137,6 +138,11 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
         if effect == "game-ends":
             state["over"] = True
             state["result"] = f"{record['title']}'s critical morale factor is exhausted (turn {state['turn']})."
+            if setting(state, "letters") == "army-board":
+                state["result"] = (
+                    f"the {record['title']} breaks: its critical morale factor is exhausted (turn {state['turn']}). "
+                    + losses(state)
+                )
             text += " The battle ends."
     r.say(
         "morale.army",
@@ -151,6 +157,22 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
             "effect": effect if exhausted else None,
         },  # fmt: skip
     )
+
+
+def losses(state: Mapping[str, Any]) -> str:
+    """Return each side's losses in words: bases lost (broken or removed), bases shaken, divisions spent."""
+    parts = []
+    for side in state["sides"]:
+        divisions = [d for a in side["armies"] for d in state["armies"][a]["divisions"]]
+        bases = [b for d in divisions for b in division_bases(state, d)]
+        lost = sum(1 for b in bases if state["bases"][b]["state"] in ("broken", "removed"))
+        shaken = sum(1 for b in bases if state["bases"][b]["state"] == "shaken")
+        spent = sum(1 for d in divisions if state["divisions"][d]["spent"])
+        parts.append(
+            f"{side['title']} lost {lost} of {len(bases)} bases ({shaken} shaken) and {spent} of "
+            f"{len(divisions)} divisions spent"
+        )
+    return "Losses: " + "; ".join(parts) + "."
 
 
 def end_turn(r: Resolution) -> None:
@@ -168,10 +190,13 @@ def end_turn(r: Resolution) -> None:
     state.update(broken_this_turn=[], moved=[], allocations={}, tp_spent={})
     turn = state["turn"]
     sides_left = {state["armies"][a]["side"] for a in army_order(state) if is_in_play(state, a)}
+    told = setting(state, "letters") == "army-board"
     if state["config"]["rounds"] is not None and turn >= state["config"]["rounds"]:
-        state.update(over=True, result=state.get("result") or f"the battle's {turn} turns are played.")
+        said = f"the scenario ends after its {turn} turns, no army broken. {losses(state)}" if told else None
+        state.update(over=True, result=state.get("result") or said or f"the battle's {turn} turns are played.")
     elif len(sides_left) < 2:
-        state.update(over=True, result=state.get("result") or "one side has no division left on the field.")
+        said = f"one side has no division left on the field. {losses(state)}" if told else None
+        state.update(over=True, result=state.get("result") or said or "one side has no division left on the field.")
     text = f"End of turn {turn}." + (f" Broken bases leave the field: {', '.join(removed)}." if removed else "")
     text += f" The battle is over: {state['result']}" if state["over"] else ""
     r.say("turn.end", text, {"turn": turn, "removed": removed, "over": state["over"], "result": state["result"]})

@@ -33,6 +33,24 @@ OPTIONS = {
     "becomes shaken (default 6: the book's 6BD did, its 5BD did not)",
     "attack_needs_move": "true (default) when a base may open an attack only if its brigade had a move order "
     "this turn (the advance to contact is the end of a move); false to allow any base to attack",
+    "recoiled_bases_readvance": "false (new games: the book's reading) when only a base that was not pushed back may "
+    "advance back into contact in a continuing round; true (games begun before) lets any listed base re-advance",
+    "defenders_support": "true (new games: the book implies defenders have support) to let a defending army "
+    "declare support in its standing orders; false (games begun before): only attackers claim support",
+    "fighting_bases_support": "false (new games: the example's supporters are bases not themselves in a pair) "
+    "when a base fighting in a pair may not be declared as a supporter; true (games begun before) allows it "
+    "(the book is silent)",
+    "defending_winner_follows_up": "true (default: the book says the winner takes the follow-up test) when a "
+    "defending base that wins also tests to follow up; false: only the attacker's winners do (the book is "
+    "silent on defenders)",
+    "guns_move_with_column": "true (new games: the book lets limbered field guns move with their infantry's column "
+    "at no TP cost) to accept `with: DIVISION` on a limbered gun's move; false (games begun before): the guns "
+    "pay as a brigade",
+    "pace": "skip-idle (new games) adjudicates at once a phase in which no player can give an order (bombardment "
+    "with no guns or without the table, a contact phase where no contact is possible, the morale phase) and takes "
+    "orders sent ahead for a half-turn; every-phase (games begun before) waits for each",
+    "letters": "army-board (new games): notices and reports carry the army board, the outcome round's rule and the "
+    "battle's result with each side's losses; plain (games begun before): the letters as they were",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -48,6 +66,26 @@ DEFAULTS: dict[str, Any] = {
     "morale_losses": "game",
     "fall_back_shakes_bd": 6,
     "attack_needs_move": True,
+}
+# Settings added after games were begun: a game's state holds one only when its options gave it
+# (new games get the book's readings through NEW_GAME_OPTIONS), so that games begun before set up,
+# replay and audit as they did; `setting()` reads them with these defaults, the rules they began with.
+LATER_DEFAULTS: dict[str, Any] = {
+    "recoiled_bases_readvance": True,
+    "defenders_support": False,
+    "fighting_bases_support": True,
+    "defending_winner_follows_up": True,
+    "guns_move_with_column": False,
+    "pace": "every-phase",
+    "letters": "plain",
+}
+NEW_GAME_OPTIONS: dict[str, Any] = {
+    "recoiled_bases_readvance": False,
+    "defenders_support": True,
+    "fighting_bases_support": False,
+    "guns_move_with_column": True,
+    "pace": "skip-idle",
+    "letters": "army-board",
 }
 OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
 COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
@@ -92,7 +130,7 @@ def read_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, 
     overlays: dict[str, Any] = {}
     ignored: list[str] = []
     for name, value in options.items():
-        if name in DEFAULTS:
+        if name in DEFAULTS or name in LATER_DEFAULTS:
             settings[name] = _checked_setting(name, value)
         elif name in OVERLAYS:
             overlays[name] = _checked_overlay(name, value)
@@ -108,6 +146,10 @@ def _checked_setting(name: str, value: Any) -> Any:
             raise GameDataError(f"{where} must be a whole number of at least 1, got {value!r}")
     elif name == "default_response":
         _one_of(where, value, ("fight", "decline"))
+    elif name == "pace":
+        _one_of(where, value, ("every-phase", "skip-idle"))
+    elif name == "letters":
+        _one_of(where, value, ("plain", "army-board"))
     elif name == "morale_losses":
         _one_of(where, value, ("game", "turn"))
     elif name == "fall_back_shakes_bd":
@@ -116,6 +158,12 @@ def _checked_setting(name: str, value: Any) -> Any:
     elif not isinstance(value, bool):
         raise GameDataError(f"{where} must be true or false, got {value!r}")
     return value
+
+
+def setting(state: Mapping[str, Any], name: str) -> Any:
+    """Return a game's setting: its own, else the default it began with (see LATER_DEFAULTS)."""
+    config = state["config"]
+    return config[name] if name in config else {**DEFAULTS, **LATER_DEFAULTS}[name]
 
 
 def _checked_overlay(name: str, value: Any) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.polemos_obb import bombardment, combat, command, contact_orders, morale, tempo
+from games.polemos_obb import bombardment, combat, command, contact_orders, morale, pace, tempo
 from games.polemos_obb.armies import (
     generate_armies,
     load_generators,
@@ -29,6 +29,7 @@ from games.polemos_obb.model import (
     TURN_STEPS,
     State,
     acting_side,
+    army_of_base,
     army_of_player,
     army_order,
     is_in_play,
@@ -36,9 +37,9 @@ from games.polemos_obb.model import (
     players_of,
     step_kind,
 )
-from games.polemos_obb.options import OPTIONS, game_tables, read_options
+from games.polemos_obb.options import OPTIONS, game_tables, read_options, setting
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, SCHEMAS
+from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, schemas
 from games.polemos_obb.supplies import outstanding
 from games.polemos_obb.views import secrets, view
 from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
@@ -112,6 +113,8 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
     else:
         side = acting_side(state)
         armies = [a for a in army_order(state) if state["armies"][a]["side"] == side]
+        if pace.skips_idle(state) and kind in pace.AHEAD:
+            armies = [a for a in armies if pace.can_order(state, a, kind) and pace.ahead(state, a, kind) is None]
         active = players_of(state, armies)
         which = "holding the Tempo" if step.startswith("tempo-") else "without the Tempo"
         side_title = next(s["title"] for s in state["sides"] if s["id"] == side)
@@ -123,7 +126,9 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         name=step,
         active=active,
         sealed=True,
-        schema=SCHEMAS[kind],
+        schema=schemas(
+            setting(state, "defenders_support"), pace.skips_idle(state), setting(state, "guns_move_with_column")
+        )[kind],
         default_orders=DEFAULTS[kind],
         example=EXAMPLES[kind],
         title=title,
@@ -141,6 +146,15 @@ def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -
         problems += tempo.bid_problems(state, army, orders)
     elif kind == "command":
         problems += command.command_problems(state, army, orders)
+        if orders.get("later") and not pace.skips_idle(state):
+            problems.append(
+                Problem(
+                    "illegal.later",
+                    "orders.later",
+                    "this game was begun before orders could be sent ahead (option pace is every-phase): "
+                    "send each step's orders when it opens",
+                )
+            )
     elif kind == "bombardment":
         problems += bombardment.fire_problems(state, army, orders)
     elif kind == "moves":
@@ -160,19 +174,64 @@ def _standing_problems(state: Mapping[str, Any], army: str, standing: Any) -> li
             problems.append(
                 Problem("illegal.standing.base", f"orders.standing.bases[{index}].base", f"{base!r} is not your base")
             )
+    if standing.get("support") and not setting(state, "defenders_support"):
+        problems.append(
+            Problem(
+                "illegal.standing.support",
+                "orders.standing.support",
+                "this game was begun before defenders could claim support (option defenders_support is false)",
+            )
+        )
+    for index, entry in enumerate(standing.get("support", [])):
+        path = f"orders.standing.support[{index}]"
+        base = entry["base"]
+        if base not in state["bases"] or army_of_base(state, base) != army:
+            problems.append(Problem("illegal.standing.base", f"{path}.base", f"{base!r} is not your base"))
+            continue
+        for supporter in entry["by"]:
+            if (
+                supporter == base
+                or supporter not in state["bases"]
+                or state["bases"][supporter]["division"] != state["bases"][base]["division"]
+            ):
+                problems.append(
+                    Problem(
+                        "illegal.support.by",
+                        f"{path}.by",
+                        f"{supporter!r} cannot support {base}: a supporter is another base of its division",
+                    )
+                )
     return problems
 
 
 def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], dice: Dice) -> tuple[State, list[Event]]:
-    """Adjudicate the open phase; return the new state and what happened."""
+    """Adjudicate the open phase, then (option pace) every step after it in which nobody can give an order."""
     new = thaw(state)
     r = Resolution(new, dice, game_tables(new))
-    by_army = {army_of_player(new, p): thaw(o) for p, o in orders.items() if army_of_player(new, p)}
+    by_army: dict[str, Any] = {}
+    for player, given in orders.items():
+        army = army_of_player(new, player)
+        if army is not None:
+            by_army[army] = thaw(given)
     for army in army_order(new):
         if army in by_army and by_army[army].get("standing"):
             _set_standing(r, army, by_army[army]["standing"])
+    _resolve_step(r, by_army)
+    if pace.skips_idle(new):
+        _run_idle_steps(r)
+    return new, r.events
+
+
+def _resolve_step(r: Resolution, by_army: dict[str, Any]) -> None:
+    """Adjudicate the step the state is at, with these orders (and those sent ahead for it); move on."""
+    new = r.state
     step = new["step"]
     kind = step_kind(step)
+    if kind in pace.AHEAD and "later" in new:
+        sent = {a: o for a in pace.acting_armies(new) if (o := pace.ahead(new, a, kind)) is not None}
+        by_army = {**sent, **by_army}
+        for army in sent:
+            new["later"][army]["orders"].pop(kind)
     armies = [a for a in army_order(new) if a in by_army and is_in_play(new, a)]
     if kind == "muster":
         _muster(r)
@@ -183,6 +242,8 @@ def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], d
     elif kind == "command":
         for army in armies:
             command.resolve_command(r, army, by_army[army])
+            if by_army[army].get("later"):
+                _keep_ahead(r, army, by_army[army]["later"])
     elif kind == "bombardment":
         fired = [a for a in armies if by_army[a].get("fire")]
         for army in fired:
@@ -199,10 +260,82 @@ def resolve(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, Any]], d
         if not any(e.kind == "combat.encounter" for e in r.events):
             r.say("combat.none", "No combat this phase.")
     else:
+        new.pop("later", None)
         morale.resolve_morale(r)
     if kind != "morale":
         new["step"] = _next_step(step)
-    return new, r.events
+
+
+def _run_idle_steps(r: Resolution) -> None:
+    """Adjudicate at once each following step in which no army waits to give orders (option pace)."""
+    state = r.state
+    while not state["over"] and step_kind(state["step"]) in (*pace.AHEAD, "morale"):
+        kind = step_kind(state["step"])
+        if kind != "morale":
+            if _waiting(r, kind):
+                return
+            side = acting_side(state)
+            title = next(s["title"] for s in state["sides"] if s["id"] == side)
+            sent = [a for a in pace.acting_armies(state) if pace.ahead(state, a, kind) is not None]
+            why = "its orders were sent ahead" if sent else pace.why_idle(state, kind)
+            r.say(
+                "pace.at-once",
+                f"Turn {state['turn']}, {title}: the {kind} step is adjudicated at once ({why}).",
+                {"turn": state["turn"], "step": state["step"], "why": why},
+            )
+        _resolve_step(r, {})
+
+
+def _waiting(r: Resolution, kind: str) -> list[str]:
+    """Return the acting armies whose orders a step of `kind` awaits; drop orders sent ahead that no longer fit."""
+    state = r.state
+    waiting = []
+    for army in pace.acting_armies(state):
+        sent = pace.ahead(state, army, kind)
+        if sent is not None:
+            problems = _step_problems(state, army, kind, sent)
+            if not problems:
+                continue
+            state["later"][army]["orders"].pop(kind)
+            r.say(
+                "pace.ahead-refused",
+                f"Your orders sent ahead for the {kind} step no longer fit, so this step waits for your orders: "
+                + "; ".join(p.message for p in problems),
+                {"army": army, "step": state["step"], "problems": [p.message for p in problems]},
+                visible_to=(state["armies"][army]["player"],),
+            )
+        if pace.can_order(state, army, kind):
+            waiting.append(army)
+    return waiting
+
+
+def _step_problems(state: Mapping[str, Any], army: str, kind: str, orders: Mapping[str, Any]) -> list[Problem]:
+    if kind == "bombardment":
+        return bombardment.fire_problems(state, army, orders)
+    if kind == "moves":
+        return command.priced_moves(state, army, orders)[1]
+    return contact_orders.contact_problems(state, army, orders)
+
+
+def _keep_ahead(r: Resolution, army: str, later: Mapping[str, Any]) -> None:
+    """Keep an army's orders for the rest of its half-turn; its player alone hears of them."""
+    state = r.state
+    kept = {
+        kind: {key: later[key] for key in keys if key in later}
+        for kind, keys in pace.AHEAD_KEYS.items()
+        if any(key in later for key in keys)
+    }
+    state.setdefault("later", {})[army] = {
+        "turn": state["turn"],
+        "half": state["step"].split("-", 1)[0],
+        "orders": kept,
+    }
+    r.say(
+        "pace.ahead-kept",
+        f"Your orders for the rest of this half-turn are kept, each applied when its step comes: {', '.join(kept)}.",
+        {"army": army, "steps": list(kept)},
+        visible_to=(state["armies"][army]["player"],),
+    )
 
 
 def _next_step(step: str) -> str:
@@ -250,13 +383,16 @@ def _set_standing(r: Resolution, army: str, standing: Mapping[str, Any]) -> None
         "respond": standing.get("respond"),
         "bases": {entry["base"]: entry["respond"] for entry in standing.get("bases", [])},
     }
+    if standing.get("support"):
+        record["support"] = {entry["base"]: list(entry["by"]) for entry in standing["support"]}
     r.state["standing"][army] = record
     player = r.state["armies"][army]["player"]
     r.say(
         "standing.orders",
         f"Your standing orders now: defending bases {record['respond'] or r.state['config']['default_response']}"
         + "".join(f", {b} {c}" for b, c in record["bases"].items())
-        + " after 'no effect'.",
+        + " after 'no effect'."
+        + "".join(f" {b} supported by {', '.join(by)} when attacked." for b, by in record.get("support", {}).items()),
         {"army": army, "standing": record},
         visible_to=(player,),
     )

@@ -6,6 +6,7 @@ for every active player in any state, so they give the shape with empty lists.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 ID = r"[A-Za-z0-9][A-Za-z0-9_-]{0,47}"
@@ -19,7 +20,7 @@ def _ids(description: str, example: str, high: int = 100) -> dict[str, Any]:
     return {"type": "list", "max": high, "items": _id("an id", example), "description": description}
 
 
-STANDING = {
+STANDING: dict[str, Any] = {
     "type": "map",
     "description": "standing orders for your defending bases, kept until you change them (never shown to others)",
     "fields": {
@@ -43,7 +44,7 @@ STANDING = {
     },
 }
 
-BID = {
+BID: dict[str, Any] = {
     "type": "map",
     "required": ["bid"],
     "fields": {
@@ -57,7 +58,7 @@ BID = {
     },
 }
 
-COMMAND = {
+COMMAND: dict[str, Any] = {
     "type": "map",
     "fields": {
         "allocate": {
@@ -101,7 +102,7 @@ COMMAND = {
     },
 }
 
-BOMBARDMENT = {
+BOMBARDMENT: dict[str, Any] = {
     "type": "map",
     "fields": {
         "fire": {
@@ -120,7 +121,7 @@ BOMBARDMENT = {
     },
 }
 
-MOVES = {
+MOVES: dict[str, Any] = {
     "type": "map",
     "fields": {
         "moves": {
@@ -162,7 +163,7 @@ SUPPORT = {
     },
 }
 
-CONTACT = {
+CONTACT: dict[str, Any] = {
     "type": "map",
     "fields": {
         "attacks": {
@@ -221,3 +222,38 @@ EXAMPLES: dict[str, Any] = {
     "morale": {},
 }
 DEFAULTS: dict[str, Any] = {**{kind: {} for kind in SCHEMAS}, "bid": {"bid": 1}}
+
+# What new games' orders may also hold, by the option that allows it. A game begun before keeps the
+# schemas above, which its notices describe field by field, so that they read as they did.
+SUPPORT_IN_STANDING = {
+    "type": "list",
+    "max": 50,
+    "description": "your bases supported when the enemy attacks them: "
+    "{base, by: [supporters beside or behind]} (option defenders_support)",
+    "items": {
+        "type": "map",
+        "required": ["base", "by"],
+        "fields": {"base": _id("one of your bases", "M"), "by": {**_ids("its supporters", "L", 4), "min": 1}},
+    },
+}
+WITH_COLUMN = _id("move/continue of limbered guns only: the division whose column they move with (no TP)", "van-gelder")
+
+
+@lru_cache(maxsize=16)
+def schemas(support: bool, later: bool, with_column: bool) -> dict[str, Any]:
+    """Return each phase kind's schema for a game whose options allow these additions."""
+    standing = {**STANDING, "fields": {**STANDING["fields"], "support": SUPPORT_IN_STANDING}} if support else STANDING
+    move = MOVES["fields"]["moves"]
+    entry = {**move["items"], "fields": {**move["items"]["fields"], "with": WITH_COLUMN}} if with_column else None
+    moves = {**MOVES, "fields": {"moves": {**move, "items": entry}}} if entry else MOVES
+    command = {**COMMAND, "fields": {**COMMAND["fields"], "standing": standing}}
+    if later:
+        fields = {**BOMBARDMENT["fields"], **moves["fields"], **CONTACT["fields"]}
+        command["fields"]["later"] = {
+            "type": "map",
+            "description": "orders for the rest of your half-turn, each applied when its step comes (checked "
+            "then); a step whose orders you sent ahead costs you no mail",
+            "fields": fields,
+        }
+    bid = {**BID, "fields": {**BID["fields"], "standing": standing}}
+    return {**SCHEMAS, "bid": bid, "command": command, "moves": moves}

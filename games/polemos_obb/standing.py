@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.board import board, enemy_bases, engagement_lines
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
+from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase
 from games.polemos_obb.tempo import MINIMUM_BID
 from games.polemos_obb.views import view
@@ -57,9 +59,18 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
         exceptions = ", ".join(f"{base} {respond}" for base, respond in sorted(orders["bases"].items()))
         said = f"defending bases {orders['respond'] or seen['settings'].get('default_response', 'as the game sets')}"
         facts.append(Fact("Your standing orders", said + (f"; {exceptions}" if exceptions else "")))
+    ahead = seen.get("your_orders_ahead")
+    if ahead:
+        facts.append(
+            Fact("Your orders sent ahead", f"turn {ahead['turn']}: {', '.join(ahead['orders']) or 'all used'}")
+        )
     spec = phase(state)
     if spec is not None and player in spec.active:
         facts.append(Fact("Awaited from you", AWAITED.get(step_kind(spec.name), "your orders")))
+    if setting(state, "letters") == "army-board":
+        if seen["over"] and seen["result"]:
+            facts.insert(0, Fact("The battle is over", str(seen["result"])))
+        facts += board(seen)
     return facts
 
 
@@ -107,6 +118,8 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
         return Example({"bid": MINIMUM_BID}, {"orders.bid": f"your sealed bid, {limit}"})
     if kind == "command":
         return _command(state, seen, army, on_field)
+    if setting(state, "letters") == "army-board" and kind in ("moves", "contact"):
+        return _board_form(state, seen, army, divisions, kind)
     if kind == "bombardment":
         guns = [b["id"] for b in on_field if arm_of(state, b["id"]) == "artillery"]
         enemies = [
@@ -166,3 +179,45 @@ def _command(
         "e.g. {general: ID, join: BASE} or {general: ID, leave: true}",
     }
     return Example({"allocate": allocate, "rally": [], "generals": []}, notes)
+
+
+def _board_form(
+    state: Mapping[str, Any],
+    seen: Mapping[str, Any],
+    army: Mapping[str, Any],
+    divisions: list[dict[str, Any]],
+    kind: str,
+) -> Example:
+    """Return the moves or contact form of a game with the army board: what moved, costs, engagements, targets."""
+    moved = set(seen["moved_this_turn"])
+    mine = {d["id"] for d in divisions}
+    engagements = engagement_lines(seen, mine)
+    targets = enemy_bases(seen, army["side"])
+    enemy = "; ".join(f"{d}: {' '.join(b) or 'none standing'}" for d, b in targets.items()) or "none"
+    if kind == "moves":
+        left = "; ".join(f"{g}: {t['given'] - t['spent']} TP left" for g, t in sorted(army["allocated"].items()))
+        costs = ", ".join(
+            f"{n} brigade{'s' * (n != 1)} {tp} TP"
+            for n in range(1, 7)
+            if (tp := order_cost(state, "move", n)) is not None
+        )
+        brigades = "; ".join(
+            f"{d['id']}: " + " ".join(b["id"] + ("*" if b["id"] in moved else "") for b in d["brigades"])
+            for d in divisions
+        )
+        notes = {
+            "orders.moves": f"your brigades by division (* moved this turn, may not move again): {brigades or 'none'}; "
+            f"a move costs {costs or 'what the referee supplies'} (a continuation of a redeployment: order "
+            f"continue); {left or 'no TP given out this turn'}; e.g. {{order: move, brigades: [ID], note: where}}",
+        }
+        return Example({"moves": []}, notes)
+    movers = " ".join(b for b in sorted(moved) if state["brigades"][b]["division"] in mine) or "none"
+    notes = {
+        "orders.attacks": f"brigades that moved this turn (they may attack): {movers}; enemy bases on the field by "
+        f"division (legal targets): {enemy}; "
+        "e.g. {division: YOURS, target: THEIRS, pairs: [[YOUR-BASE, ENEMY-BASE]]}",
+        "orders.engagements": "your open engagements: "
+        + (" | ".join(engagements) or "none")
+        + "; fought in the contact phase of the side holding the Tempo",
+    }
+    return Example({"attacks": [], "engagements": []}, notes)

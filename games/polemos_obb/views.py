@@ -44,6 +44,7 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "moved_this_turn": list(state["moved"]),
         "broken_this_turn": list(state["broken_this_turn"]),
         "your_standing_orders": dict(state["standing"].get(army, {})) if army else None,
+        **({"your_orders_ahead": state["later"].get(army)} if army and "later" in state else {}),
         "settings": dict(state["config"]),
         "referee_supplied": supplied(state),
         "missing": outstanding(state),
@@ -120,4 +121,19 @@ def secrets(state: Mapping[str, Any]) -> list[Secret]:
         player = (state["armies"][army]["player"],)
         found.append((json_pointer("standing", army, "respond"), player))
         found += [(json_pointer("standing", army, "bases", base), player) for base in standing["bases"]]
+        found += [(json_pointer("standing", army, "support", base), player) for base in standing.get("support", {})]
+    for army, sent in state.get("later", {}).items():
+        found += [
+            (pointer, (state["armies"][army]["player"],))
+            for pointer in _leaves(sent["orders"], "later", army, "orders")
+        ]
     return found
+
+
+def _leaves(value: Any, *path: str) -> list[str]:
+    """Return the JSON pointers of every leaf under `value`, found at `path`."""
+    if isinstance(value, Mapping):
+        return [p for key, item in value.items() for p in _leaves(item, *path, str(key))]
+    if isinstance(value, list):
+        return [p for index, item in enumerate(value) for p in _leaves(item, *path, str(index))]
+    return [json_pointer(*path)]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import games
 from referee.kit import GameModule, PhaseSpec
 from referee.protocol.canonical import canonical_json
 from referee.protocol.draws import Dice
@@ -219,6 +220,7 @@ def _coe_bot(game: GameModule, state: Any, spec: PhaseSpec, role: str, rng: rand
 
 
 OBB_MORALE = {"cmf": {"dutch": 15, "bavarian": 15}}  # test values: the book's are missing
+OBB_NEW = dict(next(g for g in games.GAMES if g.id == "polemos-obb").new_game_options)
 BOTS: dict[str, list[Bot]] = {
     # Its orders name cards by id (deployment, the reserve): the leak test resolves with examples.
     "moderator": [
@@ -236,6 +238,8 @@ BOTS: dict[str, list[Bot]] = {
     "polemos-obb": [
         Bot("danube-demo", {"rounds": 2}, _obb_standing, 14, (7,), True),
         Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE}, _obb_attack, 24, (2, 3), True),
+        # A new game's rules and letters (the options `referee init` writes for new games).
+        Bot("combat-example", {"rounds": 2, "army_morale": OBB_MORALE, **OBB_NEW}, _obb_attack, 24, (2,), True),
     ],
     "empires-in-arms": [
         Bot(

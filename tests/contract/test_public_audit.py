@@ -147,7 +147,7 @@ def test_without_the_final_reveal_there_is_nothing_to_replay(moderator_game: Pat
 
 def test_a_polemos_game_is_confirmed_from_what_the_players_received(tmp_path: Path) -> None:
     """Polemos with its test bot's private standing orders, played to its end and revealed."""
-    game_dir = play("polemos-obb", tmp_path / "play", phases=40, options={"rounds": 1})
+    game_dir = play("polemos-obb", tmp_path / "play", phases=40, options={"rounds": 2})  # pace folds idle steps
     assert GameDir(game_dir).open_phase() is None, "the game did not end"
     result = CliRunner().invoke(cli, ["reveal", str(game_dir), "--final"])
     assert result.exit_code == 0, result.output

@@ -211,6 +211,8 @@ def _play(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
 def test_the_game_is_played_to_its_end_through_signed_orders(played: tuple[Path, list[dict[str, Any]]]) -> None:
     game_dir, log = played
     assert log[0]["phase"] == "muster"
+    # A new game takes pace skip-idle: the morale phase, where nobody gives orders, is adjudicated
+    # within the last contact phase of the turn, and costs no letters of its own.
     assert [entry["phase"] for entry in log[1:11]] == [
         "bid",
         "tempo-command",
@@ -221,8 +223,10 @@ def test_the_game_is_played_to_its_end_through_signed_orders(played: tuple[Path,
         "other-bombardment",
         "other-moves",
         "other-contact",
-        "morale",
+        "bid",
     ]
+    assert "morale" not in {entry["phase"] for entry in log}
+    assert "turn.end" in log[9]["kinds"] and "pace.at-once" not in log[9]["kinds"]
     kinds = {kind for entry in log for kind in entry["kinds"]}
     assert {"army.generated", "tempo.auction", "combat.encounter", "bombardment.fire", "moves.orders"} <= kinds
     assert max(entry["turn"] for entry in log) >= 2
