@@ -57,6 +57,12 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
     kind = state["step"]["kind"]
     if kind == "start":
         return "nothing yet: the decks are dealt when the referee has supplied the cards (an empty order is fine)"
+    if kind == "battle" and not rules.fights(state, seat):
+        fight = state["battles"][0]
+        return (
+            f"nothing needed: the battle at {fight['at']} is {fight['attacker'].title()}'s against "
+            f"{fight['defender'].title()}'s (an empty order is fine; you may move a track or end a card in play)"
+        )
     if kind == "battle":
         return "your force (commander, nations, cavalry SP, Worn) and any Tac cards, sealed"
     if kind in ("spring", "changing-aims"):
@@ -69,7 +75,7 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
 def example(state: Mapping[str, Any], seat: str) -> Example | None:
     """Return a seat's own order form: the mover's first card played for operations; in a
     battle, a force led by one of the power's leaders."""
-    if state["step"]["kind"] == "battle" and seat in rules.active(state):
+    if state["step"]["kind"] == "battle" and rules.fights(state, seat):
         return _battle_example(state, seat)
     if state["step"]["kind"] != "power" or not rules._is_mover(state, seat):
         return None

@@ -74,6 +74,8 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     leaders = {item["name"]: item for item in view["leaders"]}
     if step["kind"] == "battle":
         fight = view["battles"][0]
+        if not {fight["attacker"], fight["defender"]} & set(view["your_powers"]):
+            return {}  # the window opens to every seat; this one does not fight
         power = fight["attacker"] if fight["attacker"] in view["your_powers"] else fight["defender"]
         mine = [name for name, item in leaders.items() if item["power"] == power]
         force = {"commander": mine[0], "nations": [{"nation": NATION[power], "sp": 20 + turn % 7}], "cavalry_sp": 4}

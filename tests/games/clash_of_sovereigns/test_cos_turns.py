@@ -132,3 +132,23 @@ def test_an_ally_seals_no_reactions_and_a_power_must_play_when_may_pass_is_off()
     assert [p.code for p in GAME.validate(state, "france", ally)] == ["illegal.reactions.ally"]
     assert GAME.validate(state, "austria", ally) == []
     assert [p.code for p in GAME.validate(state, "prussia-spain", {})] == ["illegal.must-play"]
+
+
+def test_a_battle_window_opens_to_every_seat_and_only_the_two_sides_send_forces() -> None:
+    """Issue 20: where a live choice is unavoidable, the window opens to every opponent. In a
+    four-player game Prussia's battle against Austria opens to all four seats; Britain/Piedmont
+    (Austria's ally) and France may send nothing, and a force from them is refused."""
+    state = dealt_state("four-players")
+    card = _operations_card(state, "prussia-spain", "prussia-spain")
+    op = {"activate": "Frederick", "sp": 30, "moves": [{"to": "Prague", "enemy_command": True}], "battle": {"defender": "austria", "at": "Prague"}}
+    state, _ = advance(state, {"prussia-spain": {"play": {"card": card, "as": "operations", "operations": [op]}}})
+    assert state["step"] == {"kind": "battle"}
+    spec = GAME.phase(state)
+    assert spec is not None and spec.active == ("austria", "britain-piedmont", "france", "prussia-spain")
+    force = {"commander": "Charles", "nations": [{"nation": "austrian", "sp": 20}], "cavalry_sp": 0}
+    assert GAME.validate(state, "britain-piedmont", {}) == []
+    assert [p.code for p in GAME.validate(state, "britain-piedmont", {"force": force})] == ["illegal.field"]
+    assert [p.code for p in GAME.validate(state, "austria", {})] == ["invalid.missing"]
+    assert GAME.standing is not None
+    awaited = {f.name: f.value for f in GAME.standing(state, "britain-piedmont")}["Awaited from you"]
+    assert awaited.startswith("nothing needed: the battle at Prague")
