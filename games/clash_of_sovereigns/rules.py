@@ -312,7 +312,7 @@ def resolve(
     events: list[Event] = []
     if kind == "start":
         missing = [need for need in AT_START if supplied(new, need) is None]
-        if missing:
+        if missing:  # the core holds the start instead (supplies.wanted); a direct caller gets this
             new["turn"] += 1
             text = f"The game waits for its referee to supply: {', '.join(missing)}; the start comes round again."
             return new, [Event("waiting", text, {"missing": missing})]

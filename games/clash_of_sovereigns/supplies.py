@@ -277,6 +277,11 @@ NEEDS = (
     ),
 )
 AT_START = ("cards", "hands", "power_order")
+START_WHY = {
+    "cards": "the decks are made of them and dealt at the start",
+    "hands": "the first hands are drawn to these sizes at the start",
+    "power_order": "the first power turn goes to the first power in it",
+}
 
 
 def supplied(state: Mapping[str, Any], need: str) -> Any:
@@ -293,8 +298,8 @@ def wanted(state: Mapping[str, Any]) -> list[Wanted]:
         elif need.id == "day_of_battle" and not state["options"]["day_of_battle"]:
             found.append(Wanted(need.id, "never", "option day_of_battle (22.1) is off"))
         elif need.id in AT_START and state["step"]["kind"] == "start":
-            # Not blocking: the start phase comes round again (nothing happens in it) until supplied.
-            found.append(Wanted(need.id, "now", "the decks are dealt once it is supplied", blocks=False))
+            # Blocking: the start is held (docs/supply.md) and every seat told it waits on its referee.
+            found.append(Wanted(need.id, "now", START_WHY[need.id]))
         else:
             found.append(Wanted(need.id, "later", f"read by {need.needed_by}"))
     return found

@@ -24,6 +24,7 @@ from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
 from referee.game.override import make_supply
 from referee.game.status import status
+from referee.game.supplies import WaitingOnReferee
 from referee.kit import load_text
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
@@ -55,6 +56,9 @@ def make_game(folder: Path, scenario: str, seats: tuple[str, ...]) -> tuple[Path
     (setup / "game.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     game_dir = folder / "game"
     init_game(game_dir, setup / "game.yaml")
+    with pytest.raises(WaitingOnReferee, match="Strategy Cards"):  # the start is held until the cards come
+        adjudicate(game_dir, force=True)
+    assert any((game_dir / "mail").rglob("*.waiting-cards*.txt"))
     cards = load_text("games.clash_of_sovereigns", "examples/cards.yaml").encode("utf-8")
     make_supply(game_dir, cards, "the made-up example cards (not the book's)", "cards.yaml")
     return game_dir, keys

@@ -38,11 +38,13 @@ def test_4_0_the_year_runs_late_winter_spring_summer_fall_winter_in_the_supplied
     assert names == ["start", *turns, "spring", *later]
 
 
-def test_the_start_waits_for_the_cards_hands_and_power_order() -> None:
+def test_the_start_is_held_for_the_cards_hands_and_power_order() -> None:
+    """The core holds the start (docs/supply.md) until they are supplied; a direct resolve
+    (a caller that skips the hold) leaves the start open again, dealing nothing."""
     state = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
     assert GAME.supplies is not None
     wanted = {w.need: w for w in GAME.supplies.wanted(state)}
-    assert {n for n, w in wanted.items() if w.when == "now"} == {"cards", "hands", "power_order"}
+    assert {n for n, w in wanted.items() if w.when == "now" and w.blocks} == {"cards", "hands", "power_order"}
     assert wanted["day_of_battle"].when == "never"  # option 22.1 off
     new, events = advance(state)
     assert new["step"] == {"kind": "start"} and new["turn"] == 2 and events[0].kind == "waiting"
