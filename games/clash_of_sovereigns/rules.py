@@ -373,10 +373,13 @@ def _free_marches(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, An
 
 
 def _deal(state: dict[str, Any], dice: Dice) -> list[Event]:
-    """Build the decks from the supplied cards, shuffle them and draw every hand to its size."""
+    """Build the decks from the supplied cards, shuffle them and draw every hand to its size;
+    set the tracks to their supplied starts."""
     definitions = cards.deck_definitions(state)
     state["cards"] = decks.new_decks(definitions, sorted(state["seats"]))
     state["cards"], events = decks.start(state["cards"], dice)
+    for entry in supplied(state, "track_starts")["starts"]:
+        state["tracks"][entry["track"]]["value"] = entry["start"]
     return events + _draw_all(state, dice)
 
 

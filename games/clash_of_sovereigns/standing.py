@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.clash_of_sovereigns import rules
-from games.clash_of_sovereigns.seats import DECK_OF_POWER
+from games.clash_of_sovereigns.seats import DECK_OF_POWER, POWERS
 from games.clash_of_sovereigns.supplies import supplied
 from referee.kit import Example, Fact
 
@@ -40,10 +40,15 @@ def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
                 tuple(f"{p['power']}: {p['card']} {p['name']} as {p['use']}: {p['text']}" for p in mine["played"]),
             )
         )
-    moved = {key: track["value"] for key, track in mine["tracks"].items() if track["value"]}
-    facts.append(
-        Fact("Tracks (VP, Event VP, MW)", ", ".join(f"{k} {v}" for k, v in sorted(moved.items())) or "all at 0")
-    )
+    values = {key: track["value"] for key, track in mine["tracks"].items()}
+    if state["cards"] is None:
+        facts.append(Fact("Tracks (VP, Event VP, MW)", "set to their supplied starts when the decks are dealt"))
+    else:
+        by_power = tuple(
+            f"{power}: VP {values[f'vp-{power}']}, Event VP {values[f'event-vp-{power}']}, MW {values[f'mw-{power}']}"
+            for power in POWERS
+        )
+        facts.append(Fact("Tracks (VP, Event VP, MW)", "", by_power))
     facts.append(Fact("Awaited from you", _awaited(state, seat)))
     return facts
 

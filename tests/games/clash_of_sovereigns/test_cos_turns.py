@@ -38,13 +38,14 @@ def test_4_0_the_year_runs_late_winter_spring_summer_fall_winter_in_the_supplied
     assert names == ["start", *turns, "spring", *later]
 
 
-def test_the_start_is_held_for_the_cards_hands_and_power_order() -> None:
+def test_the_start_is_held_for_the_cards_hands_power_order_and_track_starts() -> None:
     """The core holds the start (docs/supply.md) until they are supplied; a direct resolve
     (a caller that skips the hold) leaves the start open again, dealing nothing."""
     state = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
     assert GAME.supplies is not None
     wanted = {w.need: w for w in GAME.supplies.wanted(state)}
-    assert {n for n, w in wanted.items() if w.when == "now" and w.blocks} == {"cards", "hands", "power_order"}
+    held_for = {n for n, w in wanted.items() if w.when == "now" and w.blocks}
+    assert held_for == {"cards", "hands", "power_order", "track_starts"}
     assert wanted["day_of_battle"].when == "never"  # option 22.1 off
     new, events = advance(state)
     assert new["step"] == {"kind": "start"} and new["turn"] == 2 and events[0].kind == "waiting"
@@ -154,3 +155,16 @@ def test_a_battle_window_opens_to_every_seat_and_only_the_two_sides_send_forces(
     assert GAME.standing is not None
     awaited = {f.name: f.value for f in GAME.standing(state, "britain-piedmont")}["Awaited from you"]
     assert awaited.startswith("nothing needed: the battle at Prague")
+
+
+def test_the_tracks_start_where_the_referee_supplies_them_every_track_given_once() -> None:
+    """The VP, Event VP and MW set-ups are in the absent Play Book: nothing starts at an invented 0."""
+    state = dealt_state()
+    starts = {e["track"]: e["start"] for e in EXAMPLES["track_starts"]["starts"]}
+    assert {track: entry["value"] for track, entry in state["tracks"].items()} == starts
+    fresh = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
+    assert GAME.supplies is not None
+    short = {"starts": EXAMPLES["track_starts"]["starts"][1:]}
+    assert [p.code for p in GAME.supplies.supply(fresh, "track_starts", short)[1]] == ["invalid.supply.tracks"]
+    twice = {"starts": [*EXAMPLES["track_starts"]["starts"], EXAMPLES["track_starts"]["starts"][0]]}
+    assert "invalid.supply.duplicate" in [p.code for p in GAME.supplies.supply(fresh, "track_starts", twice)[1]]
