@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.clash_of_sovereigns import rules
-from games.clash_of_sovereigns.seats import DECK_OF_POWER, POWERS
+from games.clash_of_sovereigns import rules, seats
+from games.clash_of_sovereigns.seats import DECK_OF_POWER, POWERS, SIDE_OF_POWER
 from games.clash_of_sovereigns.supplies import supplied
 from referee.kit import Example, Fact
 
@@ -35,7 +35,7 @@ def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
     if mine["played"]:
         facts.append(
             Fact(
-                "Played this phase",
+                "Just played (the phase before this one)",
                 "",
                 tuple(f"{p['power']}: {p['card']} {p['name']} as {p['use']}: {p['text']}" for p in mine["played"]),
             )
@@ -73,7 +73,7 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
     if kind in ("spring", "changing-aims"):
         return "a card for its Spring use, or nothing"
     if rules._is_mover(state, seat):
-        return f"{state['step']['power']}'s card: play (operations, event...) or pass"
+        return f"{state['step']['power'].title()}'s card: play one (operations, event...) or pass"
     return "your standing reactions for this turn (interrupts, interceptions, withdrawals), sealed; or nothing"
 
 
@@ -82,8 +82,10 @@ def example(state: Mapping[str, Any], seat: str) -> Example | None:
     battle, a force led by one of the power's leaders."""
     if state["step"]["kind"] == "battle" and rules.fights(state, seat):
         return _battle_example(state, seat)
-    if state["step"]["kind"] != "power" or not rules._is_mover(state, seat):
+    if state["step"]["kind"] != "power":
         return None
+    if not rules._is_mover(state, seat):
+        return _reactions_example(state, seat)
     mine = rules.view(state, seat)
     deck = mine["decks"].get(DECK_OF_POWER[state["step"]["power"]])
     if deck is None or not deck.get("your_hand"):
@@ -96,6 +98,23 @@ def example(state: Mapping[str, Any], seat: str) -> Example | None:
         {
             "orders.play.card": f"one of yours: {', '.join(c['card'] for c in deck['your_hand'])}",
             "orders.play.as": "one of the card's uses",
+        },
+    )
+
+
+def _reactions_example(state: Mapping[str, Any], seat: str) -> Example | None:
+    """An opponent's form: its standing reactions, empty, with what each list takes."""
+    power = state["step"]["power"]
+    if seats.side_of_seat(state, seat) == SIDE_OF_POWER[power]:
+        return None  # an ally's turn: nothing to react to
+    return Example(
+        {"reactions": {"interrupt": [], "intercept": [], "withdraw": [], "naval_intercept": False}},
+        {
+            "orders.reactions": f"sealed; each opened only if {power.title()}'s turn triggers it",
+            "orders.reactions.interrupt": "{card, when_enters: SPACE, raid: {space, enemy_sp}}: an interrupt card",
+            "orders.reactions.intercept": "{when_enters: SPACE, leader}: roll to intercept there (9.2)",
+            "orders.reactions.withdraw": "{when_battle_at: SPACE, to: SPACE}: roll to withdraw (10.2)",
+            "orders.reactions.naval_intercept": "true: roll against any fleet sortie this turn (16.3)",
         },
     )
 

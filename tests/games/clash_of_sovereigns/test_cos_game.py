@@ -91,18 +91,26 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     if power not in view["your_powers"]:
         if (power in BOURBON) == (view["your_powers"][0] in BOURBON):
             return {}  # an ally's turn: nothing to react to
-        reactions: dict[str, Any] = {"withdraw": [{"when_battle_at": SPACES[turn % 4], "to": "Budweis"}]}
+        # The mover enters SPACES[turn % 4], then fights or besieges at SPACES[(turn + 3) % 4]; one
+        # kind of reaction a turn is aimed where it is triggered, the others where no one goes.
+        aim = {kind: n == turn % 3 for n, kind in enumerate(("withdraw", "intercept", "interrupt"))}
+        miss = SPACES[(turn + 1) % 4]
+        entered = SPACES[turn % 4]
+        fought = SPACES[(turn + 3) % 4]
+        reactions: dict[str, Any] = {
+            "withdraw": [{"when_battle_at": fought if aim["withdraw"] else miss, "to": "Budweis"}]
+        }
         ours = [
             name for name, item in leaders.items() if item["power"] in view["your_powers"] and item["power"] in NATION
         ]
         if ours:
-            reactions["intercept"] = [{"when_enters": SPACES[(turn + 1) % 4], "leader": ours[0]}]
+            reactions["intercept"] = [{"when_enters": entered if aim["intercept"] else miss, "leader": ours[0]}]
         interrupts = [c["card"] for hand in hands.values() for c in hand if "interrupt" in c.get("uses", [])]
         if interrupts:
             reactions["interrupt"] = [
                 {
                     "card": interrupts[0],
-                    "when_enters": SPACES[(turn + 2) % 4],
+                    "when_enters": entered if aim["interrupt"] else miss,
                     "raid": {"space": "Glatz", "enemy_sp": 1},
                 }
             ]
@@ -183,6 +191,7 @@ def test_a_year_is_played_through_signed_orders(played: tuple[str, Path, list[di
     kinds = {e["kind"] for entry in log for e in entry["events"]}
     assert {"card.played", "activation", "reactions.sealed", "attrition", "season", "game.over"} <= kinds
     assert {"battle.result", "siege"} & kinds
+    assert "reaction.opened" in kinds
 
 
 def test_every_record_verifies(played: tuple[str, Path, list[dict[str, Any]]]) -> None:

@@ -9,6 +9,7 @@ import yaml
 from cos_helpers import EXAMPLES, advance, canonical, dealt_state, supplied_state
 
 from games.clash_of_sovereigns import GAME, cards
+from games.clash_of_sovereigns.turn import describe
 from referee.kit import load_text
 from referee.protocol.hidden import check_opening
 
@@ -168,3 +169,11 @@ def test_the_tracks_start_where_the_referee_supplies_them_every_track_given_once
     assert [p.code for p in GAME.supplies.supply(fresh, "track_starts", short)[1]] == ["invalid.supply.tracks"]
     twice = {"starts": [*EXAMPLES["track_starts"]["starts"], EXAMPLES["track_starts"]["starts"][0]]}
     assert "invalid.supply.duplicate" in [p.code for p in GAME.supplies.supply(fresh, "track_starts", twice)[1]]
+
+
+def test_an_opened_reaction_is_told_in_words() -> None:
+    interrupt = {"card": "au-01", "when_enters": "Kolin", "raid": {"space": "Glatz", "enemy_sp": 1}}
+    assert describe("interrupt", interrupt) == "play au-01 as an interrupt when a force enters Kolin, raiding Glatz (1 enemy SP)"
+    assert describe("intercept", {"when_enters": "Mons", "leader": "De Saxe"}) == "De Saxe intercepts a force entering Mons"
+    withdraw = {"when_battle_at": "Prague", "to": "Budweis", "modifiers": ["cavalry"]}
+    assert describe("withdraw", withdraw) == "withdraw to Budweis if a battle is declared at Prague, claiming cavalry"
