@@ -3,6 +3,7 @@ texts, the cards in play, the tracks, and what is awaited from it (GameModule.st
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,8 +79,18 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
 
 
 def example(state: Mapping[str, Any], seat: str) -> Example | None:
-    """Return a seat's own order form: the mover's first card played for operations; in a
-    battle, a force led by one of the power's leaders."""
+    """Return a seat's own order form, naming only the fields it may give now: the mover's first
+    card played for operations; an opponent's reactions; in a battle, a side's force."""
+    if state["step"]["kind"] == "over":
+        return None
+    found = _own_example(state, seat) or Example({})
+    fields = rules._fields(state, seat)
+    if state["step"]["kind"] == "power" and seats.side_of_seat(state, seat) == SIDE_OF_POWER[state["step"]["power"]]:
+        fields = tuple(name for name in fields if name != "reactions")  # an ally has nothing to react to
+    return dataclasses.replace(found, fields=fields)
+
+
+def _own_example(state: Mapping[str, Any], seat: str) -> Example | None:
     if state["step"]["kind"] == "battle" and rules.fights(state, seat):
         return _battle_example(state, seat)
     if state["step"]["kind"] != "power":

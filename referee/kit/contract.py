@@ -92,6 +92,10 @@ class Example:
 
     orders: Any
     notes: Mapping[str, str] = field(default_factory=dict)
+    # The top-level order fields this player may give now, when fewer than the phase's schema
+    # takes from all its players (a mover's card, an opponent's reactions); the form and the
+    # reference in their notice name only these. None: every field of the schema.
+    fields: tuple[str, ...] | None = None
 
 
 ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}

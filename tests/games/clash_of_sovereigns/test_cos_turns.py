@@ -177,3 +177,13 @@ def test_an_opened_reaction_is_told_in_words() -> None:
     assert describe("intercept", {"when_enters": "Mons", "leader": "De Saxe"}) == "De Saxe intercepts a force entering Mons"
     withdraw = {"when_battle_at": "Prague", "to": "Budweis", "modifiers": ["cavalry"]}
     assert describe("withdraw", withdraw) == "withdraw to Budweis if a battle is declared at Prague, claiming cavalry"
+
+
+def test_each_seats_form_names_only_the_fields_it_may_give() -> None:
+    """The phase's schema takes every seat's fields; each seat's notice names only its own."""
+    state = dealt_state("four-players")
+    assert state["step"]["power"] == "prussia" and GAME.example is not None
+    fields = {seat: GAME.example(state, seat).fields for seat in state["seats"]}  # type: ignore[union-attr]
+    assert fields["prussia-spain"] == ("play", "pass", "attrition", "track", "mulligan", "end_in_play")
+    assert fields["austria"] == fields["britain-piedmont"] == ("reactions", "track", "mulligan", "end_in_play")
+    assert fields["france"] == ("track", "mulligan", "end_in_play")
