@@ -9,6 +9,7 @@ Each seat is a bot that reads only the view attached to its notice, as a player 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -243,10 +244,15 @@ def test_no_letter_names_a_card_another_seat_holds_unplayed(played: tuple[str, P
             if who != seat
             for e in hand
         } - public
+        read = 0
         for letter in (game_dir / "mail").rglob(f"{seat}.*"):
-            if letter.suffix in (".txt", ".yaml"):
-                found = set(CARD_ID.findall(letter.read_text(encoding="utf-8"))) & others
+            if letter.suffix in (".txt", ".yaml", ".gz"):  # text, the attached views, HTML (gzipped)
+                raw = letter.read_bytes()
+                text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
+                found = set(CARD_ID.findall(text)) & others
                 assert not found, (letter, found)
+                read += 1
+        assert read > 3 * len(log), (seat, read)
 
 
 def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
