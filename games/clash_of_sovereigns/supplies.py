@@ -404,10 +404,14 @@ def _track_start_problems(data: Mapping[str, Any]) -> list[Problem]:
     missing = [track for track in TRACK_IDS if track not in given]
     problems = []
     if twice:
-        problems.append(Problem("invalid.supply.duplicate", "data.starts", f"each track once; twice: {', '.join(twice)}"))
+        problems.append(
+            Problem("invalid.supply.duplicate", "data.starts", f"each track once; twice: {', '.join(twice)}")
+        )
     if missing:
         problems.append(
-            Problem("invalid.supply.tracks", "data.starts", f"every track's start is needed; missing: {', '.join(missing)}")
+            Problem(
+                "invalid.supply.tracks", "data.starts", f"every track's start is needed; missing: {', '.join(missing)}"
+            )
         )
     return problems
 

@@ -144,7 +144,12 @@ def test_a_battle_window_opens_to_every_seat_and_only_the_two_sides_send_forces(
     (Austria's ally) and France may send nothing, and a force from them is refused."""
     state = dealt_state("four-players")
     card = _operations_card(state, "prussia-spain", "prussia-spain")
-    op = {"activate": "Frederick", "sp": 30, "moves": [{"to": "Prague", "enemy_command": True}], "battle": {"defender": "austria", "at": "Prague"}}
+    op = {
+        "activate": "Frederick",
+        "sp": 30,
+        "moves": [{"to": "Prague", "enemy_command": True}],
+        "battle": {"defender": "austria", "at": "Prague"},
+    }
     state, _ = advance(state, {"prussia-spain": {"play": {"card": card, "as": "operations", "operations": [op]}}})
     assert state["step"] == {"kind": "battle"}
     spec = GAME.phase(state)
@@ -173,8 +178,14 @@ def test_the_tracks_start_where_the_referee_supplies_them_every_track_given_once
 
 def test_an_opened_reaction_is_told_in_words() -> None:
     interrupt = {"card": "au-01", "when_enters": "Kolin", "raid": {"space": "Glatz", "enemy_sp": 1}}
-    assert describe("interrupt", interrupt) == "play au-01 as an interrupt when a force enters Kolin, raiding Glatz (1 enemy SP)"
-    assert describe("intercept", {"when_enters": "Mons", "leader": "De Saxe"}) == "De Saxe intercepts a force entering Mons"
+    assert (
+        describe("interrupt", interrupt)
+        == "play au-01 as an interrupt when a force enters Kolin, raiding Glatz (1 enemy SP)"
+    )
+    assert (
+        describe("intercept", {"when_enters": "Mons", "leader": "De Saxe"})
+        == "De Saxe intercepts a force entering Mons"
+    )
     withdraw = {"when_battle_at": "Prague", "to": "Budweis", "modifiers": ["cavalry"]}
     assert describe("withdraw", withdraw) == "withdraw to Budweis if a battle is declared at Prague, claiming cavalry"
 
