@@ -269,3 +269,26 @@ def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, 
                 assert " ".join(text.split()) in report, (folder, seat, text)
                 checked += 1
     assert checked > 10
+
+
+def test_a_sealed_reaction_not_triggered_is_in_no_letter(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
+    """Budweis is named only by the bots' sealed withdrawals: a phase that opens none names it
+    in no report or view of a seat that did not seal it (the sealer's own proofs name it)."""
+    _, game_dir, log = played
+    checked = 0
+    for entry in log:
+        opened = [e for e in entry["events"] if e["kind"] == "reaction.opened" and e["data"]["kind"] == "withdraw"]
+        sealers = {e["data"]["seat"] for e in entry["events"] if e["kind"] == "reactions.sealed"}
+        if opened or not sealers:
+            continue
+        folder = next((game_dir / "mail").glob(f"*-t{entry['turn']}-{entry['phase']}"))
+        for letter in folder.iterdir():
+            seat = letter.name.split(".")[0]
+            if seat in sealers or not (".report." in letter.name or ".view-after." in letter.name):
+                continue
+            if letter.suffix in (".txt", ".yaml", ".gz"):
+                raw = letter.read_bytes()
+                text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
+                assert "Budweis" not in text, letter
+                checked += 1
+    assert checked > 10
