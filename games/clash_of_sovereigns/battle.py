@@ -174,7 +174,12 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
             + "; ".join(lines)
             + (f". Tac: {'; '.join(said)}" if said else "")
             + f". {result}"
-            + (f"; {powers[1 - winner].title()} takes a Worn marker (13.7)" if winner is not None else "")
+            + (
+                f"; {powers[1 - winner].title()}'s force takes a Worn marker or advances its own (-1 to -3, "
+                "13.7; the players keep it and give it as `worn` in its next battle)"
+                if winner is not None
+                else ""
+            )
             + ".",
             {
                 "battle": battle,

@@ -124,11 +124,19 @@ def title(state: Mapping[str, Any]) -> str:
 
 
 def active(state: Mapping[str, Any]) -> tuple[str, ...]:
-    """Return the seats that send orders in the open phase."""
-    if state["step"]["kind"] == "battle":
-        fight = state["battles"][0]
-        return tuple(sorted({seat_of_power(state, fight["attacker"]), seat_of_power(state, fight["defender"])}))
+    """Return the seats that send orders in the open phase: every seat, always. A battle's window
+    opens to every seat too: the two sides send their forces and Tac cards, every other seat may
+    end its cards in play, move a track or send nothing, so that no opponent is shut out of the
+    only phase where a live choice is made."""
     return tuple(sorted(state["seats"]))
+
+
+def fights(state: Mapping[str, Any], seat: str) -> bool:
+    """Return whether a seat plays one of the two sides of the open battle."""
+    if state["step"]["kind"] != "battle":
+        return False
+    fight = state["battles"][0]
+    return seat in (seat_of_power(state, fight["attacker"]), seat_of_power(state, fight["defender"]))
 
 
 def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
@@ -215,7 +223,7 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
         )
     problems += cards.interrupt_problems(state, seat, reactions.get("interrupt") or [], "orders.reactions.interrupt")
     problems += cards.intercept_problems(state, seat, reactions.get("intercept") or [], "orders.reactions.intercept")
-    if kind == "battle" and "force" not in orders:
+    if kind == "battle" and fights(state, seat) and "force" not in orders:
         problems.append(
             Problem(
                 "invalid.missing",
@@ -223,7 +231,7 @@ def validate(state: Mapping[str, Any], seat: str, orders: Mapping[str, Any]) -> 
                 "send your force: commander, nations [{nation, sp}], cavalry_sp, worn",
             )
         )
-    if kind == "battle":
+    if kind == "battle" and fights(state, seat):
         problems += cards.tac_problems(state, seat, orders.get("tac") or [], orders.get("force"), "orders.tac")
     if orders.get("mulligan") is not None:
         side = seats.side_of_seat(state, seat)
@@ -280,7 +288,7 @@ def _fields(state: Mapping[str, Any], seat: str) -> tuple[str, ...]:
     if kind == "start":
         return ("track",)
     if kind == "battle":
-        return ("force", "tac", *common)
+        return ("force", "tac", *common) if fights(state, seat) else common
     if kind == "changing-aims":
         return ("free_march", "track")
     if kind == "spring":
@@ -304,7 +312,7 @@ def resolve(
     events: list[Event] = []
     if kind == "start":
         missing = [need for need in AT_START if supplied(new, need) is None]
-        if missing:
+        if missing:  # the core holds the start instead (supplies.wanted); a direct caller gets this
             new["turn"] += 1
             text = f"The game waits for its referee to supply: {', '.join(missing)}; the start comes round again."
             return new, [Event("waiting", text, {"missing": missing})]
@@ -365,10 +373,13 @@ def _free_marches(state: Mapping[str, Any], orders: Mapping[str, Mapping[str, An
 
 
 def _deal(state: dict[str, Any], dice: Dice) -> list[Event]:
-    """Build the decks from the supplied cards, shuffle them and draw every hand to its size."""
+    """Build the decks from the supplied cards, shuffle them and draw every hand to its size;
+    set the tracks to their supplied starts."""
     definitions = cards.deck_definitions(state)
     state["cards"] = decks.new_decks(definitions, sorted(state["seats"]))
     state["cards"], events = decks.start(state["cards"], dice)
+    for entry in supplied(state, "track_starts")["starts"]:
+        state["tracks"][entry["track"]]["value"] = entry["start"]
     return events + _draw_all(state, dice)
 
 

@@ -3,11 +3,12 @@ texts, the cards in play, the tracks, and what is awaited from it (GameModule.st
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from games.clash_of_sovereigns import rules
-from games.clash_of_sovereigns.seats import DECK_OF_POWER
+from games.clash_of_sovereigns import rules, seats
+from games.clash_of_sovereigns.seats import DECK_OF_POWER, POWERS, SIDE_OF_POWER
 from games.clash_of_sovereigns.supplies import supplied
 from referee.kit import Example, Fact
 
@@ -35,15 +36,20 @@ def standing(state: Mapping[str, Any], seat: str) -> list[Fact]:
     if mine["played"]:
         facts.append(
             Fact(
-                "Played this phase",
+                "Just played (the phase before this one)",
                 "",
                 tuple(f"{p['power']}: {p['card']} {p['name']} as {p['use']}: {p['text']}" for p in mine["played"]),
             )
         )
-    moved = {key: track["value"] for key, track in mine["tracks"].items() if track["value"]}
-    facts.append(
-        Fact("Tracks (VP, Event VP, MW)", ", ".join(f"{k} {v}" for k, v in sorted(moved.items())) or "all at 0")
-    )
+    values = {key: track["value"] for key, track in mine["tracks"].items()}
+    if state["cards"] is None:
+        facts.append(Fact("Tracks (VP, Event VP, MW)", "set to their supplied starts when the decks are dealt"))
+    else:
+        by_power = tuple(
+            f"{power}: VP {values[f'vp-{power}']}, Event VP {values[f'event-vp-{power}']}, MW {values[f'mw-{power}']}"
+            for power in POWERS
+        )
+        facts.append(Fact("Tracks (VP, Event VP, MW)", "", by_power))
     facts.append(Fact("Awaited from you", _awaited(state, seat)))
     return facts
 
@@ -57,22 +63,40 @@ def _awaited(state: Mapping[str, Any], seat: str) -> str:
     kind = state["step"]["kind"]
     if kind == "start":
         return "nothing yet: the decks are dealt when the referee has supplied the cards (an empty order is fine)"
+    if kind == "battle" and not rules.fights(state, seat):
+        fight = state["battles"][0]
+        return (
+            f"nothing needed: the battle at {fight['at']} is {fight['attacker'].title()}'s against "
+            f"{fight['defender'].title()}'s (an empty order is fine; you may move a track or end a card in play)"
+        )
     if kind == "battle":
         return "your force (commander, nations, cavalry SP, Worn) and any Tac cards, sealed"
     if kind in ("spring", "changing-aims"):
         return "a card for its Spring use, or nothing"
     if rules._is_mover(state, seat):
-        return f"{state['step']['power']}'s card: play (operations, event...) or pass"
+        return f"{state['step']['power'].title()}'s card: play one (operations, event...) or pass"
     return "your standing reactions for this turn (interrupts, interceptions, withdrawals), sealed; or nothing"
 
 
 def example(state: Mapping[str, Any], seat: str) -> Example | None:
-    """Return a seat's own order form: the mover's first card played for operations; in a
-    battle, a force led by one of the power's leaders."""
-    if state["step"]["kind"] == "battle" and seat in rules.active(state):
-        return _battle_example(state, seat)
-    if state["step"]["kind"] != "power" or not rules._is_mover(state, seat):
+    """Return a seat's own order form, naming only the fields it may give now: the mover's first
+    card played for operations; an opponent's reactions; in a battle, a side's force."""
+    if state["step"]["kind"] == "over":
         return None
+    found = _own_example(state, seat) or Example({})
+    fields = rules._fields(state, seat)
+    if state["step"]["kind"] == "power" and seats.side_of_seat(state, seat) == SIDE_OF_POWER[state["step"]["power"]]:
+        fields = tuple(name for name in fields if name != "reactions")  # an ally has nothing to react to
+    return dataclasses.replace(found, fields=fields)
+
+
+def _own_example(state: Mapping[str, Any], seat: str) -> Example | None:
+    if state["step"]["kind"] == "battle" and rules.fights(state, seat):
+        return _battle_example(state, seat)
+    if state["step"]["kind"] != "power":
+        return None
+    if not rules._is_mover(state, seat):
+        return _reactions_example(state, seat)
     mine = rules.view(state, seat)
     deck = mine["decks"].get(DECK_OF_POWER[state["step"]["power"]])
     if deck is None or not deck.get("your_hand"):
@@ -85,6 +109,23 @@ def example(state: Mapping[str, Any], seat: str) -> Example | None:
         {
             "orders.play.card": f"one of yours: {', '.join(c['card'] for c in deck['your_hand'])}",
             "orders.play.as": "one of the card's uses",
+        },
+    )
+
+
+def _reactions_example(state: Mapping[str, Any], seat: str) -> Example | None:
+    """An opponent's form: its standing reactions, empty, with what each list takes."""
+    power = state["step"]["power"]
+    if seats.side_of_seat(state, seat) == SIDE_OF_POWER[power]:
+        return None  # an ally's turn: nothing to react to
+    return Example(
+        {"reactions": {"interrupt": [], "intercept": [], "withdraw": [], "naval_intercept": False}},
+        {
+            "orders.reactions": f"sealed; each opened only if {power.title()}'s turn triggers it",
+            "orders.reactions.interrupt": "{card, when_enters: SPACE, raid: {space, enemy_sp}}: an interrupt card",
+            "orders.reactions.intercept": "{when_enters: SPACE, leader}: roll to intercept there (9.2)",
+            "orders.reactions.withdraw": "{when_battle_at: SPACE, to: SPACE}: roll to withdraw (10.2)",
+            "orders.reactions.naval_intercept": "true: roll against any fleet sortie this turn (16.3)",
         },
     )
 

@@ -2,7 +2,8 @@
 book lacks. The card texts and values, hand sizes and draw timing, the power order, the combat,
 siege, interception, withdrawal and leader-casualty tables, the army and leader ratings and
 the Day of Battle cards are on components or pages that did not reach us; the game never
-invents them. Until the cards, hands and power order are supplied the game waits at its start.
+invents them. Until the cards, hands, power order and track starts are supplied the game is held
+at its start.
 """
 
 from __future__ import annotations
@@ -150,6 +151,30 @@ ORDER_SHAPE = {
         },
     },
 }
+# Every power's VP, Event VP and MW tracks (20.1, 20.1.1, 19.0): their starting values are in
+# the absent Play Book's set-ups, so the referee supplies them.
+TRACK_IDS = tuple(f"{kind}-{power}" for power in POWERS for kind in ("vp", "event-vp", "mw"))
+TRACK_STARTS_SHAPE = {
+    "type": "map",
+    "required": ["starts"],
+    "fields": {
+        "source": _SOURCE,
+        "starts": {
+            "type": "list",
+            "min": 1,
+            "max": len(TRACK_IDS),
+            "items": {
+                "type": "map",
+                "required": ["track", "start"],
+                "fields": {
+                    "track": {"type": "str", "enum": list(TRACK_IDS)},
+                    "start": {"type": "int", "min": -99, "max": 999, "description": "its value at the start"},
+                },
+            },
+            "description": "every track's starting value, each track once",
+        },
+    },
+}
 RATINGS_SHAPE = {
     "type": "map",
     "required": ["armies", "leaders"],
@@ -248,6 +273,14 @@ NEEDS = (
         ORDER_SHAPE,
     ),
     _need(
+        "track_starts",
+        "track_starts",
+        "the starting values of the VP, Event VP and MW tracks",
+        "the scenario set-ups of the Play Book (absent from our copy; 19.0, 20.1)",
+        "the game's start",
+        TRACK_STARTS_SHAPE,
+    ),
+    _need(
         "ratings",
         "ratings",
         "the army ratings by nation and the leaders' initiative, AP and battle ratings",
@@ -276,7 +309,13 @@ NEEDS = (
         for table in TABLE_EFFECTS
     ),
 )
-AT_START = ("cards", "hands", "power_order")
+AT_START = ("cards", "hands", "power_order", "track_starts")
+START_WHY = {
+    "cards": "the decks are made of them and dealt at the start",
+    "hands": "the first hands are drawn to these sizes at the start",
+    "power_order": "the first power turn goes to the first power in it",
+    "track_starts": "the tracks are set to them when the decks are dealt",
+}
 
 
 def supplied(state: Mapping[str, Any], need: str) -> Any:
@@ -293,8 +332,8 @@ def wanted(state: Mapping[str, Any]) -> list[Wanted]:
         elif need.id == "day_of_battle" and not state["options"]["day_of_battle"]:
             found.append(Wanted(need.id, "never", "option day_of_battle (22.1) is off"))
         elif need.id in AT_START and state["step"]["kind"] == "start":
-            # Not blocking: the start phase comes round again (nothing happens in it) until supplied.
-            found.append(Wanted(need.id, "now", "the decks are dealt once it is supplied", blocks=False))
+            # Blocking: the start is held (docs/supply.md) and every seat told it waits on its referee.
+            found.append(Wanted(need.id, "now", START_WHY[need.id]))
         else:
             found.append(Wanted(need.id, "later", f"read by {need.needed_by}"))
     return found
@@ -308,6 +347,8 @@ def supply(state: Mapping[str, Any], need_id: str, data: Any) -> tuple[Any, list
         problems += _card_problems(data)
     elif need_id == "hands":
         problems += _hand_problems(data)
+    elif need_id == "track_starts":
+        problems += _track_start_problems(data)
     elif need_id.startswith("tables/"):
         problems += _table_problems(need_id.removeprefix("tables/"), data)
     elif need_id not in {need.id for need in NEEDS}:
@@ -355,6 +396,24 @@ def _hand_problems(data: Mapping[str, Any]) -> list[Problem]:
     if sorted(decks) != sorted(DECKS):
         return [Problem("invalid.supply.decks", "data.sizes", f"give each deck once: {', '.join(DECKS)}")]
     return []
+
+
+def _track_start_problems(data: Mapping[str, Any]) -> list[Problem]:
+    given = [entry["track"] for entry in data["starts"]]
+    twice = sorted({track for track in given if given.count(track) > 1})
+    missing = [track for track in TRACK_IDS if track not in given]
+    problems = []
+    if twice:
+        problems.append(
+            Problem("invalid.supply.duplicate", "data.starts", f"each track once; twice: {', '.join(twice)}")
+        )
+    if missing:
+        problems.append(
+            Problem(
+                "invalid.supply.tracks", "data.starts", f"every track's start is needed; missing: {', '.join(missing)}"
+            )
+        )
+    return problems
 
 
 def _table_problems(table: str, data: Any) -> list[Problem]:

@@ -13,7 +13,7 @@ from games.clash_of_sovereigns.battle import day_of_battle
 from games.clash_of_sovereigns.cards import card_info, leader
 from games.clash_of_sovereigns.rolls import Roller
 from games.clash_of_sovereigns.seats import DECK_OF_POWER, SIDE_OF_POWER, powers_of_seat, seat_of_power, side_of_seat
-from referee.kit import Dice, Event, Hidden, decks
+from referee.kit import Dice, Event, Hidden, NotSupplied, decks
 from referee.kit.procedure import tracks
 
 # The sealed reactions of a seat: a fixed number of slots, so that the seal tells no one how
@@ -81,7 +81,7 @@ class PowerTurn:
         self.events.append(
             Event(
                 "reaction.opened",
-                f"{seat}'s sealed {kind.replace('_', ' ')} is triggered ({why}) and opened: {dict(item)}",
+                f"{seat}'s sealed {kind.replace('_', ' ')} is triggered ({why}) and opened: {describe(kind, item)}.",
                 {"seat": seat, "kind": kind, "reaction": dict(item), "openings": [self.seals[seat].opening(slot)]},
             )
         )
@@ -253,8 +253,6 @@ class PowerTurn:
         admin = bool(op.get("admin_march"))
         found = leader(self.state, op["activate"]) if op.get("activate") else None
         if op.get("activate") and found is None:
-            from referee.kit import NotSupplied
-
             raise NotSupplied(
                 "ratings", "the leaders' ratings are not supplied: an activation costs its leader's Initiative (8.2)"
             )
@@ -483,6 +481,29 @@ class PowerTurn:
                     {"force": item["force"], "loss": loss},
                 )
             )
+
+
+def describe(kind: str, item: Mapping[str, Any]) -> str:
+    """Return a sealed reaction in words, as its seat wrote it."""
+    if kind == "naval_intercept":
+        return "intercept any fleet sortie (16.3)"
+    if kind == "withdraw":
+        said = f"withdraw to {item['to']} if a battle is declared at {item['when_battle_at']}"
+    elif kind == "intercept":
+        said = f"{item['leader']} intercepts a force entering {item['when_enters']}" + (
+            f" from {item['from']}" if item.get("from") else ""
+        )
+    else:
+        when = "an admin march starts" if item.get("when_admin_march") else f"a force enters {item.get('when_enters')}"
+        said = f"play {item['card']} as an interrupt when {when}"
+        if item.get("raid"):
+            said += f", raiding {item['raid']['space']} ({item['raid']['enemy_sp']} enemy SP)"
+        if item.get("detail"):
+            said += f" ({item['detail']})"
+    modifiers = item.get("modifiers") or []
+    if modifiers:
+        said += f", claiming {', '.join(str(m) for m in modifiers)}"
+    return said
 
 
 def track_changes(state: dict[str, Any], seat: str, changes: Any) -> list[Event]:

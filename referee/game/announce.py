@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,14 @@ def order_template(game: Game, phase: OpenPhase, spec: PhaseSpec, player: str, s
         message = f"pbem-referee-entropy/1\n{game.config.game}\n{phase.turn}\n{phase.phase}\n{player}\n".encode()
         header["entropy"] = hmac.digest(secret, message, "sha256").hex()[:ENTROPY_HEX_DIGITS]
     example = player_example(game.module, state, spec, player)
-    return order_form(header, example.orders, spec.schema, example.notes)
+    return order_form(header, example.orders, player_schema(spec.schema, example), example.notes)
+
+
+def player_schema(schema: Mapping[str, Any], example: Example) -> Mapping[str, Any]:
+    """Return the phase's order schema narrowed to the fields `example` says its player may give."""
+    if example.fields is None or schema.get("type") != "map":
+        return schema
+    return {**schema, "fields": {k: v for k, v in schema.get("fields", {}).items() if k in example.fields}}
 
 
 def player_example(module: GameModule, state: Any, spec: PhaseSpec, player: str) -> Example:
@@ -110,7 +117,10 @@ def notice_context(
         "is_active": name in spec.active,
         "sealed": spec.sealed,
         # A form filled in for its reader gives the examples; the schema's might name another's piece.
-        "schema_lines": describe(spec.schema, examples=game.module.example is None),
+        "schema_lines": describe(
+            player_schema(spec.schema, player_example(game.module, state, spec, name)),
+            examples=game.module.example is None,
+        ),
         "template": order_template(game, phase, spec, name, state),
         "standing": standing_of(game.module, state, name),
         "entropy_digits": ENTROPY_HEX_DIGITS,

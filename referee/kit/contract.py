@@ -24,7 +24,9 @@ each and fail if one reaches anyone else's view, notice or report.
 near its top: their points, their hand, their units and their state, what is awaited from them.
 `example` fills in the open phase's order form for one player, with their own ids and legal
 choices and a note on what each field takes ("1 to 7: your TP"); without it (or when it gives
-None) the form is the phase's `example`. Both are drawn from the player's own view, never from
+None) the form is the phase's `example`. Its `fields`, when given, narrow the form and the
+field reference of that player's notice to what they may give (a phase whose seats give
+different fields). Both are drawn from the player's own view, never from
 what it hides: the leak test changes every hidden leaf a player may not see and fails if either
 answer changes.
 
@@ -92,6 +94,10 @@ class Example:
 
     orders: Any
     notes: Mapping[str, str] = field(default_factory=dict)
+    # The top-level order fields this player may give now, when fewer than the phase's schema
+    # takes from all its players (a mover's card, an opponent's reactions); the form and the
+    # reference in their notice name only these. None: every field of the schema.
+    fields: tuple[str, ...] | None = None
 
 
 ANY_MAPPING: Mapping[str, Any] = {"type": "map", "fields": {}}

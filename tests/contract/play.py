@@ -201,6 +201,11 @@ def _cos_options(**more: Any) -> dict[str, Any]:
     return {"supplied": _test_module("games/clash_of_sovereigns/cos_helpers.py", "cos_helpers").EXAMPLES, **more}
 
 
+# Options a core-driven play of a game needs: a game whose start is held until its referee
+# supplies (blocking needs) gets the supplies in its configuration (made-up values, not a book's).
+CONFIG_OPTIONS: dict[str, Callable[[], dict[str, Any]]] = {"clash-of-sovereigns": _cos_options}
+
+
 @dataclass(frozen=True)
 class Bot:
     """A richer play of one scenario than example orders give."""

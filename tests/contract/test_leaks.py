@@ -42,6 +42,7 @@ import copy
 import dataclasses
 import hashlib
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from typing import Any, TypeVar
 
 import pytest
 from click.testing import CliRunner
-from play import Reached, canonical, dice_for, phase_orders, players_of, reach
+from play import CONFIG_OPTIONS, Reached, canonical, dice_for, phase_orders, players_of, reach
 
 import games
 from referee.cli import cli
@@ -286,7 +287,9 @@ def write_config(game: GameModule, root: Path, name: str) -> Path:
     """Write a game configuration for `game`'s first scenario, with keyed players; return it."""
     scenario = game.scenarios[0]
     (root / "keys").mkdir(parents=True)
-    lines = [f"game: {name}", f"module: {game.id}", f"scenario: {scenario}", f"title: {name}", "options: {rounds: 3}"]
+    options = {"rounds": 3, **(CONFIG_OPTIONS[game.id]() if game.id in CONFIG_OPTIONS else {})}
+    lines = [f"game: {name}", f"module: {game.id}", f"scenario: {scenario}", f"title: {name}"]
+    lines.append(f"options: {json.dumps(options)}")  # JSON is YAML
     lines += ["referee: {email: referee@example.org, name: Test Referee}", "players:"]
     for player in players_of(game, scenario, {"rounds": 3}):
         generate_keypair(root / "keys" / player, comment=f"{player}@example.org")

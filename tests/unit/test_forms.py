@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from referee.game.announce import player_schema
+from referee.kit import Example
 from referee.letters.forms import WIDTH, order_form
 from referee.protocol.yamlsafe import load_strict
 
@@ -89,3 +91,12 @@ def test_plain_values_are_written_as_pyyaml_writes_them() -> None:
     for value in values:
         assert forms._scalar(value) == forms._dumped(value)
         assert forms._scalar([value, 1, value]) == forms._dumped([value, 1, value])
+
+
+def test_a_players_schema_is_narrowed_to_the_fields_their_example_names() -> None:
+    schema = {"type": "map", "fields": {"play": {"type": "bool"}, "reactions": {"type": "bool"}}}
+    assert player_schema(schema, Example({})) is schema
+    assert player_schema(schema, Example({}, fields=("reactions",))) == {
+        "type": "map",
+        "fields": {"reactions": {"type": "bool"}},
+    }

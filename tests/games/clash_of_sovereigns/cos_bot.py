@@ -113,6 +113,8 @@ def _reactions(state: dict[str, Any], seat: str, rng: random.Random) -> dict[str
 
 def _battle(state: dict[str, Any], seat: str, rng: random.Random) -> dict[str, Any]:
     fight = state["battles"][0]
+    if seat not in (seats.seat_of_power(state, fight["attacker"]), seats.seat_of_power(state, fight["defender"])):
+        return {}  # the window is open to every seat; this one does not fight
     power = fight["attacker"] if seats.seat_of_power(state, fight["attacker"]) == seat else fight["defender"]
     leaders = _leaders(state, power) or ["De Saxe"]
     force = {

@@ -9,6 +9,7 @@ Each seat is a bot that reads only the view attached to its notice, as a player 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
 from referee.game.override import make_supply
 from referee.game.status import status
+from referee.game.supplies import WaitingOnReferee
 from referee.kit import load_text
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
@@ -55,6 +57,9 @@ def make_game(folder: Path, scenario: str, seats: tuple[str, ...]) -> tuple[Path
     (setup / "game.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     game_dir = folder / "game"
     init_game(game_dir, setup / "game.yaml")
+    with pytest.raises(WaitingOnReferee, match="Strategy Cards"):  # the start is held until the cards come
+        adjudicate(game_dir, force=True)
+    assert any((game_dir / "mail").rglob("*.waiting-cards*.txt"))
     cards = load_text("games.clash_of_sovereigns", "examples/cards.yaml").encode("utf-8")
     make_supply(game_dir, cards, "the made-up example cards (not the book's)", "cards.yaml")
     return game_dir, keys
@@ -74,6 +79,8 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     leaders = {item["name"]: item for item in view["leaders"]}
     if step["kind"] == "battle":
         fight = view["battles"][0]
+        if not {fight["attacker"], fight["defender"]} & set(view["your_powers"]):
+            return {}  # the window opens to every seat; this one does not fight
         power = fight["attacker"] if fight["attacker"] in view["your_powers"] else fight["defender"]
         mine = [name for name, item in leaders.items() if item["power"] == power]
         force = {"commander": mine[0], "nations": [{"nation": NATION[power], "sp": 20 + turn % 7}], "cavalry_sp": 4}
@@ -85,18 +92,26 @@ def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
     if power not in view["your_powers"]:
         if (power in BOURBON) == (view["your_powers"][0] in BOURBON):
             return {}  # an ally's turn: nothing to react to
-        reactions: dict[str, Any] = {"withdraw": [{"when_battle_at": SPACES[turn % 4], "to": "Budweis"}]}
+        # The mover enters SPACES[turn % 4], then fights or besieges at SPACES[(turn + 3) % 4]; one
+        # kind of reaction a turn is aimed where it is triggered, the others where no one goes.
+        aim = {kind: n == turn % 3 for n, kind in enumerate(("withdraw", "intercept", "interrupt"))}
+        miss = SPACES[(turn + 1) % 4]
+        entered = SPACES[turn % 4]
+        fought = SPACES[(turn + 3) % 4]
+        reactions: dict[str, Any] = {
+            "withdraw": [{"when_battle_at": fought if aim["withdraw"] else miss, "to": "Budweis"}]
+        }
         ours = [
             name for name, item in leaders.items() if item["power"] in view["your_powers"] and item["power"] in NATION
         ]
         if ours:
-            reactions["intercept"] = [{"when_enters": SPACES[(turn + 1) % 4], "leader": ours[0]}]
+            reactions["intercept"] = [{"when_enters": entered if aim["intercept"] else miss, "leader": ours[0]}]
         interrupts = [c["card"] for hand in hands.values() for c in hand if "interrupt" in c.get("uses", [])]
         if interrupts:
             reactions["interrupt"] = [
                 {
                     "card": interrupts[0],
-                    "when_enters": SPACES[(turn + 2) % 4],
+                    "when_enters": entered if aim["interrupt"] else miss,
                     "raid": {"space": "Glatz", "enemy_sp": 1},
                 }
             ]
@@ -177,6 +192,7 @@ def test_a_year_is_played_through_signed_orders(played: tuple[str, Path, list[di
     kinds = {e["kind"] for entry in log for e in entry["events"]}
     assert {"card.played", "activation", "reactions.sealed", "attrition", "season", "game.over"} <= kinds
     assert {"battle.result", "siege"} & kinds
+    assert "reaction.opened" in kinds
 
 
 def test_every_record_verifies(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
@@ -228,10 +244,15 @@ def test_no_letter_names_a_card_another_seat_holds_unplayed(played: tuple[str, P
             if who != seat
             for e in hand
         } - public
+        read = 0
         for letter in (game_dir / "mail").rglob(f"{seat}.*"):
-            if letter.suffix in (".txt", ".yaml"):
-                found = set(CARD_ID.findall(letter.read_text(encoding="utf-8"))) & others
+            if letter.suffix in (".txt", ".yaml", ".gz"):  # text, the attached views, HTML (gzipped)
+                raw = letter.read_bytes()
+                text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
+                found = set(CARD_ID.findall(text)) & others
                 assert not found, (letter, found)
+                read += 1
+        assert read > 3 * len(log), (seat, read)
 
 
 def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
@@ -246,5 +267,28 @@ def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, 
             report = " ".join((folder / f"{seat}.report.txt").read_text(encoding="utf-8").split())
             for text in texts:
                 assert " ".join(text.split()) in report, (folder, seat, text)
+                checked += 1
+    assert checked > 10
+
+
+def test_a_sealed_reaction_not_triggered_is_in_no_letter(played: tuple[str, Path, list[dict[str, Any]]]) -> None:
+    """Budweis is named only by the bots' sealed withdrawals: a phase that opens none names it
+    in no report or view of a seat that did not seal it (the sealer's own proofs name it)."""
+    _, game_dir, log = played
+    checked = 0
+    for entry in log:
+        opened = [e for e in entry["events"] if e["kind"] == "reaction.opened" and e["data"]["kind"] == "withdraw"]
+        sealers = {e["data"]["seat"] for e in entry["events"] if e["kind"] == "reactions.sealed"}
+        if opened or not sealers:
+            continue
+        folder = next((game_dir / "mail").glob(f"*-t{entry['turn']}-{entry['phase']}"))
+        for letter in folder.iterdir():
+            seat = letter.name.split(".")[0]
+            if seat in sealers or not (".report." in letter.name or ".view-after." in letter.name):
+                continue
+            if letter.suffix in (".txt", ".yaml", ".gz"):
+                raw = letter.read_bytes()
+                text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
+                assert "Budweis" not in text, letter
                 checked += 1
     assert checked > 10

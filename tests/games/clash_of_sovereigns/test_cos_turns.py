@@ -9,6 +9,7 @@ import yaml
 from cos_helpers import EXAMPLES, advance, canonical, dealt_state, supplied_state
 
 from games.clash_of_sovereigns import GAME, cards
+from games.clash_of_sovereigns.turn import describe
 from referee.kit import load_text
 from referee.protocol.hidden import check_opening
 
@@ -38,11 +39,14 @@ def test_4_0_the_year_runs_late_winter_spring_summer_fall_winter_in_the_supplied
     assert names == ["start", *turns, "spring", *later]
 
 
-def test_the_start_waits_for_the_cards_hands_and_power_order() -> None:
+def test_the_start_is_held_for_the_cards_hands_power_order_and_track_starts() -> None:
+    """The core holds the start (docs/supply.md) until they are supplied; a direct resolve
+    (a caller that skips the hold) leaves the start open again, dealing nothing."""
     state = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
     assert GAME.supplies is not None
     wanted = {w.need: w for w in GAME.supplies.wanted(state)}
-    assert {n for n, w in wanted.items() if w.when == "now"} == {"cards", "hands", "power_order"}
+    held_for = {n for n, w in wanted.items() if w.when == "now" and w.blocks}
+    assert held_for == {"cards", "hands", "power_order", "track_starts"}
     assert wanted["day_of_battle"].when == "never"  # option 22.1 off
     new, events = advance(state)
     assert new["step"] == {"kind": "start"} and new["turn"] == 2 and events[0].kind == "waiting"
@@ -132,3 +136,65 @@ def test_an_ally_seals_no_reactions_and_a_power_must_play_when_may_pass_is_off()
     assert [p.code for p in GAME.validate(state, "france", ally)] == ["illegal.reactions.ally"]
     assert GAME.validate(state, "austria", ally) == []
     assert [p.code for p in GAME.validate(state, "prussia-spain", {})] == ["illegal.must-play"]
+
+
+def test_a_battle_window_opens_to_every_seat_and_only_the_two_sides_send_forces() -> None:
+    """Issue 20: where a live choice is unavoidable, the window opens to every opponent. In a
+    four-player game Prussia's battle against Austria opens to all four seats; Britain/Piedmont
+    (Austria's ally) and France may send nothing, and a force from them is refused."""
+    state = dealt_state("four-players")
+    card = _operations_card(state, "prussia-spain", "prussia-spain")
+    op = {
+        "activate": "Frederick",
+        "sp": 30,
+        "moves": [{"to": "Prague", "enemy_command": True}],
+        "battle": {"defender": "austria", "at": "Prague"},
+    }
+    state, _ = advance(state, {"prussia-spain": {"play": {"card": card, "as": "operations", "operations": [op]}}})
+    assert state["step"] == {"kind": "battle"}
+    spec = GAME.phase(state)
+    assert spec is not None and spec.active == ("austria", "britain-piedmont", "france", "prussia-spain")
+    force = {"commander": "Charles", "nations": [{"nation": "austrian", "sp": 20}], "cavalry_sp": 0}
+    assert GAME.validate(state, "britain-piedmont", {}) == []
+    assert [p.code for p in GAME.validate(state, "britain-piedmont", {"force": force})] == ["illegal.field"]
+    assert [p.code for p in GAME.validate(state, "austria", {})] == ["invalid.missing"]
+    assert GAME.standing is not None
+    awaited = {f.name: f.value for f in GAME.standing(state, "britain-piedmont")}["Awaited from you"]
+    assert awaited.startswith("nothing needed: the battle at Prague")
+
+
+def test_the_tracks_start_where_the_referee_supplies_them_every_track_given_once() -> None:
+    """The VP, Event VP and MW set-ups are in the absent Play Book: nothing starts at an invented 0."""
+    state = dealt_state()
+    starts = {e["track"]: e["start"] for e in EXAMPLES["track_starts"]["starts"]}
+    assert {track: entry["value"] for track, entry in state["tracks"].items()} == starts
+    fresh = canonical(GAME.setup("two-players", ["bourbon", "pragmatic"], {}))
+    assert GAME.supplies is not None
+    short = {"starts": EXAMPLES["track_starts"]["starts"][1:]}
+    assert [p.code for p in GAME.supplies.supply(fresh, "track_starts", short)[1]] == ["invalid.supply.tracks"]
+    twice = {"starts": [*EXAMPLES["track_starts"]["starts"], EXAMPLES["track_starts"]["starts"][0]]}
+    assert "invalid.supply.duplicate" in [p.code for p in GAME.supplies.supply(fresh, "track_starts", twice)[1]]
+
+
+def test_an_opened_reaction_is_told_in_words() -> None:
+    interrupt = {"card": "au-01", "when_enters": "Kolin", "raid": {"space": "Glatz", "enemy_sp": 1}}
+    assert (
+        describe("interrupt", interrupt)
+        == "play au-01 as an interrupt when a force enters Kolin, raiding Glatz (1 enemy SP)"
+    )
+    assert (
+        describe("intercept", {"when_enters": "Mons", "leader": "De Saxe"})
+        == "De Saxe intercepts a force entering Mons"
+    )
+    withdraw = {"when_battle_at": "Prague", "to": "Budweis", "modifiers": ["cavalry"]}
+    assert describe("withdraw", withdraw) == "withdraw to Budweis if a battle is declared at Prague, claiming cavalry"
+
+
+def test_each_seats_form_names_only_the_fields_it_may_give() -> None:
+    """The phase's schema takes every seat's fields; each seat's notice names only its own."""
+    state = dealt_state("four-players")
+    assert state["step"]["power"] == "prussia" and GAME.example is not None
+    fields = {seat: GAME.example(state, seat).fields for seat in state["seats"]}  # type: ignore[union-attr]
+    assert fields["prussia-spain"] == ("play", "pass", "attrition", "track", "mulligan", "end_in_play")
+    assert fields["austria"] == fields["britain-piedmont"] == ("reactions", "track", "mulligan", "end_in_play")
+    assert fields["france"] == ("track", "mulligan", "end_in_play")
