@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre.options import BY_NAME
-from referee.kit import GameDataError, Need, Problem, Supplies, Wanted, load_text, placeholders, schema, thaw
+from referee.kit import (
+    GameDataError,
+    Need,
+    Problem,
+    Supplies,
+    Wanted,
+    packaged_need,
+    placeholders,
+    schema,
+    thaw,
+)
 
 PACKAGE = "games.cest_la_guerre"
 _SIX_SIDED = {"type": "str", "max": 8, "pattern": "[1-9]d6", "example": "2d6"}
@@ -66,16 +76,7 @@ GAPS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     ),
 }
 NEEDS: tuple[Need, ...] = tuple(
-    Need(
-        id=name,
-        title=title,
-        book=book,
-        needed_by=needed_by,
-        shape=shape,
-        template=load_text(PACKAGE, f"templates/{name}.yaml"),
-        example=load_text(PACKAGE, f"examples/{name}.yaml"),
-        kind="option",
-    )
+    packaged_need(PACKAGE, name, title, book, needed_by, shape, "option")
     for name, (title, book, needed_by, shape) in GAPS.items()
 )
 

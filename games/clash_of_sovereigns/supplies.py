@@ -12,7 +12,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.clash_of_sovereigns.seats import DECKS, POWERS
-from referee.kit import GameDataError, Need, Problem, Supplies, Wanted, load_text, parse_tables, placeholders, thaw
+from referee.kit import (
+    GameDataError,
+    Need,
+    Problem,
+    Supplies,
+    Wanted,
+    packaged_need,
+    parse_tables,
+    placeholders,
+    thaw,
+)
 
 PACKAGE = "games.clash_of_sovereigns"
 SEASONS = ("late-winter", "spring", "summer", "fall", "winter")  # 4.0
@@ -235,16 +245,7 @@ DB_SHAPE = {
 
 
 def _need(need_id: str, file: str, title: str, book: str, needed_by: str, shape: Any, kind: str = "data") -> Need:
-    return Need(
-        id=need_id,
-        title=title,
-        book=book,
-        needed_by=needed_by,
-        shape=shape,
-        template=load_text(PACKAGE, f"templates/{file}.yaml"),
-        example=load_text(PACKAGE, f"examples/{file}.yaml"),
-        kind=kind,  # type: ignore[arg-type]
-    )
+    return packaged_need(PACKAGE, need_id, title, book, needed_by, shape, kind, file=file)  # type: ignore[arg-type]
 
 
 NEEDS = (

@@ -17,7 +17,17 @@ from typing import Any
 
 from games.cockpit_of_europe import events
 from games.cockpit_of_europe.model import MARCH_APRIL, PACKAGE, SCENARIOS
-from referee.kit import GameDataError, Need, Problem, Supplies, Wanted, load_text, parse_tables, placeholders, thaw
+from referee.kit import (
+    GameDataError,
+    Need,
+    Problem,
+    Supplies,
+    Wanted,
+    packaged_need,
+    parse_tables,
+    placeholders,
+    thaw,
+)
 
 TABLE: dict[str, Any] = {
     "type": "map",
@@ -29,16 +39,7 @@ SEASONS = ["winter", "spring", "summer", "autumn"]
 
 
 def _need(need_id: str, title: str, book: str, needed_by: str, shape: Mapping[str, Any], kind: Any = "data") -> Need:
-    return Need(
-        id=need_id,
-        title=title,
-        book=book,
-        needed_by=needed_by,
-        shape=shape,
-        template=load_text(PACKAGE, f"templates/{need_id}.yaml"),
-        example=load_text(PACKAGE, f"examples/{need_id}.yaml"),
-        kind=kind,
-    )
+    return packaged_need(PACKAGE, need_id, title, book, needed_by, shape, kind)
 
 
 NEEDS = (

@@ -14,7 +14,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.empires_in_arms.chapter import PACKAGE
-from referee.kit import GameDataError, Need, Problem, Supplies, Wanted, load_text, placeholders, schema, thaw
+from referee.kit import (
+    GameDataError,
+    Problem,
+    Supplies,
+    Wanted,
+    packaged_need,
+    placeholders,
+    schema,
+    thaw,
+)
 
 _DICE = re.compile(r"([1-9])d([1-9][0-9]?)\Z")
 _NUMBER = {"type": "any", "description": "a number"}
@@ -61,43 +70,39 @@ SHAPES: dict[str, dict[str, Any]] = {
     },
 }
 NEEDS = (
-    Need(
+    packaged_need(
+        PACKAGE,
         id="combat_results",
         title="the Combat Resolution Table: each combat table's losses and morale loss by die roll",
         book="the core rules' Combat Resolution Table (chapter 12.0 names its tables, e.g. 3-2 and 5-5)",
         needed_by="a combat round (and the artillery corps' bombardment on the 5-5 table, 12.3.5)",
         shape=SHAPES["combat_results"],
-        template=load_text(PACKAGE, "templates/combat_results.yaml"),
-        example=load_text(PACKAGE, "examples/combat_results.yaml"),
         kind="table",
     ),
-    Need(
+    packaged_need(
+        PACKAGE,
         id="guard_table",
         title="the Guard Commitment Table: guard factors lost by die roll, in the +1 and +2 columns",
         book="the Game Card's GUARD COMMITMENT TABLE (12.3.4)",
         needed_by="a side committing its guard (12.3.4)",
         shape=SHAPES["guard_table"],
-        template=load_text(PACKAGE, "templates/guard_table.yaml"),
-        example=load_text(PACKAGE, "examples/guard_table.yaml"),
         kind="table",
     ),
-    Need(
+    packaged_need(
+        PACKAGE,
         id="economic_display",
         title="the Economic Manipulation Display: each square's PSA, money and manpower",
         book="the National Card's ECONOMIC MANIPULATION DISPLAY (12.5)",
         needed_by="the Manipulation Step of an Economic Phase, and a player setting the marker (12.5)",
         shape=SHAPES["economic_display"],
-        template=load_text(PACKAGE, "templates/economic_display.yaml"),
-        example=load_text(PACKAGE, "examples/economic_display.yaml"),
     ),
-    Need(
+    packaged_need(
+        PACKAGE,
         id="competitive_rolls",
         title="how competitive die rolls are made: the dice, whether high wins, and who takes an odd loss",
         book="chapter 12.0 names competitive die rolls (12.1.2, 12.2.5, 12.3.6) but not how they are made",
         needed_by="allied loss proposals that differ or are missing (12.2.5, 12.3.6)",
         shape=SHAPES["competitive_rolls"],
-        template=load_text(PACKAGE, "templates/competitive_rolls.yaml"),
-        example=load_text(PACKAGE, "examples/competitive_rolls.yaml"),
         kind="option",
     ),
 )

@@ -24,7 +24,7 @@ from referee.kit.contract import (
     Secret,
     load_data,
 )
-from referee.kit.needs import WHENS, Need, NotSupplied, Supplies, Wanted, When, load_text, placeholders
+from referee.kit.needs import WHENS, Need, NotSupplied, Supplies, Wanted, When, load_text, packaged_need, placeholders
 from referee.kit.sealed import all_in, box_secrets, box_view, reveal_choices, seal_choice, sealed_box, waiting_for
 from referee.kit.tables import Lookup, MissingTableError, Table, Tables, parse_tables, require
 from referee.protocol.canonical import thaw
@@ -64,6 +64,7 @@ __all__ = [
     "decks",
     "load_data",
     "load_text",
+    "packaged_need",
     "parse_spec",
     "parse_tables",
     "placeholders",

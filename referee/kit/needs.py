@@ -89,6 +89,33 @@ class NotSupplied(MissingTableError):
         self.need = need
 
 
+def packaged_need(
+    package: str,
+    id: str,
+    title: str,
+    book: str,
+    needed_by: str,
+    shape: Mapping[str, Any],
+    kind: Literal["table", "option", "data"] = "data",
+    file: str | None = None,
+    results: tuple[str, ...] = (),
+) -> Need:
+    """Return a Need whose template and example are the game package's data files
+    `templates/FILE.yaml` and `examples/FILE.yaml` (FILE: the need's id unless given)."""
+    name = file or id
+    return Need(
+        id=id,
+        title=title,
+        book=book,
+        needed_by=needed_by,
+        shape=shape,
+        template=load_text(package, f"templates/{name}.yaml"),
+        example=load_text(package, f"examples/{name}.yaml"),
+        kind=kind,
+        results=results,
+    )
+
+
 def load_text(package: str, name: str) -> str:
     """Return the text of `name` in the `data/` folder of a game package, comments kept (templates, examples)."""
     return data_text(package, name)
