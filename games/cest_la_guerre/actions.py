@@ -14,7 +14,17 @@ from typing import Any
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.events import private, public
 from games.cest_la_guerre.formations import column_problem, command_group, in_any_group, line_problem
-from games.cest_la_guerre.geometry import card_rect, opposite, overlaps, pose_of, rect_of, step
+from games.cest_la_guerre.geometry import (
+    card_rect,
+    describe_facing,
+    opposite,
+    overlaps,
+    pose_of,
+    pose_state,
+    quantized,
+    rect_of,
+    step,
+)
 from games.cest_la_guerre.hidden import assign_markers, public_name, reveal, reveal_check
 from games.cest_la_guerre.initiative import move_cost
 from games.cest_la_guerre.movement import destination, move_card
@@ -445,11 +455,12 @@ def turn_to_face(b: Bound) -> None:
             )
             continue
         before = pose_of(unit)
-        unit.update(x=x, y=y, facing=facing)
+        unit.update(pose_state(x, y, facing))
         b.events.append(
             public(
                 "turn",
-                f"{public_name(unit)} turns to face {public_name(attacker)} (from {before[0]}, {before[1]} "
-                f"facing {before[2]}).",
+                f"{public_name(unit)} turns to face {public_name(attacker)} "
+                f"(from {quantized(before[0])}, {quantized(before[1])} "
+                f"facing {describe_facing(before[2])}).",
             )
         )

@@ -27,6 +27,7 @@ from games.cest_la_guerre.geometry import (
     CARD_DEPTH,
     along,
     distance_ahead,
+    extent,
     lateral_overlap,
     pose_of,
     rect_of,
@@ -76,7 +77,7 @@ def in_lane(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mappin
     pose, area = pose_of(shooter), rect_of(target)
     facing = shooter["facing"]
     front = along(step((shooter["x"], shooter["y"]), facing, CARD_DEPTH // 2), facing)
-    farthest = max(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
+    farthest = extent(area, facing)[1]
     if farthest <= front or lateral_overlap(pose, state["options"]["shooting_lane_width_mm"], area) <= 0:
         return None
     distance = distance_ahead(pose, area)
@@ -92,8 +93,7 @@ def line_blocked(state: Mapping[str, Any], shooter: Mapping[str, Any], target: M
     for other in placed(state):
         if other is shooter or other is target:
             continue
-        x1, y1, x2, y2 = rect_of(other)
-        if segment_hits(start, end, (x1 + 1, y1 + 1, x2 - 1, y2 - 1)):
+        if segment_hits(start, end, rect_of(other).buffer(-1, join_style="mitre")):
             if (
                 high
                 and other["owner"] == shooter["owner"]

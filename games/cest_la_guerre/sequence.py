@@ -10,7 +10,16 @@ from typing import Any
 
 from games.cest_la_guerre.data import WEAPONS
 from games.cest_la_guerre.events import public
-from games.cest_la_guerre.geometry import CARD_DEPTH, along, distance_ahead, lateral_overlap, pose_of, rect_of, step
+from games.cest_la_guerre.geometry import (
+    CARD_DEPTH,
+    along,
+    distance_ahead,
+    extent,
+    lateral_overlap,
+    pose_of,
+    rect_of,
+    step,
+)
 from games.cest_la_guerre.relations import contacts_on
 from games.cest_la_guerre.units import can_shoot, is_artillery, placed, weapon_range
 from games.cest_la_guerre.victory import victory_check
@@ -114,7 +123,7 @@ def combat_possible(state: Mapping[str, Any]) -> bool:
             if target["owner"] == shooter["owner"]:
                 continue
             area = rect_of(target)
-            farthest = max(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
+            farthest = extent(area, facing)[1]
             if (
                 farthest > front
                 and lateral_overlap(pose_of(shooter), lane, area) > 0

@@ -100,7 +100,8 @@ def movement(state: dict[str, Any], role: str, example: dict[str, Any]) -> dict[
 def _advance(state: dict[str, Any], unit: dict[str, Any], forward: str, verb: str = "move") -> dict[str, Any]:
     dx, dy = STEP[forward]
     reach = 90 if unit["type"] in ("artillery", "heavy_artillery") else 140
-    return {verb: unit["marker"], "to": {"x": unit["x"] + dx * reach, "y": unit["y"] + dy * reach, "facing": forward}}
+    to = {"x": round(unit["x"] + dx * reach), "y": round(unit["y"] + dy * reach), "facing": forward}
+    return {verb: unit["marker"], "to": to}
 
 
 def shooting(state: dict[str, Any], role: str) -> dict[str, Any]:
