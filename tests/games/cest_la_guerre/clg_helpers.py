@@ -14,7 +14,9 @@ from games.cest_la_guerre.units import by_marker
 DEFAULT_GRADE = {"general": "average", "sub_command": "average", "dummy": NO_GRADE}
 
 
-def card(marker: str, kind: str, x: float, y: float, facing: str | float, grade: str | None = None, **extra: Any) -> dict[str, Any]:
+def card(
+    marker: str, kind: str, x: float, y: float, facing: str | float, grade: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """Return a placed card; the owner follows the marker's letter (B: blue, R: red)."""
     owner = {"B": "blue", "R": "red"}[marker[0]]
     if grade is None:
