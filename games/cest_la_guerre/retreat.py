@@ -133,8 +133,8 @@ class Flight(NamedTuple):
 def flight(state: Mapping[str, Any], unit: Mapping[str, Any], distance: float) -> Flight:
     """Return the path of a unit fleeing `distance` from its pose (already turned about).
 
-    Straight on first, then 1, 2, ... degrees either way, clockwise first at equal angles, the card
-    turning in place to its new direction before it runs.
+    Straight on first, then 1, 2, ... degrees either way, at equal angles first the way the option
+    `flee_swerve_first` says (G-32), the card turning in place to its new direction before it runs.
     """
     start = pose_of(unit)
     start_shape = card_rect(*start)
@@ -149,7 +149,8 @@ def flight(state: Mapping[str, Any], unit: Mapping[str, Any], distance: float) -
         if o is not unit and (o["owner"] != unit["owner"] or not passable(unit, o))
     ]
     first_blocker = ""
-    for swerve in _swerves():
+    first = 1 if state["options"].get("flee_swerve_first", "clockwise") == "clockwise" else -1
+    for swerve in _swerves(first):
         facing = turned(start[2], swerve)
         turned_pose = (start[0], start[1], facing)
         end = (*step(start[:2], facing, distance), facing)
@@ -166,10 +167,10 @@ def flight(state: Mapping[str, Any], unit: Mapping[str, Any], distance: float) -
     return Flight(None, 0, False, first_blocker, None)
 
 
-def _swerves() -> list[int]:
+def _swerves(first: int) -> list[int]:
     order = [0]
     for angle in range(1, MOST_SWERVE + 1):
-        order += [angle, -angle]
+        order += [first * angle, -first * angle]
     return order
 
 

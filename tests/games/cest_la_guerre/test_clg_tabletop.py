@@ -284,3 +284,14 @@ def test_the_flight_keeps_to_the_table_or_leaves_it() -> None:
 
 def test_pose_of_reads_old_compass_words() -> None:
     assert pose_of({"x": 1, "y": 2, "facing": "west"}) == (1.0, 2.0, 270.0)
+
+
+@pytest.mark.parametrize(("first", "east_of_centre"), [("clockwise", True), ("anticlockwise", False)])
+def test_a_fleeing_unit_swerves_the_way_the_option_says_when_both_ways_are_equal(
+    first: str, east_of_centre: bool
+) -> None:
+    """G-32 (the book gives no side): B2 stands squarely in the way, so either side needs the same turn."""
+    cards = [card("B1", "reg_inf", 500, 300, "south"), card("B2", "reg_inf", 500, 420, "north")]
+    state = battle(cards, options={"flee_swerve_first": first})
+    flee(bound(state, None), unit(state, "B1"), "test")
+    assert (unit(state, "B1")["x"] > 500) is east_of_centre
