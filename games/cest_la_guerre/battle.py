@@ -71,7 +71,7 @@ def engaged(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     )
 
 
-def in_lane(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any]) -> int | None:
+def in_lane(state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any]) -> float | None:
     """Return the range to `target` if it lies in the shooter's lane within its weapon's reach, else None."""
     reach = weapon_range(shooter, state["options"])
     pose, area = pose_of(shooter), rect_of(target)

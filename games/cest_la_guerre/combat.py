@@ -61,7 +61,7 @@ class Combatant:
         return " ".join(parts) + f" = {self.total}"
 
 
-def chart_row(unit: Mapping[str, Any], options: Mapping[str, Any], distance: int) -> str:
+def chart_row(unit: Mapping[str, Any], options: Mapping[str, Any], distance: float) -> str:
     """Return the chart row a card fights on (Disorder rows; artillery by range; a Square by option)."""
     if unit.get("in_square"):
         return str(options["square_factor_row"])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import shapely
 from shapely.geometry import LineString, Point, Polygon, box
@@ -26,8 +26,9 @@ from referee.kit import tabletop
 
 Vector = tuple[float, float]
 Pose = tuple[float, float, float]
-Area = BaseGeometry | tuple[float, float, float, float]
-Rect = Area  # any shape (or x1, y1, x2, y2); the name stays from the square geometry
+AnyPose = tuple[float, float, Any]  # a facing in degrees or a compass word
+Area: TypeAlias = BaseGeometry | tuple[float, float, float, float]
+Rect: TypeAlias = Area  # any shape (or x1, y1, x2, y2); the name stays from the square geometry
 
 CARD_WIDTH = 50
 CARD_DEPTH = 30
@@ -233,7 +234,7 @@ def _points(shape: BaseGeometry) -> list[Vector]:
     return [(float(x), float(y)) for x, y in shapely.get_coordinates(shape)]
 
 
-def travel(start: Pose, end: Pose) -> float:
+def travel(start: AnyPose, end: AnyPose) -> float:
     """Return the farthest any corner goes, in a straight line, from start to end pose."""
     before, after = corners(*start), corners(*end)
     return max(math.dist(before[k], after[k]) for k in before)
@@ -259,7 +260,7 @@ def lane_rect(x: float, y: float, facing: Any, width: float, length: float) -> P
     )
 
 
-def distance_ahead(shooter: Pose, target: Area) -> float:
+def distance_ahead(shooter: AnyPose, target: Area) -> float:
     """Return how far ahead of the shooter's front edge the nearest part of `target` lies (0 if level)."""
     x, y, facing = shooter
     front = along(step((x, y), facing, CARD_DEPTH / 2), facing)
@@ -267,7 +268,7 @@ def distance_ahead(shooter: Pose, target: Area) -> float:
     return max(0.0, near_edge - front)
 
 
-def lateral_overlap(shooter: Pose, width: float, target: Area) -> float:
+def lateral_overlap(shooter: AnyPose, width: float, target: Area) -> float:
     """Return how many mm of `target` lie across the `width`-wide band straight ahead of the shooter."""
     x, y, facing = shooter
     side = left_of(facing)
@@ -276,7 +277,7 @@ def lateral_overlap(shooter: Pose, width: float, target: Area) -> float:
     return min(high, centre + width / 2) - max(low, centre - width / 2)
 
 
-def contact_pose(target: Pose, edge: str) -> Pose:
+def contact_pose(target: AnyPose, edge: str) -> Pose:
     """Return the pose of a card whose front edge is lined up against `edge` of the target card.
 
     Front and rear contacts line up corner to corner; a flank contact puts the attacker's front
@@ -295,7 +296,7 @@ def contact_pose(target: Pose, edge: str) -> Pose:
     return cx, cy, opposite(side)
 
 
-def overlap_pose(target: Pose, side: str) -> Pose:
+def overlap_pose(target: AnyPose, side: str) -> Pose:
     """Return the pose of an enemy card overlapping the target's `side` flank: beside the target's
     frontal opponent, front corner against the target's front corner."""
     x, y, facing = target
@@ -304,7 +305,7 @@ def overlap_pose(target: Pose, side: str) -> Pose:
     return cx, cy, opposite(facing)
 
 
-def behind_pose(friend: Pose) -> Pose:
+def behind_pose(friend: AnyPose) -> Pose:
     """Return the pose directly behind a card, facing the same way and touching it."""
     x, y, facing = friend
     cx, cy = step((x, y), facing, -CARD_DEPTH)
@@ -317,7 +318,7 @@ def kept(pose: Pose) -> Pose:
     return float(stored["x"]), float(stored["y"]), float(stored["facing"])
 
 
-def offset(a: Pose | Vector, b: Pose | Vector) -> Vector:
+def offset(a: AnyPose | Vector, b: AnyPose | Vector) -> Vector:
     """Return b's centre minus a's centre."""
     return b[0] - a[0], b[1] - a[1]
 

@@ -96,7 +96,7 @@ def movement(state: dict[str, Any], role: str, example: dict[str, Any]) -> dict[
     return orders
 
 
-def _advance(state: dict[str, Any], unit: dict[str, Any], forward: str, verb: str = "move") -> dict[str, Any]:
+def _advance(state: dict[str, Any], unit: dict[str, Any], forward: Any, verb: str = "move") -> dict[str, Any]:
     dx, dy = heading(forward)
     reach = 90 if unit["type"] in ("artillery", "heavy_artillery") else 140
     to = {"x": round(unit["x"] + dx * reach), "y": round(unit["y"] + dy * reach), "facing": describe_facing(forward)}

@@ -12,16 +12,17 @@ from typing import Any
 
 import pytest
 from clg_helpers import battle, bound, card, feature, unit
-from scripted_dice import ScriptedDice
 
 from games.cest_la_guerre import GAME
 from games.cest_la_guerre.actions import run_movement
 from games.cest_la_guerre.formations import command_group, line_through
-from games.cest_la_guerre.geometry import card_rect, contact_pose, overlaps, pose_of, rect_of, swept
+from games.cest_la_guerre.geometry import contact_pose, overlaps, pose_of, rect_of, swept
 from games.cest_la_guerre.outcomes import fall_back, flee
 from games.cest_la_guerre.placing import placement_problems
 from games.cest_la_guerre.relations import contact_edge, front_enemy
 from games.cest_la_guerre.retreat import flight
+
+from scripted_dice import ScriptedDice
 
 Orders = dict[str, Any]
 
