@@ -369,23 +369,25 @@ def _hull_chain(poses: Sequence[Pose]) -> BaseGeometry:
     return shapely.union_all([shapely.union(a, b).convex_hull for a, b in zip(shapes, shapes[1:], strict=False)])
 
 
-def wheel_pose(pose: Pose, pivot: str, degrees: float) -> Pose:
-    """Return where a card ends wheeling `degrees` clockwise about its front-left or front-right corner."""
+def wheel_pose(pose: Pose, pivot: str, degrees: float, about: Vector | None = None) -> Pose:
+    """Return where a card ends wheeling `degrees` clockwise about its front-left or front-right corner
+    (or about the point `about`: the end corner of the Line it wheels with)."""
     x, y, facing = pose
-    centre = corners(x, y, facing)["front-left" if pivot == "left" else "front-right"]
+    centre = about or corners(x, y, facing)["front-left" if pivot == "left" else "front-right"]
     return (*_rotated((x, y), centre, degrees), turned(facing, degrees))
 
 
-def wheel_sweep(pose: Pose, pivot: str, degrees: float) -> tuple[BaseGeometry, float]:
+def wheel_sweep(pose: Pose, pivot: str, degrees: float, about: Vector | None = None) -> tuple[BaseGeometry, float]:
     """Return the area a wheel sweeps and the farthest any point of the card travels (along its arc).
 
-    The point farthest from the pivot is the rear outer corner, so it is the one measured (L208:
-    no part of the base may move more than the allowance).
+    The point farthest from the pivot (for a card alone, its rear outer corner) is the one
+    measured (L208: no part of the base may move more than the allowance).
     """
     x, y, facing = pose
+    centre = about or corners(x, y, facing)["front-left" if pivot == "left" else "front-right"]
     steps = max(1, math.ceil(abs(degrees) / WHEEL_STEP))
-    poses = [wheel_pose(pose, pivot, degrees * k / steps) for k in range(steps + 1)]
-    radius = math.hypot(CARD_WIDTH, CARD_DEPTH)
+    poses = [wheel_pose(pose, pivot, degrees * k / steps, centre) for k in range(steps + 1)]
+    radius = max(math.dist(corner, centre) for corner in corners(x, y, facing).values())
     return _hull_chain(poses), radius * math.radians(abs(degrees))
 
 

@@ -30,6 +30,7 @@ from games.cest_la_guerre.geometry import (
     card_rect,
     contact_pose,
     contains_point,
+    corners,
     describe_facing,
     facing_of,
     is_facing,
@@ -47,6 +48,7 @@ from games.cest_la_guerre.geometry import (
     same_facing,
     swept,
     travel,
+    turned,
     wheel_pose,
     wheel_sweep,
 )
@@ -75,7 +77,7 @@ class Route(NamedTuple):
 
     end: Pose
     via: tuple[Vector, ...] = ()
-    wheel: tuple[str, float] | None = None
+    wheel: tuple[str, float, Vector | None] | None = None
 
 
 class Sweep(NamedTuple):
@@ -128,7 +130,12 @@ def destination(b: Bound, unit: Mapping[str, Any], spec: Mapping[str, Any], path
                 "(clockwise positive, e.g. {pivot: right, degrees: 45})",
             )
             return None
-        return Route(kept(wheel_pose(pose_of(unit), wheel["pivot"], degrees)), (), (wheel["pivot"], float(degrees)))
+        about = _line_pivot(b, wheel, f"{path}.wheel.about")
+        if about is False:
+            return None
+        centre = about if isinstance(about, tuple) else None
+        end = wheel_pose(pose_of(unit), wheel["pivot"], degrees, centre)
+        return Route(kept(end), (), (wheel["pivot"], float(degrees), centre))
     if key == "to":
         to = spec["to"]
         facing = to.get("facing", unit["facing"])
@@ -159,6 +166,34 @@ def destination(b: Bound, unit: Mapping[str, Any], spec: Mapping[str, Any], path
     if key == "contact":
         return Route(kept(contact_pose(pose_of(target), spec["contact"]["edge"])), via)
     return Route(kept(overlap_pose(pose_of(target), spec["overlap"]["side"])), via)
+
+
+def _line_pivot(b: Bound, wheel: Mapping[str, Any], path: str) -> tuple[float, float] | bool | None:
+    """Return the corner a card wheels about when it wheels with a Line (`about`: the Line's end card,
+    whose front corner on the pivot side stays put), None for its own corner, or False (refused)."""
+    if "about" not in wheel:
+        return None
+    end = find(b.start or b.state, b.role, wheel["about"])
+    if end is None or end["status"] != "table":
+        b.refuse("illegal.move.wheel", path, f"{wheel['about']!r} is not a card of yours on the table")
+        return False
+    corner = "front-left" if wheel["pivot"] == "left" else "front-right"
+    return corners(*pose_of(end))[corner]
+
+
+def line_wheel_about_its_end(cards: Sequence[Mapping[str, Any]], items: Sequence[Any]) -> list[Any]:
+    """Return a Line's moves with every wheel made about the Line's end card on the pivot side (L206:
+    the Line wheels as one, through the same angle), unless the orders name the card themselves."""
+    wheels = [item.get("wheel") if isinstance(item, Mapping) else None for item in items]
+    if not cards or not all(isinstance(w, Mapping) and w.get("pivot") in ("left", "right") for w in wheels):
+        return list(items)
+    pivot = wheels[0]["pivot"]  # type: ignore[index]
+    first = pose_of(cards[0])
+    side = left_of(first[2]) if pivot == "left" else turned(first[2], 90)
+    end = max(cards, key=lambda c: along((float(c["x"]), float(c["y"])), side))
+    return [
+        item if "about" in item["wheel"] else {**item, "wheel": {**item["wheel"], "about": end["id"]}} for item in items
+    ]
 
 
 def _number(value: Any) -> bool:
@@ -477,9 +512,10 @@ TRAVEL_SLACK = 0.5  # mm a measured length may exceed the allowance by: the kept
 
 def _how(route: Route) -> str:
     if route.wheel is not None:
-        pivot, degrees = route.wheel
+        pivot, degrees, about = route.wheel
+        where = f"the {pivot} end of its Line" if about is not None else f"its front-{pivot} corner"
         sense = "clockwise" if degrees > 0 else "anticlockwise"
-        return f"wheeling {quantized(abs(degrees))} degrees {sense} about its front-{pivot} corner "
+        return f"wheeling {quantized(abs(degrees))} degrees {sense} about {where} "
     if route.via:
         return "by way of " + ", ".join(f"({quantized(x)}, {quantized(y)})" for x, y in route.via) + " "
     return ""

@@ -40,6 +40,11 @@ DESTINATION_FIELDS: dict[str, Any] = {
         "fields": {
             "pivot": {"type": "str", "enum": ["left", "right"], "description": "the front corner that stays put"},
             "degrees": {"type": "int", "min": -180, "max": 180, "description": "clockwise positive"},
+            "about": {
+                **REF,
+                "description": "wheel about this card's front corner instead (a Line wheels about its end card; "
+                "the referee fills this in for a Line)",
+            },
         },
     },
     "contact": {

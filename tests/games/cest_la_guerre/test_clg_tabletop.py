@@ -296,3 +296,17 @@ def test_a_fleeing_unit_swerves_the_way_the_option_says_when_both_ways_are_equal
     state = battle(cards, options={"flee_swerve_first": first})
     flee(bound(state, None), unit(state, "B1"), "test")
     assert (unit(state, "B1")["x"] > 500) is east_of_centre
+
+
+def test_a_line_wheels_each_card_through_the_same_angle() -> None:
+    """L206: the cards of a Line move the same distance or wheel through the same angles; the Line
+    wheels as one about its end: B1's centre (500, 300) turns 20 degrees clockwise about B3's
+    front-right corner (625, 315), to (625 - 125 cos 20 - 15 sin 20, 315 + 125 sin 20 - 15 cos 20)
+    = (502.4, 343.6); its farthest corner, 153 mm from the pivot, travels 53.4 mm."""
+    cards = [card(f"B{k}", "reg_inf", 450 + 50 * k, 300, "north") for k in (1, 2, 3)]
+    same = [{"move": f"B{k}", "wheel": {"pivot": "right", "degrees": 20}} for k in (1, 2, 3)]
+    after = moved(battle(cards), {"line": ["B1", "B2", "B3"], "moves": same})
+    b1 = unit(after, "B1")
+    assert (b1["x"], b1["y"], b1["facing"]) == (pytest.approx(502.4, abs=0.1), pytest.approx(343.6, abs=0.1), 20)
+    ragged = [*same[:2], {"move": "B3", "wheel": {"pivot": "right", "degrees": 30}}]
+    assert codes(battle(cards), {"line": ["B1", "B2", "B3"], "moves": ragged}) == ["illegal.formation.line"]
