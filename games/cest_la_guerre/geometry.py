@@ -198,6 +198,8 @@ def within(a: Area, b: Area, distance: float) -> bool:
 
 def overlaps(a: Area, b: Area) -> bool:
     """Return whether two shapes share area beyond the touching tolerance (touching does not count)."""
+    if not _boxes_meet(as_shape(a), as_shape(b)):
+        return False
     shrunk = as_shape(a).buffer(-TOUCH_MM / 2, join_style="mitre")
     if shrunk.is_empty:
         shrunk = as_shape(a)
@@ -207,6 +209,13 @@ def overlaps(a: Area, b: Area) -> bool:
         if other.is_empty:
             other = as_shape(b)
     return bool(shrunk.intersects(other))
+
+
+def _boxes_meet(a: BaseGeometry, b: BaseGeometry) -> bool:
+    """Return whether the two shapes' bounding boxes meet (a quick test before the exact one)."""
+    ax1, ay1, ax2, ay2 = a.bounds
+    bx1, by1, bx2, by2 = b.bounds
+    return ax1 <= bx2 and bx1 <= ax2 and ay1 <= by2 and by1 <= ay2
 
 
 def contains_point(area: Area, point: Vector) -> bool:
