@@ -183,7 +183,7 @@ def edge_of(x: float, y: float, facing: Any, side: str) -> LineString:
 
 def gap(a: Area, b: Area) -> float:
     """Return the shortest distance between two shapes (0 when they touch or overlap)."""
-    return float(as_shape(a).distance(as_shape(b)))
+    return float(tabletop.gap(as_shape(a), as_shape(b)))
 
 
 def gap_squared(a: Area, b: Area) -> float:
@@ -198,17 +198,8 @@ def within(a: Area, b: Area, distance: float) -> bool:
 
 def overlaps(a: Area, b: Area) -> bool:
     """Return whether two shapes share area beyond the touching tolerance (touching does not count)."""
-    if not _boxes_meet(as_shape(a), as_shape(b)):
-        return False
-    shrunk = as_shape(a).buffer(-TOUCH_MM / 2, join_style="mitre")
-    if shrunk.is_empty:
-        shrunk = as_shape(a)
-    other = as_shape(b)
-    if other.area > 0:
-        other = other.buffer(-TOUCH_MM / 2, join_style="mitre")
-        if other.is_empty:
-            other = as_shape(b)
-    return bool(shrunk.intersects(other))
+    first, second = as_shape(a), as_shape(b)
+    return _boxes_meet(first, second) and tabletop.overlapping(first, second, TOUCH_MM)
 
 
 def _boxes_meet(a: BaseGeometry, b: BaseGeometry) -> bool:
@@ -394,10 +385,13 @@ def wheel_sweep(pose: Pose, pivot: str, degrees: float, about: Vector | None = N
     """
     x, y, facing = pose
     centre = about or corners(x, y, facing)["front-left" if pivot == "left" else "front-right"]
+    radius = max(math.dist(corner, centre) for corner in corners(x, y, facing).values())
+    length = radius * math.radians(abs(degrees))
+    if about is None:
+        return tabletop.wheel(tabletop.Pose(x, y, facing_of(facing)), CARD, pivot, degrees).swept, length
     steps = max(1, math.ceil(abs(degrees) / WHEEL_STEP))
     poses = [wheel_pose(pose, pivot, degrees * k / steps, centre) for k in range(steps + 1)]
-    radius = max(math.dist(corner, centre) for corner in corners(x, y, facing).values())
-    return _hull_chain(poses), radius * math.radians(abs(degrees))
+    return _hull_chain(poses), length
 
 
 def _rotated(point: Vector, centre: Vector, degrees: float) -> Vector:
