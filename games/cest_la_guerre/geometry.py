@@ -14,6 +14,7 @@ The names of the first, square-to-the-table geometry are kept (`rect_of`, `card_
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
@@ -156,7 +157,13 @@ def corners(x: float, y: float, facing: Any) -> dict[str, Vector]:
 
 def card_shape(x: float, y: float, facing: Any) -> Polygon:
     """Return the area a card covers at this pose (the kit's outline)."""
-    return tabletop.outline(tabletop.Pose(x, y, facing_of(facing)), CARD)
+    return _outline(float(x), float(y), facing_of(facing))
+
+
+@functools.lru_cache(maxsize=4096)
+def _outline(x: float, y: float, facing: float) -> Polygon:
+    # Shapes are immutable, and the same cards are measured against each other many times a bound.
+    return tabletop.outline(tabletop.Pose(x, y, facing), CARD)
 
 
 def shape_of(card: Mapping[str, Any]) -> Polygon:
