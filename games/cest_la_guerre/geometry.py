@@ -284,23 +284,19 @@ def lateral_overlap(shooter: AnyPose, width: float, target: Area) -> float:
     return min(high, centre + width / 2) - max(low, centre - width / 2)
 
 
+CONTACT_ALIGN = {"front": "centre", "rear": "centre", "left": "front_left", "right": "front_right"}
+
+
 def contact_pose(target: AnyPose, edge: str) -> Pose:
-    """Return the pose of a card whose front edge is lined up against `edge` of the target card.
+    """Return the pose of a card whose front edge is lined up against `edge` of the target card,
+    snapped by the kit the way players push a card into contact.
 
     Front and rear contacts line up corner to corner; a flank contact puts the attacker's front
     edge along the whole flank with its front corner on the target's front corner (L325).
     """
-    x, y, facing = target
-    if edge == "front":
-        cx, cy = step((x, y), facing, CARD_DEPTH)
-        return cx, cy, opposite(facing)
-    if edge == "rear":
-        cx, cy = step((x, y), facing, -CARD_DEPTH)
-        return cx, cy, facing_of(facing)
-    side = left_of(facing) if edge == "left" else right_of(facing)
-    shift = CARD_WIDTH / 2 - CARD_DEPTH / 2
-    cx, cy = step(step((x, y), side, CARD_WIDTH / 2 + CARD_DEPTH / 2), facing, -shift)
-    return cx, cy, opposite(side)
+    at = tabletop.Pose(float(target[0]), float(target[1]), facing_of(target[2]))
+    snapped = tabletop.snap_to(at, CARD, at, CARD, edge, CONTACT_ALIGN[edge])
+    return snapped.x, snapped.y, snapped.facing
 
 
 def overlap_pose(target: AnyPose, side: str) -> Pose:
