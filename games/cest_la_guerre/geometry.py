@@ -346,15 +346,12 @@ def path_hits(points: Sequence[Vector], area: Area) -> bool:
     )
 
 
-def swept(start: Pose, end: Pose) -> BaseGeometry:
-    """Return the area a card covers going straight from one pose to the other, turning evenly on the way.
-
-    A pure slide sweeps the hull of both ends exactly; a turn is sampled every WHEEL_STEP degrees,
-    each step's hull taken whole, which covers every position between.
-    """
+def _leg_poses(start: Pose, end: Pose) -> list[Pose]:
+    """Return the poses a card passes going straight from one pose to the other, turning evenly (the
+    shorter way) on the way, at most WHEEL_STEP degrees apart."""
     turn = ((end[2] - start[2] + 180) % 360) - 180
     steps = max(1, math.ceil(abs(turn) / WHEEL_STEP))
-    poses = [
+    return [
         (
             start[0] + (end[0] - start[0]) * k / steps,
             start[1] + (end[1] - start[1]) * k / steps,
@@ -362,7 +359,24 @@ def swept(start: Pose, end: Pose) -> BaseGeometry:
         )
         for k in range(steps + 1)
     ]
-    return _hull_chain(poses)
+
+
+def swept(start: Pose, end: Pose) -> BaseGeometry:
+    """Return the area a card covers going straight from one pose to the other, turning evenly on the way.
+
+    A pure slide sweeps the hull of both ends exactly; a turn is sampled every WHEEL_STEP degrees,
+    each step's hull taken whole.
+    """
+    return _hull_chain(_leg_poses(start, end))
+
+
+def leg_travel(start: Pose, end: Pose) -> float:
+    """Return how far the farthest-going corner travels going from one pose to the other as `swept`
+    moves it: a straight slide's length, a turn's arcs added in (L208: no part of the card may
+    move farther than its allowance)."""
+    poses = _leg_poses(start, end)
+    paths = [list(corners(*p).values()) for p in poses]
+    return max(sum(math.dist(a[k], b[k]) for a, b in zip(paths, paths[1:], strict=False)) for k in range(len(paths[0])))
 
 
 def _hull_chain(poses: Sequence[Pose]) -> BaseGeometry:

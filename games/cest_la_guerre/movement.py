@@ -37,6 +37,7 @@ from games.cest_la_guerre.geometry import (
     kept,
     lane_rect,
     left_of,
+    leg_travel,
     near,
     offset,
     overlap_pose,
@@ -47,7 +48,6 @@ from games.cest_la_guerre.geometry import (
     rect_of,
     same_facing,
     swept,
-    travel,
     turned,
     wheel_pose,
     wheel_sweep,
@@ -92,8 +92,9 @@ def sweep(start: Pose, route: Route) -> Sweep:
     """Return the area a card sweeps on its route and how far its farthest-moving part goes.
 
     Through waypoints the card keeps its facing, sliding from one to the next, and takes its final
-    facing on the last leg; each leg is measured by the corner that goes farthest, and the legs add
-    up. A wheel is measured along the arc of the corner farthest from the pivot (L208).
+    facing on the last leg, turning evenly as it goes; each corner's path is measured, turns
+    included, the legs add up, and the corner that goes farthest counts. A wheel is measured along
+    the arc of the corner farthest from the pivot (L208).
     """
     if route.wheel is not None:
         area, length = wheel_sweep(start, *route.wheel)
@@ -103,7 +104,7 @@ def sweep(start: Pose, route: Route) -> Sweep:
     area = swept(*legs[0])
     for leg in legs[1:]:
         area = area.union(swept(*leg))
-    return Sweep(area, sum(travel(a, b) for a, b in legs), tuple(p[:2] for p in poses))
+    return Sweep(area, sum(leg_travel(a, b) for a, b in legs), tuple(p[:2] for p in poses))
 
 
 def destination(b: Bound, unit: Mapping[str, Any], spec: Mapping[str, Any], path: str) -> Route | None:

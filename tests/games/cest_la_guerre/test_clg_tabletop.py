@@ -310,3 +310,12 @@ def test_a_line_wheels_each_card_through_the_same_angle() -> None:
     assert (b1["x"], b1["y"], b1["facing"]) == (pytest.approx(502.4, abs=0.1), pytest.approx(343.6, abs=0.1), 20)
     ragged = [*same[:2], {"move": "B3", "wheel": {"pivot": "right", "degrees": 30}}]
     assert codes(battle(cards), {"line": ["B1", "B2", "B3"], "moves": ragged}) == ["illegal.formation.line"]
+
+
+def test_a_turn_counts_the_arc_its_corners_travel() -> None:
+    """L208: no part of the base moves more than the allowance (Heavy Artillery 5 cm). Turning in place,
+    each corner, sqrt(25^2 + 15^2) = 29.15 mm from the centre, runs an arc: 45.8 mm for 90 degrees,
+    50.9 mm for 100 degrees (though the corner ends only 44.7 mm from where it began)."""
+    state = battle([card("B1", "heavy_artillery", 500, 300, "north")])
+    assert codes(state, {"move": "B1", "to": {"x": 500, "y": 300, "facing": 90}}) == []
+    assert codes(state, {"move": "B1", "to": {"x": 500, "y": 300, "facing": 100}}) == ["illegal.move.too-far"]
