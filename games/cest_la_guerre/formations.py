@@ -131,8 +131,8 @@ def line_through(state: Mapping[str, Any], unit: Mapping[str, Any]) -> list[Unit
             if (
                 is_on_table(other)
                 and other not in row
-                and _may_line_with(state, unit, other)
                 and any(side_by_side(m, other) for m in row)
+                and _may_line_with(state, unit, other)
             ):
                 row.append(other)
                 grew = True
