@@ -2,7 +2,8 @@
 
 Players declare a contact ("my B3 charges the front of R5"); the referee places the card lined
 up (geometry.contact_pose), and from then on every relation is read off the poses, never typed
-in (L325-L327, L384). Combat Engineers have no front: every edge of theirs counts as rear (L291).
+in (L325-L327, L384), at any facing, within TOUCH_MM and FACING_TOLERANCE. Combat Engineers have
+no front: every edge of theirs counts as rear (L291).
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from games.cest_la_guerre.geometry import (
     opposite,
     pose_of,
     right_of,
+    same_facing,
 )
 from games.cest_la_guerre.units import placed
 
 Unit = dict[str, Any]
-FLANK_REACH = CARD_WIDTH // 2 - CARD_DEPTH // 2  # how far a flank attacker's centre may slide along the flank
+FLANK_REACH = CARD_WIDTH / 2 - CARD_DEPTH / 2  # how far a flank attacker's centre may slide along the flank
 
 
 REACH = CARD_WIDTH + CARD_DEPTH  # no two cards whose centres are farther apart on either axis can touch
@@ -41,14 +43,14 @@ def _edge_against(attacker: Mapping[str, Any], target: Mapping[str, Any], facing
     a, t = pose_of(attacker), (target["x"], target["y"], facing)
     rel = offset(t, a)
     ahead, left = along(rel, facing), along(rel, left_of(facing))
-    if a[2] == opposite(facing) and near(ahead, CARD_DEPTH) and near(left, 0):
+    if same_facing(a[2], opposite(facing)) and near(ahead, CARD_DEPTH) and near(left, 0):
         return "front"
-    if a[2] == facing and near(ahead, -CARD_DEPTH) and near(left, 0):
+    if same_facing(a[2], facing) and near(ahead, -CARD_DEPTH) and near(left, 0):
         return "rear"
-    reach = CARD_WIDTH // 2 + CARD_DEPTH // 2
-    if a[2] == right_of(facing) and near(left, reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    reach = CARD_WIDTH / 2 + CARD_DEPTH / 2
+    if same_facing(a[2], right_of(facing)) and near(left, reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
         return "left"
-    if a[2] == left_of(facing) and near(left, -reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    if same_facing(a[2], left_of(facing)) and near(left, -reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
         return "right"
     return None
 
@@ -61,10 +63,7 @@ def contact_edge(attacker: Mapping[str, Any], target: Mapping[str, Any]) -> str 
     if attacker["owner"] == target["owner"] or not close(attacker, target, REACH):
         return None
     if target["type"] == "engineers":
-        for facing in ("north", "east", "south", "west"):
-            if _edge_against(attacker, target, facing):
-                return "rear"
-        return None
+        return "rear" if _edge_against(attacker, target, target["facing"]) else None
     return _edge_against(attacker, target, target["facing"])
 
 
@@ -103,7 +102,7 @@ def overlaps_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tup
     for unit in placed(state):
         if (
             unit["owner"] == target["owner"]
-            or unit["facing"] != opposite(facing)
+            or not same_facing(unit["facing"], opposite(facing))
             or not close(unit, target, CARD_WIDTH + TOUCH_MM)
         ):
             continue
@@ -123,7 +122,7 @@ def directly_behind(state: Mapping[str, Any], front: Mapping[str, Any]) -> Unit 
         if (
             unit is front
             or unit["owner"] != front["owner"]
-            or unit["facing"] != front["facing"]
+            or not same_facing(unit["facing"], front["facing"])
             or not close(unit, front, CARD_DEPTH + TOUCH_MM)
         ):
             continue
@@ -150,7 +149,7 @@ def rear_supporters(state: Mapping[str, Any], attacker: Mapping[str, Any], depth
 
 def side_by_side(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Return whether b stands beside a, same facing, front corners touching."""
-    if a["facing"] != b["facing"]:
+    if not same_facing(a["facing"], b["facing"]):
         return False
     rel = offset(pose_of(a), pose_of(b))
     return near(along(rel, a["facing"]), 0) and near(abs(along(rel, left_of(a["facing"]))), CARD_WIDTH)
