@@ -53,7 +53,7 @@ from games.cest_la_guerre.geometry import (
     wheel_sweep,
 )
 from games.cest_la_guerre.hidden import public_name, reveal_check
-from games.cest_la_guerre.relations import contact_edge, flank_rear_enemies, front_enemy
+from games.cest_la_guerre.relations import contact_edge, flank_cover, flank_rear_enemies, front_enemy
 from games.cest_la_guerre.terrain import GOING_ORDER, LIVE_RIVER, rect, rivers_crossed
 from games.cest_la_guerre.units import (
     allowance,
@@ -230,7 +230,9 @@ def _contact_ban(unit: Mapping[str, Any], enemy: Mapping[str, Any], options: Map
         unit_class(unit) == "infantry"
         and enemy["face_up"]
         and is_mounted(enemy)
-        and (options["infantry_contact_mounted"] == "never" or contact_edge(unit, enemy) == "front")
+        and (
+            options["infantry_contact_mounted"] == "never" or contact_edge(unit, enemy, flank_cover(options)) == "front"
+        )
     ):
         return f"infantry may not move into contact with mounted troops such as {public_name(enemy)} (L214, G-45)"
     return None
@@ -304,10 +306,11 @@ def passable(unit: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
 
 
 def _touching(state: Mapping[str, Any], unit: Mapping[str, Any]) -> list[Unit]:
+    cover = flank_cover(state["options"])
     return [
         other
         for other in placed(state)
-        if other["owner"] != unit["owner"] and (contact_edge(unit, other) or contact_edge(other, unit))
+        if other["owner"] != unit["owner"] and (contact_edge(unit, other, cover) or contact_edge(other, unit, cover))
     ]
 
 

@@ -290,6 +290,14 @@ SPECS: tuple[Option, ...] = (
         flag,
         "where lake or sea fills a base edge, that side deploys within 10 cm of the water's edge (L154)",
     ),
+    Option(
+        "flank_contact",
+        "S-12",
+        "half",
+        one_of("half", "whole"),
+        "an enemy's front edge against a flank contacts it when it covers at least half the flank (so one card "
+        "may contact the flanks of two, L325), or only the whole flank",
+    ),
 )
 BY_NAME = {spec.name: spec for spec in SPECS}
 OPTIONS: dict[str, str] = {

@@ -27,7 +27,11 @@ from games.cest_la_guerre.geometry import (
 from games.cest_la_guerre.units import placed
 
 Unit = dict[str, Any]
-FLANK_REACH = CARD_WIDTH / 2 - CARD_DEPTH / 2  # how far a flank attacker's centre may slide along the flank
+# How far a flank attacker's centre may lie from the flank's middle, along it, by option
+# flank_contact (S-12): "whole", its front edge covers the whole flank (front corners level at
+# most); "half", it covers at least half of it, as when one card's front meets the flanks of two
+# cards one behind the other (L325).
+FLANK_REACH = {"whole": CARD_WIDTH / 2 - CARD_DEPTH / 2, "half": CARD_WIDTH / 2}
 
 
 REACH = CARD_WIDTH + CARD_DEPTH  # no two cards whose centres are farther apart on either axis can touch
@@ -38,7 +42,14 @@ def close(a: Mapping[str, Any], b: Mapping[str, Any], reach: int) -> bool:
     return abs(a["x"] - b["x"]) <= reach and abs(a["y"] - b["y"]) <= reach
 
 
-def _edge_against(attacker: Mapping[str, Any], target: Mapping[str, Any], facing: str) -> str | None:
+def flank_cover(options: Mapping[str, Any]) -> str:
+    """Return how much of a flank a flank contact covers (option flank_contact; absent in games begun earlier)."""
+    return str(options.get("flank_contact", "whole"))
+
+
+def _edge_against(
+    attacker: Mapping[str, Any], target: Mapping[str, Any], facing: Any, cover: str = "half"
+) -> str | None:
     """Return which edge of a card facing `facing` (at target's place) the attacker's front edge is against."""
     a, t = pose_of(attacker), (target["x"], target["y"], facing)
     rel = offset(t, a)
@@ -48,30 +59,33 @@ def _edge_against(attacker: Mapping[str, Any], target: Mapping[str, Any], facing
     if same_facing(a[2], facing) and near(ahead, -CARD_DEPTH) and near(left, 0):
         return "rear"
     reach = CARD_WIDTH / 2 + CARD_DEPTH / 2
-    if same_facing(a[2], right_of(facing)) and near(left, reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    slide = FLANK_REACH[cover] + TOUCH_MM
+    if same_facing(a[2], right_of(facing)) and near(left, reach) and abs(ahead) <= slide:
         return "left"
-    if same_facing(a[2], left_of(facing)) and near(left, -reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    if same_facing(a[2], left_of(facing)) and near(left, -reach) and abs(ahead) <= slide:
         return "right"
     return None
 
 
-def contact_edge(attacker: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
-    """Return the edge of `target` that `attacker`'s front edge is lined up against, or None.
+def contact_edge(attacker: Mapping[str, Any], target: Mapping[str, Any], cover: str = "half") -> str | None:
+    """Return the edge of `target` that `attacker`'s front edge is lined up against, or None
+    (`cover`: how much of a flank a flank contact covers, see flank_cover).
 
     Every contact on Combat Engineers is a rear contact.
     """
     if attacker["owner"] == target["owner"] or not close(attacker, target, REACH):
         return None
     if target["type"] == "engineers":
-        return "rear" if _edge_against(attacker, target, target["facing"]) else None
-    return _edge_against(attacker, target, target["facing"])
+        return "rear" if _edge_against(attacker, target, target["facing"], cover) else None
+    return _edge_against(attacker, target, target["facing"], cover)
 
 
 def contacts_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tuple[Unit, str]]:
     """Return the enemy cards whose front edge touches `target`, with the edge each is against."""
     found = []
+    cover = flank_cover(state["options"])
     for unit in placed(state):
-        edge = contact_edge(unit, target) if unit["owner"] != target["owner"] else None
+        edge = contact_edge(unit, target, cover) if unit["owner"] != target["owner"] else None
         if edge:
             found.append((unit, edge))
     return found
@@ -91,7 +105,8 @@ def in_melee(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     """Return whether a card touches an enemy, or an enemy touches it, in any contact."""
     if contacts_on(state, unit):
         return True
-    return any(contact_edge(unit, other) for other in placed(state) if other["owner"] != unit["owner"])
+    cover = flank_cover(state["options"])
+    return any(contact_edge(unit, other, cover) for other in placed(state) if other["owner"] != unit["owner"])
 
 
 def overlaps_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tuple[Unit, str]]:

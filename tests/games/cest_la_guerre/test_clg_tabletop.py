@@ -319,3 +319,24 @@ def test_a_turn_counts_the_arc_its_corners_travel() -> None:
     state = battle([card("B1", "heavy_artillery", 500, 300, "north")])
     assert codes(state, {"move": "B1", "to": {"x": 500, "y": 300, "facing": 90}}) == []
     assert codes(state, {"move": "B1", "to": {"x": 500, "y": 300, "facing": 100}}) == ["illegal.move.too-far"]
+
+
+def _move_path(state: dict[str, Any], action: Orders) -> list[list[float]]:
+    result = run_movement(state, "blue", {"actions": [action]}, None)
+    assert not result.problems, result.problems
+    [event] = [e for e in result.events if (e["kind"] if isinstance(e, dict) else e.kind) == "move"]
+    data = event["data"] if isinstance(event, dict) else event.data
+    return data["path"]
+
+
+def test_a_moves_picture_arrow_runs_through_its_waypoints_and_along_a_wheels_arc() -> None:
+    """The picture draws a move from the path its event carries: the start, each waypoint and the
+    end; for a wheel, points along the centre's arc about the pivot (every 10 degrees)."""
+    cards = [card("B1", "light_cav", 500, 100, "north")]
+    path = _move_path(battle(cards), {"move": "B1", "to": {"x": 500, "y": 400}, "via": [[600, 150], [600, 350]]})
+    assert path == [[500, 100], [600, 150], [600, 350], [500, 400]]
+    path = _move_path(
+        battle([card("B1", "reg_inf", 500, 300, "north")]), {"move": "B1", "wheel": {"pivot": "right", "degrees": 90}}
+    )
+    assert len(path) == 10 and path[0] == [500, 300] and path[-1] == [510, 340]
+    assert all(math.isclose(math.dist(p, (525, 315)), math.dist((500, 300), (525, 315)), abs_tol=0.1) for p in path)
