@@ -8,7 +8,7 @@ from referee.kit import GameModule
 GAME = GameModule(
     id="cest-la-guerre",
     title="C'est la Guerre (Cards of Combat): the age of muskets",
-    version="1",
+    version="2",
     scenarios=rules.SCENARIOS,
     roles=rules.roles,
     setup=rules.setup,

@@ -15,10 +15,23 @@ from games.cest_la_guerre import engineering
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.events import private, public
 from games.cest_la_guerre.formations import column_problem, command_group, in_any_group, line_problem
-from games.cest_la_guerre.geometry import CARD_DEPTH, card_rect, opposite, overlaps, pose_of, rect_of, step
+from games.cest_la_guerre.geometry import (
+    CARD_DEPTH,
+    card_rect,
+    describe_facing,
+    is_facing,
+    opposite,
+    overlaps,
+    pose_of,
+    pose_state,
+    quantized,
+    rect_of,
+    same_facing,
+    step,
+)
 from games.cest_la_guerre.hidden import assign_markers, public_name, reveal, reveal_check
 from games.cest_la_guerre.initiative import move_cost
-from games.cest_la_guerre.movement import destination, move_card
+from games.cest_la_guerre.movement import destination, line_wheel_about_its_end, move_card
 from games.cest_la_guerre.placing import place, placement_problems
 from games.cest_la_guerre.relations import contacts_on, directly_behind, front_enemy
 from games.cest_la_guerre.terrain import LIVE_RIVER, rivers_crossed
@@ -230,6 +243,8 @@ def formation_move(b: Bound, action: Mapping[str, Any], verb: str, path: str) ->
     cost, why = move_cost(b.state, start, b.role, cards)
     if not _pay(b, cost, why, path):
         return
+    if verb == "line":
+        items = line_wheel_about_its_end(cards, items)
     for index, (unit, item) in enumerate(zip(cards, items, strict=True)):
         where = f"{path}.moves[{index}]"
         pose = destination(b, unit, item, where)
@@ -275,10 +290,16 @@ def _formation_members(b: Bound, start: Mapping[str, Any], refs: Any, verb: str,
 
 
 def _line_keeps_together(b: Bound, cards: Sequence[Mapping[str, Any]], items: Sequence[Any], path: str) -> bool:
-    """A Line's cards move the same distance the same way (checked when none turns)."""
+    """A Line's cards move the same distance the same way (checked when none turns), or wheel through
+    the same angle (L206)."""
+    wheels = {(w.get("degrees"), w.get("pivot")) for w in (item.get("wheel") for item in items) if isinstance(w, dict)}
+    if len(wheels) > 1 or (wheels and any("wheel" not in item for item in items)):
+        b.refuse("illegal.formation.line", f"{path}.moves", "a Line's cards all wheel through the same angle")
+        return False
     shifts = set()
     for unit, item in zip(cards, items, strict=True):
-        if "to" not in item or item["to"].get("facing", unit["facing"]) != unit["facing"]:
+        facing = item["to"].get("facing", unit["facing"]) if "to" in item else None
+        if facing is None or "via" in item or not is_facing(facing) or not same_facing(facing, unit["facing"]):
             return True
         shifts.add((item["to"]["x"] - unit["x"], item["to"]["y"] - unit["y"]))
     if len(shifts) > 1:
@@ -483,13 +504,13 @@ def _turn_to_face(b: Bound, unit: Unit, attacker: Unit, ahead: Unit | None, movi
         )
         return False
     before = pose_of(unit)
-    unit.update(x=x, y=y, facing=facing)
+    unit.update(pose_state(x, y, facing))
     behind = f", behind {ahead['marker']}" if ahead is not None else ""
     b.events.append(
         public(
             "turn",
-            f"{public_name(unit)} turns to face {public_name(attacker)}{behind} (from {before[0]}, {before[1]} "
-            f"facing {before[2]}).",
+            f"{public_name(unit)} turns to face {public_name(attacker)}{behind} "
+            f"(from {quantized(before[0])}, {quantized(before[1])} facing {describe_facing(before[2])}).",
         )
     )
     return True

@@ -27,6 +27,7 @@ from games.cest_la_guerre.geometry import (
     CARD_DEPTH,
     along,
     distance_ahead,
+    extent,
     lateral_overlap,
     pose_of,
     rect_of,
@@ -81,7 +82,7 @@ def engaged(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
 
 def in_lane(
     state: Mapping[str, Any], shooter: Mapping[str, Any], target: Mapping[str, Any], reach: int | None = None
-) -> int | None:
+) -> float | None:
     """Return the range to `target` if it lies in the shooter's lane within its weapon's reach
     (or `reach`, for a card whose weapon the asker may not know), else None."""
     if reach is None:
@@ -89,7 +90,7 @@ def in_lane(
     pose, area = pose_of(shooter), rect_of(target)
     facing = shooter["facing"]
     front = along(step((shooter["x"], shooter["y"]), facing, CARD_DEPTH // 2), facing)
-    farthest = max(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
+    farthest = extent(area, facing)[1]
     if farthest <= front or lateral_overlap(pose, state["options"]["shooting_lane_width_mm"], area) <= 0:
         return None
     distance = distance_ahead(pose, area)
@@ -111,8 +112,7 @@ def line_blocked(
     for other in placed(state):
         if other is shooter or other is target:
             continue
-        x1, y1, x2, y2 = rect_of(other)
-        if segment_hits(start, end, (x1 + 1, y1 + 1, x2 - 1, y2 - 1)):
+        if segment_hits(start, end, rect_of(other).buffer(-1, join_style="mitre")):
             if (
                 high
                 and other["owner"] == shooter["owner"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.cest_la_guerre.data import CHARTS
-from games.cest_la_guerre.geometry import CARD_DEPTH, along, gap_squared, offset, pose_of, rect_of
+from games.cest_la_guerre.geometry import CARD_DEPTH, along, gap, offset, pose_of, rect_of
 from games.cest_la_guerre.relations import flank_rear_enemies, overlaps_on, rear_supporters
 from games.cest_la_guerre.terrain import (
     elevation,
@@ -61,7 +61,7 @@ class Combatant:
         return " ".join(parts) + f" = {self.total}"
 
 
-def chart_row(unit: Mapping[str, Any], options: Mapping[str, Any], distance: int) -> str:
+def chart_row(unit: Mapping[str, Any], options: Mapping[str, Any], distance: float) -> str:
     """Return the chart row a card fights on (Disorder rows; artillery by range; a Square by option)."""
     if unit.get("in_square"):
         return str(options["square_factor_row"])
@@ -84,7 +84,7 @@ def chart_factor(kind: str, row: str, opponent: Mapping[str, Any], options: Mapp
 
 def distance_between(a: Mapping[str, Any], b: Mapping[str, Any]) -> int:
     """Return the shortest distance between two cards in whole mm (rounded down)."""
-    return math.isqrt(gap_squared(rect_of(a), rect_of(b)))
+    return math.floor(gap(rect_of(a), rect_of(b)))
 
 
 def is_enfilade(shooter: Mapping[str, Any], target: Mapping[str, Any], options: Mapping[str, Any]) -> bool:

@@ -22,9 +22,9 @@ from typing import Any
 
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.events import public
-from games.cest_la_guerre.geometry import Rect, overlaps, rect_of, segment_hits, within
+from games.cest_la_guerre.geometry import overlaps, rect_of, segment_hits, within
 from games.cest_la_guerre.hidden import public_name, reveal
-from games.cest_la_guerre.terrain import centre, rect
+from games.cest_la_guerre.terrain import Box, centre, rect
 from games.cest_la_guerre.units import find, placed
 
 RATE_MM = {"road": 100, "bridge": 50, "fortification": 100}  # per engineer per turn (L275)
@@ -39,9 +39,9 @@ def turn_key(b: Bound) -> str:
     return f"r{b.state['round']}"
 
 
-def length_of(area: Rect) -> int:
+def length_of(area: Box) -> int:
     """Return a work's length: its long side (a bridge's, across its river)."""
-    return max(area[2] - area[0], area[3] - area[1])
+    return int(max(area[2] - area[0], area[3] - area[1]))
 
 
 def unscreened_enemy(state: Mapping[str, Any], engineer: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -84,7 +84,7 @@ def _engineer(b: Bound, ref: Any, path: str) -> dict[str, Any] | None:
     return unit
 
 
-def _near(b: Bound, unit: Mapping[str, Any], area: Rect, path: str) -> bool:
+def _near(b: Bound, unit: Mapping[str, Any], area: Box, path: str) -> bool:
     reach = int(b.options.get("engineering_reach_mm", 50))
     if within(rect_of(unit), area, reach):
         return True
@@ -119,7 +119,7 @@ def _new_work(b: Bound, unit: Mapping[str, Any], action: Mapping[str, Any], path
     return work
 
 
-def _spans_a_river(state: Mapping[str, Any], area: Rect) -> bool:
+def _spans_a_river(state: Mapping[str, Any], area: Box) -> bool:
     for river in (f for f in state["terrain"] if f["kind"] == "river"):
         rx1, ry1, rx2, ry2 = rect(river)
         if not overlaps(area, (rx1, ry1, rx2, ry2)):

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre.actions import run_movement
-from games.cest_la_guerre.geometry import opposite
+from games.cest_la_guerre.geometry import opposite, step
 from games.cest_la_guerre.placing import suggest
 from games.cest_la_guerre.pregame import DEPLOY_DEPTH, to_deploy
 from games.cest_la_guerre.units import units_of
@@ -59,8 +59,8 @@ def movement_example(state: Mapping[str, Any], role: str) -> dict[str, Any]:
     for unit in units_of(state, role):
         if unit["status"] != "table" or unit["disordered"]:
             continue
-        ahead = {"north": (0, 20), "south": (0, -20), "east": (20, 0), "west": (-20, 0)}[unit["facing"]]
-        action = {"move": unit["marker"], "to": {"x": unit["x"] + ahead[0], "y": unit["y"] + ahead[1]}}
+        x, y = step((unit["x"], unit["y"]), unit["facing"], 20)
+        action = {"move": unit["marker"], "to": {"x": round(x), "y": round(y)}}
         trial = {**example, "actions": [action]}
         if not run_movement(state, role, trial, None).problems:
             return trial

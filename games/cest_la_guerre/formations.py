@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.cest_la_guerre.data import CHARTS
-from games.cest_la_guerre.geometry import TOUCH_MM, along, gap_squared, left_of, rect_of
+from games.cest_la_guerre.geometry import TOUCH_MM, along, left_of, rect_of, within
 from games.cest_la_guerre.relations import directly_behind, side_by_side
 from games.cest_la_guerre.units import is_artillery, is_commander, is_on_table, units_of
 
@@ -25,7 +25,7 @@ def command_range(unit: Mapping[str, Any]) -> int:
 def commands(commander: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     """Return whether `unit` is at least partly within `commander`'s command range."""
     reach = command_range(commander) or TOUCH_MM
-    return gap_squared(rect_of(commander), rect_of(unit)) <= reach * reach
+    return within(rect_of(commander), rect_of(unit), reach)
 
 
 def command_group(state: Mapping[str, Any], commander: Mapping[str, Any]) -> list[Unit]:
@@ -107,14 +107,33 @@ def column_through(state: Mapping[str, Any], unit: Mapping[str, Any]) -> list[Un
     return chain if len(chain) >= 2 and column_problem(state, chain) is None else []
 
 
+def _may_line_with(state: Mapping[str, Any], unit: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Return whether `other` could stand in one Line with `unit` (same type, and grade if the option says)."""
+    if is_artillery(other) or other["type"] in ("engineers", "dummy"):
+        return False
+    same = ("type", "grade") if state["options"]["line_same"] == "type_and_grade" else ("type",)
+    return all(other[key] == unit[key] for key in same)
+
+
 def line_through(state: Mapping[str, Any], unit: Mapping[str, Any]) -> list[Unit]:
-    """Return the Line a card stands in, or [] when it stands in none."""
+    """Return the Line a card stands in, or [] when it stands in none.
+
+    The Line is the row of cards that may form one with it; another card of the side touching an
+    end of the row (a General, a different type) is not part of it and does not break it (L206).
+    """
+    if not _may_line_with(state, unit, unit):
+        return []
     row: list[Unit] = [unit]  # type: ignore[list-item]
     grew = True
     while grew:
         grew = False
         for other in units_of(state, unit["owner"]):
-            if is_on_table(other) and other not in row and any(side_by_side(m, other) for m in row):
+            if (
+                is_on_table(other)
+                and other not in row
+                and any(side_by_side(m, other) for m in row)
+                and _may_line_with(state, unit, other)
+            ):
                 row.append(other)
                 grew = True
     return row if len(row) >= 3 and line_problem(state, row) is None else []

@@ -199,6 +199,13 @@ SPECS: tuple[Option, ...] = (
     Option("rear_panic_friends_only", "G-31", True, flag, "rear panic hits only the destroyed unit's friends"),
     Option("rear_panic_depth_mm", "G-31", 50, whole(0, 500), "depth of the strip behind a destroyed unit"),
     Option("flee_allowance", "G-32", "good_going", one_of("good_going"), "the full move a fleeing unit makes"),
+    Option(
+        "flee_swerve_first",
+        "G-32",
+        "clockwise",
+        one_of("clockwise", "anticlockwise"),
+        "which way a fleeing unit swerves when either way needs the same turn",
+    ),
     Option("fall_back_pass_through", "G-33", "movement_rules", one_of("movement_rules"), "who falls back through"),
     Option("square_factor_row", "G-34", "reg_inf", one_of("reg_inf", "pike_coi"), "chart row a Square fights on"),
     Option("square_ip", "G-34", 1, whole(0, 6), "IP to form or leave a Square"),
@@ -282,6 +289,14 @@ SPECS: tuple[Option, ...] = (
         True,
         flag,
         "where lake or sea fills a base edge, that side deploys within 10 cm of the water's edge (L154)",
+    ),
+    Option(
+        "flank_contact",
+        "S-12",
+        "half",
+        one_of("half", "whole"),
+        "an enemy's front edge against a flank contacts it when it covers at least half the flank (so one card "
+        "may contact the flanks of two, L325), or only the whole flank",
     ),
 )
 BY_NAME = {spec.name: spec for spec in SPECS}

@@ -1,11 +1,12 @@
 """After a combat: casualty rolls, falling back, fleeing, destruction and rear panic (L446-L456).
 
-Fall back: 3 cm straight back without turning; friends behind are passed through where the
-movement rules let them be (Mounted through Command Units, anyone through Combat Engineers)
-or pushed back; otherwise the unit is destroyed. Flee: fall back, turn about, then a full
-good-going move straight on. Until table geometry traces swerves, the flight runs straight and
-stops short of the first card or bad ground in its way (README: "geometry"); leaving the table
-counts as lost, and a river in the way is crossed (a Difficult one needs a 6, or it is the end).
+Fall back: 3 cm straight back without turning; friends facing the same way are passed through
+where the movement rules let them be (Mounted through Command Units) or pushed back, Combat
+Engineers always passed; otherwise, or on meeting an enemy, the unit is destroyed. Flee: fall
+back, turn about, then a full good-going move, swerving by the least angle round what blocks it
+(retreat.py has the paths); blocked within a quarter turn either way, it is destroyed. Leaving
+the table counts as lost, and a river in the way is crossed (a Difficult one needs a 6, or it is
+the end).
 """
 
 from __future__ import annotations
@@ -16,26 +17,27 @@ from typing import Any
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.data import TABLES
 from games.cest_la_guerre.events import public
-from games.cest_la_guerre.geometry import (
-    CARD_DEPTH,
-    along,
-    card_rect,
-    left_of,
-    opposite,
-    overlaps,
-    rect_of,
-    step,
-    union,
-)
+from games.cest_la_guerre.geometry import describe_facing, opposite, overlaps, pose_state, quantized, rect_of
 from games.cest_la_guerre.hidden import public_name, reveal, reveal_check
-from games.cest_la_guerre.movement import passable, river_condition
+from games.cest_la_guerre.movement import river_condition
 from games.cest_la_guerre.relations import flank_rear_enemies, front_enemy
-from games.cest_la_guerre.terrain import path_going, rect, rivers_crossed
+from games.cest_la_guerre.retreat import (
+    FALL_BACK,
+    back_pose,
+    clear_distance,
+    fall_back_meets,
+    flight,
+    may_pass_falling_back,
+    may_push,
+    panic_strip,
+    push_blocked,
+    shove_needed,
+)
+from games.cest_la_guerre.terrain import rivers_crossed
 from games.cest_la_guerre.units import allowance, is_artillery, placed
 from games.cest_la_guerre.zones import on_table
 
 Unit = dict[str, Any]
-FALL_BACK = CARD_DEPTH
 
 
 def roll_casualties(b: Bound, unit: Unit, times: int, why: str) -> None:
@@ -77,13 +79,7 @@ def destroy(b: Bound, unit: Unit, why: str, in_combat: bool = True) -> None:
 
 def rear_panic(b: Bound, dead: Mapping[str, Any]) -> None:
     """Every unit within 5 cm behind a unit destroyed in combat flees in disorder and rolls for casualties."""
-    depth = b.options["rear_panic_depth_mm"]
-    back = opposite(dead["facing"])
-    rear_mid = step((dead["x"], dead["y"]), back, CARD_DEPTH // 2)
-    far_mid = step(rear_mid, back, depth)
-    side = left_of(dead["facing"])
-    a, c = step(rear_mid, side, 25), step(far_mid, side, -25)
-    strip = (min(a[0], c[0]), min(a[1], c[1]), max(a[0], c[0]), max(a[1], c[1]))
+    strip = panic_strip(dead, b.options["rear_panic_depth_mm"])
     for unit in list(placed(b.state)):
         if b.options["rear_panic_friends_only"] and unit["owner"] != dead["owner"]:
             continue
@@ -102,93 +98,63 @@ def _leave_table(b: Bound, unit: Unit, how: str) -> None:
     )
 
 
-def _blocked_back(b: Bound, unit: Unit, distance: int) -> tuple[str, Unit | None]:
-    """Return what stops a straight move back of `distance`: ("", None) if nothing, else why and by whom."""
-    back = opposite(unit["facing"])
-    end = step((unit["x"], unit["y"]), back, distance)
-    swept = union(rect_of(unit), card_rect(end[0], end[1], unit["facing"]))
-    if path_going(b.state, (unit["x"], unit["y"]), end) == "impassable":
-        return "impassable terrain behind it", None
-    for other in placed(b.state):
-        if other is not unit and overlaps(swept, rect_of(other)):
-            return ("enemy", other) if other["owner"] != unit["owner"] else ("friend", other)
-    return "", None
-
-
 def fall_back(b: Bound, unit: Unit, why: str) -> bool:
-    """Move a unit 3 cm straight back; return whether it is still on the table."""
+    """Move a unit 3 cm straight back; return whether it is still on the table (L452)."""
     if unit["status"] != "table":
         return False
     if front_enemy(b.state, unit) is not None and flank_rear_enemies(b.state, unit):
         destroy(b, unit, "it must fall back while fought in front and on a flank or rear")
         return False
-    back = opposite(unit["facing"])
-    distance = FALL_BACK
+    distance: float = FALL_BACK
     for _ in range(len(b.state["units"]) + 1):
-        end = step((unit["x"], unit["y"]), back, distance)
-        if not on_table(b.state, card_rect(end[0], end[1], unit["facing"])):
+        if not on_table(b.state, rect_of(dict(unit, **_xy(back_pose(unit, distance))))):
             _leave_table(b, unit, "falls back")
             return False
-        reason, other = _blocked_back(b, unit, distance)
+        reason, other = fall_back_meets(b.state, unit, distance)
         if not reason:
             break
-        if other is None or reason == "enemy":
-            destroy(b, unit, f"its fall back is blocked by {other['marker'] if other else reason}")
+        if other is None:
+            destroy(b, unit, f"its fall back is blocked by {reason}")
             return False
-        if passable(unit, other):
-            distance = _clear_distance(unit, other, back)
+        if reason == "enemy":
+            destroy(b, unit, f"it falls back onto the enemy {other['marker']}")
+            return False
+        if may_pass_falling_back(unit, other):
+            distance = clear_distance(unit, other)
             continue
-        if other["facing"] == unit["facing"] and not is_artillery(other) and _push(b, other, unit, distance):
+        if may_push(unit, other, is_artillery(other)) and _push(b, other, unit, distance):
             break
-        destroy(b, unit, f"its fall back is blocked by {other['marker']}")
+        facing = "" if may_push(unit, other, False) else " (facing another way)"
+        destroy(b, unit, f"its fall back is blocked by {other['marker']}{facing}")
         return False
     start = [unit["x"], unit["y"]]
-    unit["x"], unit["y"] = step((unit["x"], unit["y"]), back, distance)
+    unit.update(pose_state(*back_pose(unit, distance)))
     text = f"{public_name(unit)} falls back to ({unit['x']}, {unit['y']}) ({why})."
     b.events.append(public("fall-back", text, marker=unit["marker"], path=[start, [unit["x"], unit["y"]]]))
     reveal_check(b.state, b.events)
     return unit["status"] == "table"
 
 
-def _clear_distance(unit: Mapping[str, Any], friend: Mapping[str, Any], back: str) -> int:
-    """Return how far back `unit` must go to end clear beyond `friend`."""
-    return max(FALL_BACK, max_along(rect_of(friend), back) - min_along(rect_of(unit), back))
+def _xy(pose: tuple[float, float, float]) -> dict[str, float]:
+    return {"x": pose[0], "y": pose[1]}
 
 
-def _push(b: Bound, friend: Unit, pusher: Mapping[str, Any], distance: int) -> bool:
+def _push(b: Bound, friend: Unit, pusher: Mapping[str, Any], distance: float) -> bool:
     """Push a friend facing the same way back far enough to make room; return whether it could be."""
-    back = opposite(pusher["facing"])
-    pusher_end = card_rect(*step((pusher["x"], pusher["y"]), back, distance), pusher["facing"])
-    friend_rect = rect_of(friend)
-    shove = max_along(pusher_end, back) - min_along(friend_rect, back)
+    shove = shove_needed(pusher, distance, friend)
     if shove <= 0:
         return True
-    end = step((friend["x"], friend["y"]), back, shove)
-    new_rect = card_rect(end[0], end[1], friend["facing"])
-    if not on_table(b.state, new_rect) or path_going(b.state, (friend["x"], friend["y"]), end) == "impassable":
-        return False
-    swept = union(friend_rect, new_rect)
-    if any(o is not friend and o is not pusher and overlaps(swept, rect_of(o)) for o in placed(b.state)):
+    if push_blocked(b.state, friend, pusher, shove):
         return False
     start = [friend["x"], friend["y"]]
-    friend["x"], friend["y"] = end
-    text = f"{public_name(friend)} is pushed back to ({end[0]}, {end[1]})."
-    b.events.append(public("pushed", text, marker=friend["marker"], path=[start, [end[0], end[1]]]))
+    friend.update(pose_state(*back_pose(friend, shove)))
+    text = f"{public_name(friend)} is pushed back to ({friend['x']}, {friend['y']})."
+    b.events.append(public("pushed", text, marker=friend["marker"], path=[start, [friend["x"], friend["y"]]]))
     return True
 
 
-def min_along(area: tuple[int, int, int, int], facing: str) -> int:
-    """Return the nearest extent of a rectangle in the direction `facing`."""
-    return min(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
-
-
-def max_along(area: tuple[int, int, int, int], facing: str) -> int:
-    """Return the farthest extent of a rectangle in the direction `facing`."""
-    return max(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
-
-
 def flee(b: Bound, unit: Unit, why: str) -> None:
-    """Fall back, turn about and make a full move away; end in disorder (L454)."""
+    """Fall back, turn about and make a full move away, swerving round what blocks it; end in disorder (L454)."""
     if unit["status"] != "table":
         return
     if is_artillery(unit) and b.options["artillery_must_flee"] == "destroyed":
@@ -196,62 +162,34 @@ def flee(b: Bound, unit: Unit, why: str) -> None:
         return
     if not fall_back(b, unit, why):
         return
-    unit["facing"] = opposite(unit["facing"])
+    unit["facing"] = pose_state(unit["x"], unit["y"], opposite(unit["facing"]))["facing"]
     full = allowance({**unit, "disordered": False}, "good")
     if not unit["face_up"]:
         full = min(full, b.options["face_down_allowance_mm"])
-    distance, reason = _flight_room(b, unit, full)
-    end = step((unit["x"], unit["y"]), unit["facing"], distance)
-    if reason == "table edge":
+    path = flight(b.state, unit, full)
+    if path.end is None:
+        destroy(b, unit, f"its flight is blocked by {path.blocker} within a quarter turn either way")
+        return
+    if path.leaves_table:
         _leave_table(b, unit, "flees")
         return
-    for river in rivers_crossed(b.state, (unit["x"], unit["y"]), end):
+    for river in rivers_crossed(b.state, (unit["x"], unit["y"]), path.end[:2]):
         if not _flee_across(b, unit, river):
             return
     start = [unit["x"], unit["y"]]
-    unit["x"], unit["y"] = end
+    unit.update(pose_state(*path.end))
     unit["disordered"] = True
-    stop = f", stopping short of {reason}" if reason else ""
+    swerve = f", swerving {quantized(abs(path.swerve))} degrees" if path.swerve else ""
     b.events.append(
         public(
             "flee",
-            f"{public_name(unit)} flees {distance} mm to ({end[0]}, {end[1]}){stop}, now facing {unit['facing']}, "
-            "in disorder.",
+            f"{public_name(unit)} flees {full} mm to ({unit['x']}, {unit['y']}){swerve}, now facing "
+            f"{describe_facing(unit['facing'])}, in disorder.",
             marker=unit["marker"],
-            path=[start, [end[0], end[1]]],  # for the picture's arrow
+            path=[start, [unit["x"], unit["y"]]],  # for the picture's arrow
         )
     )
     reveal_check(b.state, b.events)
-
-
-def _flight_room(b: Bound, unit: Mapping[str, Any], full: int) -> tuple[int, str]:
-    """Return how far a fleeing unit gets straight ahead, and what stopped it ("" if nothing)."""
-    facing = unit["facing"]
-    own = rect_of(unit)
-    front = max_along(own, facing)
-    side = left_of(facing)
-    low = min(along((own[0], own[1]), side), along((own[2], own[3]), side))
-    high = max(along((own[0], own[1]), side), along((own[2], own[3]), side))
-    room, reason = full, ""
-    obstacles = [(rect_of(o), o["marker"]) for o in placed(b.state) if o is not unit]
-    start = (unit["x"], unit["y"])
-    obstacles += [
-        (rect(f), f"{f['kind']} {f['id']}")
-        for f in b.state["terrain"]
-        if f["going"] != "good" and not overlaps(own, rect(f))
-    ]
-    for area, name in obstacles:
-        a_low = min(along((area[0], area[1]), side), along((area[2], area[3]), side))
-        a_high = max(along((area[0], area[1]), side), along((area[2], area[3]), side))
-        near_edge = min(along((area[0], area[1]), facing), along((area[2], area[3]), facing))
-        if a_high <= low or a_low >= high or near_edge < front:
-            continue
-        if near_edge - front < room:
-            room, reason = near_edge - front, name
-    end = step(start, facing, room)
-    if not on_table(b.state, card_rect(end[0], end[1], facing)):
-        return room, "table edge"
-    return room, reason
 
 
 def _flee_across(b: Bound, unit: Unit, river: dict[str, Any]) -> bool:

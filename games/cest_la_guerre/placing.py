@@ -1,6 +1,7 @@
 """Putting cards on the table: deployment (L154) and a Reserve Force's arrival (L169).
 
-Both take a list of placements {unit, x, y, facing}; every card lands face down.
+Both take a list of placements {unit, x, y, facing}; every card lands face down. A facing is a
+compass bearing in degrees or a compass word, at any angle; the card must lie wholly in its zone.
 """
 
 from __future__ import annotations
@@ -8,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.cest_la_guerre.geometry import FACINGS, card_rect, overlaps, rect_of
+from games.cest_la_guerre.geometry import (
+    COMPASS,
+    card_rect,
+    describe_facing,
+    facing_of,
+    is_facing,
+    kept_facing,
+    overlaps,
+    rect_of,
+)
 from games.cest_la_guerre.terrain import going_at
 from games.cest_la_guerre.units import find, placed
 from games.cest_la_guerre.zones import TOWARDS, in_strip, on_table
@@ -33,7 +43,7 @@ def placement_problems(
     problems: list[Problem] = []
     wanted = {card["id"] for card in expected}
     seen: set[str] = set()
-    rects: list[tuple[str, tuple[int, int, int, int]]] = [(u["marker"], rect_of(u)) for u in placed(state)]
+    rects: list[tuple[str, Any]] = [(u["marker"], rect_of(u)) for u in placed(state)]
     for index, item in enumerate(placements):
         where = f"{path}[{index}]"
         card = find(state, role, item["unit"])
@@ -51,10 +61,16 @@ def placement_problems(
             continue
         seen.add(card["id"])
         facing = item.get("facing", TOWARDS[edge])
-        if facing not in FACINGS:
-            problems.append(Problem("illegal.place.facing", f"{where}.facing", "facing is north, east, south or west"))
+        if not is_facing(facing):
+            problems.append(
+                Problem(
+                    "illegal.place.facing",
+                    f"{where}.facing",
+                    f"facing is a bearing in degrees (0 north, 90 east) or one of {', '.join(COMPASS)}",
+                )
+            )
             continue
-        rect = card_rect(item["x"], item["y"], facing)
+        rect = card_rect(item["x"], item["y"], facing_of(facing))
         if not on_table(state, rect):
             problems.append(
                 Problem("illegal.place.table", where, f"{card['id']} at ({item['x']}, {item['y']}) is off the table")
@@ -65,7 +81,8 @@ def placement_problems(
                     "illegal.place.zone",
                     where,
                     f"{card['id']} must lie wholly within {depth} mm of the {edge} edge "
-                    f"(its card spans x {rect[0]}-{rect[2]}, y {rect[1]}-{rect[3]})",
+                    f"(its card spans x {_span(rect.bounds[0], rect.bounds[2])}, "
+                    f"y {_span(rect.bounds[1], rect.bounds[3])})",
                 )
             )
         elif going_at(state, (item["x"], item["y"])) == "impassable":
@@ -91,7 +108,7 @@ def place(state: dict[str, Any], role: str, placements: Sequence[Mapping[str, An
             status="table",
             x=item["x"],
             y=item["y"],
-            facing=item.get("facing", TOWARDS[edge]),
+            facing=kept_facing(item.get("facing", TOWARDS[edge])),
             face_up=False,
         )
         cards.append(card)
@@ -99,7 +116,7 @@ def place(state: dict[str, Any], role: str, placements: Sequence[Mapping[str, An
 
 
 def suggest(
-    state: Mapping[str, Any], cards: Sequence[Mapping[str, Any]], edge: str, depth: int, facing: str
+    state: Mapping[str, Any], cards: Sequence[Mapping[str, Any]], edge: str, depth: int, facing: Any
 ) -> list[dict[str, Any]]:
     """Return placements that fit: rows along `edge` filled from the middle outwards (the first
     cards, commanders in list order, in the centre), skipping impassable ground and other cards."""
@@ -108,6 +125,7 @@ def suggest(
     along_x = edge in ("south", "north")
     span = width if along_x else length
     ranked: list[tuple[int, int, int, int]] = []
+    facing = describe_facing(facing) if describe_facing(facing) in COMPASS else kept_facing(facing)
     for row_index, row in enumerate(15 + 35 * k for k in range(max(1, (depth + 5) // 35))):
         for step in range(30, span - 25, 55):
             x, y = {
@@ -121,7 +139,7 @@ def suggest(
     placements = []
     for card in cards:
         for x, y in spots:
-            rect = card_rect(x, y, facing)
+            rect = card_rect(x, y, facing_of(facing))
             if (
                 on_table(state, rect)
                 and in_strip(state, rect, edge, depth)
@@ -133,3 +151,7 @@ def suggest(
                 spots.remove((x, y))
                 break
     return placements
+
+
+def _span(low: float, high: float) -> str:
+    return f"{round(low, 1):g}-{round(high, 1):g}"

@@ -2,7 +2,8 @@
 
 Players declare a contact ("my B3 charges the front of R5"); the referee places the card lined
 up (geometry.contact_pose), and from then on every relation is read off the poses, never typed
-in (L325-L327, L384). Combat Engineers have no front: every edge of theirs counts as rear (L291).
+in (L325-L327, L384), at any facing, within TOUCH_MM and FACING_TOLERANCE. Combat Engineers have
+no front: every edge of theirs counts as rear (L291).
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from games.cest_la_guerre.geometry import (
     opposite,
     pose_of,
     right_of,
+    same_facing,
 )
 from games.cest_la_guerre.units import placed
 
 Unit = dict[str, Any]
-FLANK_REACH = CARD_WIDTH // 2 - CARD_DEPTH // 2  # how far a flank attacker's centre may slide along the flank
+# How far a flank attacker's centre may lie from the flank's middle, along it, by option
+# flank_contact (S-12): "whole", its front edge covers the whole flank (front corners level at
+# most); "half", it covers at least half of it, as when one card's front meets the flanks of two
+# cards one behind the other (L325).
+FLANK_REACH = {"whole": CARD_WIDTH / 2 - CARD_DEPTH / 2, "half": CARD_WIDTH / 2}
 
 
 REACH = CARD_WIDTH + CARD_DEPTH  # no two cards whose centres are farther apart on either axis can touch
@@ -36,43 +42,50 @@ def close(a: Mapping[str, Any], b: Mapping[str, Any], reach: int) -> bool:
     return abs(a["x"] - b["x"]) <= reach and abs(a["y"] - b["y"]) <= reach
 
 
-def _edge_against(attacker: Mapping[str, Any], target: Mapping[str, Any], facing: str) -> str | None:
+def flank_cover(options: Mapping[str, Any]) -> str:
+    """Return how much of a flank a flank contact covers (option flank_contact; absent in games begun earlier)."""
+    return str(options.get("flank_contact", "whole"))
+
+
+def _edge_against(
+    attacker: Mapping[str, Any], target: Mapping[str, Any], facing: Any, cover: str = "half"
+) -> str | None:
     """Return which edge of a card facing `facing` (at target's place) the attacker's front edge is against."""
     a, t = pose_of(attacker), (target["x"], target["y"], facing)
     rel = offset(t, a)
     ahead, left = along(rel, facing), along(rel, left_of(facing))
-    if a[2] == opposite(facing) and near(ahead, CARD_DEPTH) and near(left, 0):
+    if same_facing(a[2], opposite(facing)) and near(ahead, CARD_DEPTH) and near(left, 0):
         return "front"
-    if a[2] == facing and near(ahead, -CARD_DEPTH) and near(left, 0):
+    if same_facing(a[2], facing) and near(ahead, -CARD_DEPTH) and near(left, 0):
         return "rear"
-    reach = CARD_WIDTH // 2 + CARD_DEPTH // 2
-    if a[2] == right_of(facing) and near(left, reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    reach = CARD_WIDTH / 2 + CARD_DEPTH / 2
+    slide = FLANK_REACH[cover] + TOUCH_MM
+    if same_facing(a[2], right_of(facing)) and near(left, reach) and abs(ahead) <= slide:
         return "left"
-    if a[2] == left_of(facing) and near(left, -reach) and abs(ahead) <= FLANK_REACH + TOUCH_MM:
+    if same_facing(a[2], left_of(facing)) and near(left, -reach) and abs(ahead) <= slide:
         return "right"
     return None
 
 
-def contact_edge(attacker: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
-    """Return the edge of `target` that `attacker`'s front edge is lined up against, or None.
+def contact_edge(attacker: Mapping[str, Any], target: Mapping[str, Any], cover: str = "half") -> str | None:
+    """Return the edge of `target` that `attacker`'s front edge is lined up against, or None
+    (`cover`: how much of a flank a flank contact covers, see flank_cover).
 
     Every contact on Combat Engineers is a rear contact.
     """
     if attacker["owner"] == target["owner"] or not close(attacker, target, REACH):
         return None
     if target["type"] == "engineers":
-        for facing in ("north", "east", "south", "west"):
-            if _edge_against(attacker, target, facing):
-                return "rear"
-        return None
-    return _edge_against(attacker, target, target["facing"])
+        return "rear" if _edge_against(attacker, target, target["facing"], cover) else None
+    return _edge_against(attacker, target, target["facing"], cover)
 
 
 def contacts_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tuple[Unit, str]]:
     """Return the enemy cards whose front edge touches `target`, with the edge each is against."""
     found = []
+    cover = flank_cover(state["options"])
     for unit in placed(state):
-        edge = contact_edge(unit, target) if unit["owner"] != target["owner"] else None
+        edge = contact_edge(unit, target, cover) if unit["owner"] != target["owner"] else None
         if edge:
             found.append((unit, edge))
     return found
@@ -92,7 +105,8 @@ def in_melee(state: Mapping[str, Any], unit: Mapping[str, Any]) -> bool:
     """Return whether a card touches an enemy, or an enemy touches it, in any contact."""
     if contacts_on(state, unit):
         return True
-    return any(contact_edge(unit, other) for other in placed(state) if other["owner"] != unit["owner"])
+    cover = flank_cover(state["options"])
+    return any(contact_edge(unit, other, cover) for other in placed(state) if other["owner"] != unit["owner"])
 
 
 def overlaps_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tuple[Unit, str]]:
@@ -103,7 +117,7 @@ def overlaps_on(state: Mapping[str, Any], target: Mapping[str, Any]) -> list[tup
     for unit in placed(state):
         if (
             unit["owner"] == target["owner"]
-            or unit["facing"] != opposite(facing)
+            or not same_facing(unit["facing"], opposite(facing))
             or not close(unit, target, CARD_WIDTH + TOUCH_MM)
         ):
             continue
@@ -123,7 +137,7 @@ def directly_behind(state: Mapping[str, Any], front: Mapping[str, Any]) -> Unit 
         if (
             unit is front
             or unit["owner"] != front["owner"]
-            or unit["facing"] != front["facing"]
+            or not same_facing(unit["facing"], front["facing"])
             or not close(unit, front, CARD_DEPTH + TOUCH_MM)
         ):
             continue
@@ -150,7 +164,7 @@ def rear_supporters(state: Mapping[str, Any], attacker: Mapping[str, Any], depth
 
 def side_by_side(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Return whether b stands beside a, same facing, front corners touching."""
-    if a["facing"] != b["facing"]:
+    if not same_facing(a["facing"], b["facing"]):
         return False
     rel = offset(pose_of(a), pose_of(b))
     return near(along(rel, a["facing"]), 0) and near(abs(along(rel, left_of(a["facing"]))), CARD_WIDTH)

@@ -183,10 +183,10 @@ def check(state: Mapping[str, Any]) -> list[str]:
     on_table = list(placed(state))
     width, depth = state["options"]["table_mm"]
     for unit in on_table:
-        x1, y1, x2, y2 = rect_of(unit)
+        x1, y1, x2, y2 = rect_of(unit).bounds
         if unit["marker"] is None:
             problems.append(f"{unit['owner']} {unit['id']} is on the table without a marker")
-        if x1 < 0 or y1 < 0 or x2 > width or y2 > depth:
+        if x1 < -0.1 or y1 < -0.1 or x2 > width + 0.1 or y2 > depth + 0.1:
             problems.append(f"{unit['marker']} is off the table at ({unit['x']}, {unit['y']})")
         if unit["casualties"] < 0:
             problems.append(f"{unit['marker']} has negative casualties")

@@ -8,7 +8,11 @@ from games.cest_la_guerre.data import TROOPS
 
 REF = {"type": "str", "max": 40, "description": "a card: your card's id (e.g. reg-inf-average-2) or its marker (B4)"}
 MARKER = {"type": "str", "max": 12, "description": "an enemy card's marker (e.g. R7)"}
-FACING = {"type": "str", "enum": ["north", "east", "south", "west"], "description": "where the card's front faces"}
+FACING = {
+    "type": "any",
+    "description": "where the card's front faces: a bearing in degrees (0 north, 90 east, clockwise) or a "
+    "compass word (north, north-east, east, ...)",
+}
 MM = {"type": "int", "min": -10000, "max": 10000, "description": "millimetres from the table's south-west corner"}
 POSE = {
     "type": "map",
@@ -23,6 +27,26 @@ PLACEMENT = {
 }
 DESTINATION_FIELDS: dict[str, Any] = {
     "to": POSE,
+    "via": {
+        "type": "list",
+        "max": 10,
+        "description": "waypoints [x, y] the card's centre passes on its way, in order (not with wheel)",
+        "items": {"type": "list", "min": 2, "max": 2, "items": MM},
+    },
+    "wheel": {
+        "type": "map",
+        "required": ["pivot", "degrees"],
+        "description": "wheel about a front corner, measured along the arc of the corner farthest from it",
+        "fields": {
+            "pivot": {"type": "str", "enum": ["left", "right"], "description": "the front corner that stays put"},
+            "degrees": {"type": "int", "min": -180, "max": 180, "description": "clockwise positive"},
+            "about": {
+                **REF,
+                "description": "wheel about this card's front corner instead (a Line wheels about its end card; "
+                "the referee fills this in for a Line)",
+            },
+        },
+    },
     "contact": {
         "type": "map",
         "required": ["target", "edge"],
@@ -46,7 +70,8 @@ REFS = {"type": "list", "max": 40, "items": REF}
 ACTION = {
     "type": "map",
     "description": "one action: one of move, charge, group, column, line, reorder, rally, reveal, dismount, "
-    "remount, square, leave_square, build, demolish; a move also names to, contact, overlap or behind",
+    "remount, square, leave_square, build, demolish; a move also names to, contact, overlap, behind or wheel "
+    "(and may go via waypoints)",
     "fields": {
         "move": {**REF, "description": "move this card (1 IP and surcharges)"},
         "charge": {**REF, "description": "a second move into contact by cavalry (1 IP)"},

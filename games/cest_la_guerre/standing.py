@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.cest_la_guerre import examples
+from games.cest_la_guerre.geometry import describe_facing
 from games.cest_la_guerre.pace import choices
 from games.cest_la_guerre.pregame import DEPLOY_DEPTH
 from games.cest_la_guerre.rules import phase
@@ -107,7 +108,10 @@ def _card(card: Mapping[str, Any]) -> str:
     head = f"{card['marker'] + ' ' if card.get('marker') else ''}{card['id']}{name}: {card['card']}"
     if card["status"] != "table":
         return f"{head}, {PLACES.get(card['status'], card['status'])}"
-    state = [f"at ({card['x']}, {card['y']}) facing {card['facing']}", "face up" if card["face_up"] else "face down"]
+    state = [
+        f"at ({card['x']}, {card['y']}) facing {describe_facing(card['facing'])}",
+        "face up" if card["face_up"] else "face down",
+    ]
     if card["casualties"]:
         state.append(f"{card['casualties']} casualt{'y' if card['casualties'] == 1 else 'ies'}")
     if card["disordered"]:

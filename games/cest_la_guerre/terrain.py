@@ -11,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.cest_la_guerre.geometry import Rect, Vector, contains_point, segment_hits
+from games.cest_la_guerre.geometry import Vector, contains_point, segment_hits
 
 GOING_ORDER = {"good": 0, "bad": 1, "impassable": 2}
 CROSSINGS = ("ford", "bridge")
 LIVE_RIVER = ("normal", "difficult")
 
 
-def rect(feature: Mapping[str, Any]) -> Rect:
+Box = tuple[float, float, float, float]  # (x1, y1, x2, y2): terrain features are rectangles
+
+
+def rect(feature: Mapping[str, Any]) -> Box:
     """Return a feature's rectangle."""
     x1, y1, x2, y2 = feature["rect"]
     return x1, y1, x2, y2

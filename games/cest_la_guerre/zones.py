@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from shapely.geometry import box
+
 from games.cest_la_guerre.geometry import Rect, inside, table_rect
 
 EDGES = ("south", "north", "west", "east")
@@ -35,14 +37,14 @@ def entry_edge(state: Mapping[str, Any], role: str, name: str) -> str:
 
 def strip(state: Mapping[str, Any], edge: str, depth: int) -> Rect:
     """Return the strip `depth` mm deep along a table edge."""
-    x1, y1, x2, y2 = table_rect(state["options"]["table_mm"])
+    x1, y1, x2, y2 = table_rect(state["options"]["table_mm"]).bounds
     if edge == "south":
-        return x1, y1, x2, y1 + depth
+        return box(x1, y1, x2, y1 + depth)
     if edge == "north":
-        return x1, y2 - depth, x2, y2
+        return box(x1, y2 - depth, x2, y2)
     if edge == "west":
-        return x1, y1, x1 + depth, y2
-    return x2 - depth, y1, x2, y2
+        return box(x1, y1, x1 + depth, y2)
+    return box(x2 - depth, y1, x2, y2)
 
 
 def in_strip(state: Mapping[str, Any], card: Rect, edge: str, depth: int) -> bool:

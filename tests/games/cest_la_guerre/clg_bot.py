@@ -12,7 +12,7 @@ from typing import Any
 from games.cest_la_guerre import GAME
 from games.cest_la_guerre.battle import shooter_problem, target_problem
 from games.cest_la_guerre.formations import command_group
-from games.cest_la_guerre.geometry import opposite
+from games.cest_la_guerre.geometry import describe_facing, heading, opposite
 from games.cest_la_guerre.units import placed, units_of
 
 ARMIES = {
@@ -32,7 +32,6 @@ TERRAIN = {
     ],
     "side_by": "die",
 }
-STEP = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}
 
 
 def army_orders(role: str, secret: str) -> dict[str, Any]:
@@ -97,10 +96,11 @@ def movement(state: dict[str, Any], role: str, example: dict[str, Any]) -> dict[
     return orders
 
 
-def _advance(state: dict[str, Any], unit: dict[str, Any], forward: str, verb: str = "move") -> dict[str, Any]:
-    dx, dy = STEP[forward]
+def _advance(state: dict[str, Any], unit: dict[str, Any], forward: Any, verb: str = "move") -> dict[str, Any]:
+    dx, dy = heading(forward)
     reach = 90 if unit["type"] in ("artillery", "heavy_artillery") else 140
-    return {verb: unit["marker"], "to": {"x": unit["x"] + dx * reach, "y": unit["y"] + dy * reach, "facing": forward}}
+    to = {"x": round(unit["x"] + dx * reach), "y": round(unit["y"] + dy * reach), "facing": describe_facing(forward)}
+    return {verb: unit["marker"], "to": to}
 
 
 def shooting(state: dict[str, Any], role: str) -> dict[str, Any]:

@@ -7,13 +7,16 @@ from typing import Any
 from games.cest_la_guerre import rules
 from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.data import NO_GRADE, TROOPS, unit_cost
+from games.cest_la_guerre.geometry import kept_facing
 from games.cest_la_guerre.pregame import CARD_STATE
 from games.cest_la_guerre.units import by_marker
 
 DEFAULT_GRADE = {"general": "average", "sub_command": "average", "dummy": NO_GRADE}
 
 
-def card(marker: str, kind: str, x: int, y: int, facing: str, grade: str | None = None, **extra: Any) -> dict[str, Any]:
+def card(
+    marker: str, kind: str, x: float, y: float, facing: str | float, grade: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """Return a placed card; the owner follows the marker's letter (B: blue, R: red)."""
     owner = {"B": "blue", "R": "red"}[marker[0]]
     if grade is None:
@@ -37,7 +40,7 @@ def card(marker: str, kind: str, x: int, y: int, facing: str, grade: str | None 
         "marker": marker,
         "x": x,
         "y": y,
-        "facing": facing,
+        "facing": kept_facing(facing),
         "face_up": True,
     }
     unit.update(extra)

@@ -59,7 +59,7 @@ def test_dt01_mutual_shooting_not_doubled() -> None:
     assert event["data"]["returned"] is True
     assert (event["data"]["loser"], event["data"]["doubled"]) == ("R1", False)
     french = unit(b.state, "R1")
-    assert (french["y"], french["facing"], french["casualties"]) == (500, "south", 1)  # fell back 3 cm, one casualty
+    assert (french["y"], french["facing"], french["casualties"]) == (500, 180, 1)  # fell back 3 cm, one casualty
 
 
 def test_dt02_mutual_shooting_doubled_flees_but_is_not_destroyed() -> None:
@@ -69,7 +69,7 @@ def test_dt02_mutual_shooting_doubled_flees_but_is_not_destroyed() -> None:
     assert event["data"]["results"] == ["flee", "casualty"]
     french = unit(b.state, "R1")
     assert french["status"] == "table" and french["disordered"]
-    assert (french["y"], french["facing"], french["casualties"]) == (500 + 150, "north", 0)
+    assert (french["y"], french["facing"], french["casualties"]) == (500 + 150, 0, 0)
 
 
 def cavalry_charge(friend_behind: bool = True, woods: bool = False) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def test_dt03_cavalry_quick_kills_infantry_and_the_friend_behind_panics() -> Non
     assert unit(b.state, "R1")["status"] == "destroyed"
     assert points_lost(b.state, "red") == 5  # 2.5 points
     friend = unit(b.state, "R2")
-    assert friend["disordered"] and friend["casualties"] == 1 and friend["facing"] == "north"
+    assert friend["disordered"] and friend["casualties"] == 1 and friend["facing"] == 0
     assert "panics" in texts(b.events)
 
 
@@ -100,7 +100,7 @@ def test_dt04_not_doubled_infantry_flees_from_cavalry() -> None:
     assert (event["data"]["defender"]["total"], event["data"]["doubled"]) == (8, False)
     assert event["data"]["results"] == ["flee", "casualty"]
     infantry = unit(b.state, "R1")
-    assert (infantry["y"], infantry["facing"], infantry["disordered"]) == (680, "north", True)
+    assert (infantry["y"], infantry["facing"], infantry["disordered"]) == (680, 0, True)
 
 
 def test_dt05_cavalry_beaten_falls_back_and_in_bad_going_rolls_for_casualties() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pytest
 from clg_helpers import battle, bound, card, feature, texts, unit
 
 from games.cest_la_guerre import rules, standing
@@ -261,14 +260,29 @@ def two_flanks() -> dict[str, Any]:
 
 def test_two_cards_turned_by_one_enemy_stand_one_behind_the_other() -> None:
     state = two_flanks()
-    if len(contacts_on(state, unit(state, "R1")) + contacts_on(state, unit(state, "R2"))) < 2:
-        pytest.skip("this tree's card geometry lines a flank attacker up with one card only (free-angle geometry)")
+    assert [edge for _, edge in contacts_on(state, unit(state, "R1")) + contacts_on(state, unit(state, "R2"))] == [
+        "left",
+        "left",
+    ]
     b = bound(state, ScriptedDice([]))
     turn_to_face(b)
     first, second = unit(state, "R1"), unit(state, "R2")
     assert pose(first) == (515, 500, "west")  # nearer: ties go by marker
     assert pose(second) == (545, 500, "west")
     assert "behind R1" in texts(b.events)
+
+
+def test_a_flank_contact_covers_half_the_flank_or_the_whole_by_option() -> None:
+    """S-12: the book has one front meet two flanks (L325), so half a flank covered is a contact by
+    default; `flank_contact: whole` asks for the whole flank (front corners level)."""
+    state = two_flanks()
+    state["options"]["flank_contact"] = "whole"
+    assert contacts_on(state, unit(state, "R1")) == [] and contacts_on(state, unit(state, "R2")) == []
+    unit(state, "B1")["y"] = 505  # front corners level with R1's: its whole left flank
+    assert [edge for _, edge in contacts_on(state, unit(state, "R1"))] == ["left"]
+    assert contacts_on(state, unit(state, "R2")) == []
+    state["options"]["flank_contact"] = "half"  # R2's flank is 20 of 30 mm covered: both are contacted
+    assert len(contacts_on(state, unit(state, "R1")) + contacts_on(state, unit(state, "R2"))) == 2
 
 
 def test_the_second_card_turns_behind_the_first() -> None:

@@ -36,7 +36,7 @@ def test_the_opponent_sees_a_face_down_card_only_as_a_marker_at_a_place() -> Non
         "owner": "blue",
         "x": 500,
         "y": 100,
-        "facing": "north",
+        "facing": 0,
         "card": "face-down card",
     }
     assert seen["B3"] == {
@@ -44,7 +44,7 @@ def test_the_opponent_sees_a_face_down_card_only_as_a_marker_at_a_place() -> Non
         "owner": "blue",
         "x": 700,
         "y": 100,
-        "facing": "north",
+        "facing": 0,
         "card": "face-down card",
     }
     assert seen["B1"]["card"] == "Average General" and "name" not in seen["B1"]

@@ -154,5 +154,5 @@ def test_a_card_contacted_on_its_flank_turns_to_face() -> None:
         state, "blue", {"actions": [{"move": "B1", "contact": {"target": "R1", "edge": "left"}}]}, ScriptedDice([1, 1])
     )
     red = unit(b.state, "R1")
-    assert red["facing"] == "south"
+    assert red["facing"] == 180
     assert "turns to face" in texts(b.events)

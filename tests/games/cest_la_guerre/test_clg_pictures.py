@@ -33,6 +33,7 @@ from referee.letters.post import read_kept_html
 from referee.protocol.signatures import NAMESPACE_ORDERS, sign
 
 MAX_PHASES = 40
+FIGHTS = ("combat.melee", "combat.shooting")  # what the picture draws (not combat.none or combat.unasked)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def battle(tmp_path_factory: pytest.TempPathFactory) -> Battle:
         result = adjudicate(game_dir)
         played.phases.append(phase.stem)
         played.events[phase.stem] = result.events
-        fought = any(e.kind.startswith("combat.") for e in result.events)
+        fought = any(e.kind in FIGHTS for e in result.events)
     assert fought, "the bots fought no combat in the phases played"
     return played
 
@@ -129,7 +130,7 @@ def test_every_battle_letter_shows_the_table(battle: Battle) -> None:
 def test_a_report_draws_this_phases_moves_and_fights(battle: Battle) -> None:
     """The combat phase's report draws its fights; a movement phase's report, its moves as arrows."""
     moved = [s for s in battle.phases if any(e.kind == "move" for e in battle.events[s])]
-    fought = [s for s in battle.phases if any(e.kind.startswith("combat.") for e in battle.events[s])]
+    fought = [s for s in battle.phases if any(e.kind in FIGHTS for e in battle.events[s])]
     assert moved and fought
     for stem, drawn in ((moved[-1], 'stroke="#333333"'), (fought[-1], 'fill="#ffd23f"')):
         for role in ROLES:

@@ -15,7 +15,7 @@ from games.cest_la_guerre.bound import Bound
 from games.cest_la_guerre.combat import common_modifiers, melee_modifiers, outcome
 from games.cest_la_guerre.data import LISTS, TABLES, unit_cost
 from games.cest_la_guerre.geometry import contact_pose
-from games.cest_la_guerre.movement import move_allowance
+from games.cest_la_guerre.movement import Route, move_allowance
 from games.cest_la_guerre.options import resolve_options
 from games.cest_la_guerre.outcomes import roll_casualties
 from games.cest_la_guerre.victory import victory_check
@@ -213,7 +213,7 @@ def test_tx12_movement_allowances(kind: str, face_up: bool, going: str, expected
     }[going]
     state = battle([card("B1", kind, 500, 280, "north", face_up=face_up)], terrain)
     mover = unit(state, "B1")
-    limit, _ = move_allowance(bound(state, None), mover, (500, 280, "north"), (500, 380, "north"), False)
+    limit, _ = move_allowance(bound(state, None), mover, Route((500, 380, 0)), False)
     assert limit == expected
 
 
@@ -261,4 +261,4 @@ def test_tx16_enfilading_fire_and_the_target_does_not_turn() -> None:
     event = next(e for e in b.events if e["kind"] == "combat.shooting")
     assert {"name": "enfilade", "value": 1} in event["data"]["shooter"]["modifiers"]
     assert event["data"]["returned"] is False and event["data"]["results"] == ["fall_back", "casualty"]
-    assert unit(b.state, "R1")["facing"] == "north"
+    assert unit(b.state, "R1")["facing"] == 0
