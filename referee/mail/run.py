@@ -354,16 +354,19 @@ def watch(
     failures = 0
     while not stop():
         try:
-            on_pass(run_pass(home))
+            report = run_pass(home)
+            on_pass(report)
             config = home.load_config()
             if config.imap is None:
                 _pause(tick_seconds, stop)
                 continue
+            inbox = config.imap.folders["inbox"]
+            read_up_to = None if report.skipped else _stored_position(home, inbox)
             with Mailbox(config.imap) as mailbox:
                 if failures:
                     log(f"connected again to {config.imap.describe()} after {failures} failure(s)")
                     failures = 0
-                _wait_for_mail(mailbox, config.imap.folders["inbox"], renew_seconds, tick_seconds, stop)
+                _wait_for_mail(mailbox, inbox, read_up_to, renew_seconds, tick_seconds, stop)
         except NEEDS_OPERATOR:
             raise
         except Exception as exc:  # whatever else failed is retried: an unattended watch must not end
@@ -373,11 +376,34 @@ def watch(
             _pause(delay, stop)
 
 
+def _stored_position(home: Home, inbox: str) -> tuple[int, int]:
+    """The inbox's (UIDVALIDITY, last UID) that intake has stored up to; (0, 0) before any mail."""
+    ledger = Ledger(home.ledger_path)
+    try:
+        return ledger.position(inbox) or (0, 0)
+    finally:
+        ledger.close()
+
+
 def _wait_for_mail(
-    mailbox: Mailbox, inbox: str, renew_seconds: float, tick_seconds: float, stop: Callable[[], bool]
+    mailbox: Mailbox,
+    inbox: str,
+    read_up_to: tuple[int, int] | None,
+    renew_seconds: float,
+    tick_seconds: float,
+    stop: Callable[[], bool],
 ) -> None:
-    """Return when mail arrives, after `tick_seconds`, or at `stop()`; raise if the connection fails."""
-    mailbox.select(inbox)
+    """Return when mail arrives, after `tick_seconds`, or at `stop()`; raise if the connection fails.
+
+    Mail that reached the inbox between the pass and this SELECT is already counted in SELECT's
+    answer, so IDLE would never announce it: it is looked for first, past `read_up_to`, the position
+    the pass stored up to (None after a skipped pass, whose position another process is moving).
+    """
+    selected = mailbox.select(inbox)
+    if read_up_to is not None:
+        uidvalidity, last_uid = read_up_to
+        if mailbox.uids_after(last_uid if uidvalidity == selected.uidvalidity else 0):
+            return
     if not mailbox.has("IDLE"):  # a server without IDLE (RFC 2177) is polled once a tick
         _pause(tick_seconds, stop)
         return

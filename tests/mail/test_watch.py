@@ -53,6 +53,37 @@ def test_idle_brings_an_acknowledgement_within_seconds(mail_world: MailWorld) ->
     worker.join(timeout=40)
 
 
+def test_mail_arriving_between_the_pass_and_idle_is_not_left_for_the_tick(mail_world: MailWorld) -> None:
+    """SELECT already counts mail delivered after the pass, so IDLE never announces it: the watcher
+    must look for it before idling, not wait out the 30-second tick."""
+    stop = threading.Event()
+    passes: list[object] = []
+
+    def deliver_after_the_first_pass(report: object) -> None:
+        passes.append(report)
+        if len(passes) == 1:
+            mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
+
+    worker = threading.Thread(
+        target=watch,
+        kwargs={
+            "home": mail_world.home,
+            "tick_seconds": 30,
+            "stop": stop.is_set,
+            "on_pass": deliver_after_the_first_pass,
+        },
+        daemon=True,
+    )
+    worker.start()
+    try:
+        acknowledged = _until(lambda: any("orders accepted" in x["Subject"] for x in mail_world.letters("alice")), 15)
+    finally:
+        stop.set()
+    assert acknowledged, "mail delivered between a pass and IDLE waited for the tick"
+    assert len(passes) >= 2
+    worker.join(timeout=40)
+
+
 @pytest.fixture
 def own_dovecot_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MailWorld]:
     """A mail world on a Dovecot of its own, which the test may stop and start again."""
