@@ -171,8 +171,12 @@ class Mailbox:
         """Wait up to `seconds` in IMAP IDLE; return whether the server announced a change."""
         client = self.client
         client.idle()
+        responses: list[Any] = []
         try:
-            responses = client.idle_check(timeout=seconds)
+            responses += client.idle_check(timeout=seconds)
         finally:
-            client.idle_done()
+            # What the server sent between the check's timeout and DONE comes with DONE's answer,
+            # and it will not be announced again: a change there counts as much as one before.
+            _, before_done = client.idle_done()
+            responses += before_done
         return any(len(r) >= 2 and r[1] in (b"EXISTS", b"RECENT") for r in responses)

@@ -30,10 +30,16 @@ def test_idle_brings_an_acknowledgement_within_seconds(mail_world: MailWorld) ->
     passes: list[object] = []
     worker = threading.Thread(
         target=watch,
-        kwargs={"home": mail_world.home, "tick_seconds": 30, "stop": stop.is_set, "on_pass": passes.append},
+        kwargs={
+            "home": mail_world.home,
+            "tick_seconds": 30,
+            "renew_seconds": 2,
+            "stop": stop.is_set,
+            "on_pass": passes.append,
+        },
         daemon=True,
     )
-    worker.start()
+    worker.start()  # renew_seconds: IDLE is renewed, and `stop` looked at, every 2 s: the test ends soon after
     try:
         deadline = time.monotonic() + 10
         while not passes and time.monotonic() < deadline:
