@@ -24,6 +24,7 @@ from typing import Any
 
 from referee.kit.contract import Event
 from referee.protocol.canonical import canonical_json
+from referee.protocol.display import shown
 from referee.protocol.hidden import committed_text
 from referee.protocol.yamlsafe import dump
 
@@ -69,9 +70,21 @@ def proofs(events: list[Event]) -> list[dict[str, Any]]:
         for opening in event.data.get("openings", ()):
             # The opening says the exact text committed; an opening made before it said so is version 1's.
             text = opening.get("text") or committed_text(opening["label"], opening["index"], opening["value"])
-            found.append({**opening, "text": text, "check": proof_check(opening["salt"], text)})
+            found.append(
+                {**opening, "text": text, "check": proof_check(opening["salt"], text), "shown": _shown(opening)}
+            )
     return found
 
+
+def _shown(opening: dict[str, Any]) -> Any:
+    """A value as the letter prints it: a mapping or list (an opened sealed choice) in YAML flow
+    style, as players write it, where it used to print as Python's repr; any other value as
+    before, so that letters already sent are re-rendered byte for byte."""
+    value = opening["value"]
+    return shown(value, limit=PROOF_SHOWN_LIMIT) if isinstance(value, (dict, list)) else value
+
+
+PROOF_SHOWN_LIMIT = 400  # characters of an opened value in a letter; its exact text is printed beside it
 
 _HASH_TEXT = (
     'import hashlib,sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1]) + sys.argv[2].encode() + b"\\n").hexdigest())'

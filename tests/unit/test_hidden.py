@@ -373,3 +373,18 @@ def test_the_records_of_a_new_game_commit_typed_values(played: Path) -> None:
     assert first["protocol"] == "pbem-referee/4" and "state_scheme" in first
     alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
     assert "pbem-hidden/2 strength/alice 0 " in alice
+
+
+def test_an_opened_mapping_is_shown_as_a_player_writes_it_not_as_python() -> None:
+    """An opened sealed choice (Clash of Sovereigns' reactions) is a mapping: the letter shows it in
+    YAML flow style; a text or a number is shown as it always was, so old letters re-render alike."""
+    from referee.letters.content import proofs
+    from referee.protocol.hidden import committed_text
+
+    def opening(value: Any) -> dict[str, Any]:
+        text = committed_text("reaction", 0, value)
+        return {"label": "reaction", "index": 0, "value": value, "text": text, "salt": "00" * 16}
+
+    mapping, card, number = (opening(v) for v in ({"kind": "withdraw", "army": "saxe"}, "Ligonier", 7))
+    shown = [p["shown"] for p in proofs([Event("x", "x", {"openings": [mapping, card, number]}, ("a",))])]
+    assert shown == ['{kind: "withdraw", army: "saxe"}', "Ligonier", 7]
