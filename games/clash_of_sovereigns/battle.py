@@ -118,8 +118,7 @@ def resolve_battle(state: dict[str, Any], orders: Mapping[str, Mapping[str, Any]
             events.append(
                 Event(
                     "card.played",
-                    f"{seat} plays {info.get('name', card)} ({card}) as a Tac card at {battle['at']}. Card "
-                    f"text: {info.get('text', '(none supplied)')}",
+                    f"{seat} plays {info.get('name', card)} ({card}) as a Tac card at {battle['at']}.",
                     {"seat": seat, "deck": deck, "card": card, "use": "tac", "card_data": info},
                 )
             )

@@ -102,12 +102,13 @@ class PowerTurn:
         deck = DECK_OF_POWER[self.power]
         info = card_info(self.state, deck, play["card"])
         use = play["as"]
-        self._card_moves(deck, self.mover, play["card"], use, info)
+        text_told = self._card_moves(deck, self.mover, play["card"], use, info)
         self.events.append(
             Event(
                 "card.played",
                 f"{self.power.title()} plays {info.get('name', play['card'])} ({play['card']}, {info.get('cp', 0)} CP) "
-                f"as {use}. Card text: {info.get('text', '(none supplied)')}"
+                f"as {use}."
+                + ("" if text_told else f" Card text: {info.get('text', '(none supplied)')}")
                 + (f" Its player says: {play['detail']}" if play.get("detail") else ""),
                 {
                     "power": self.power,
@@ -144,16 +145,21 @@ class PowerTurn:
                 )
             )
 
-    def _card_moves(self, deck: str, seat: str, card: str, use: str, info: Mapping[str, Any]) -> None:
+    def _card_moves(self, deck: str, seat: str, card: str, use: str, info: Mapping[str, Any]) -> bool:
+        """Move the played card where its use sends it; return whether the deck's line told its text
+        (a card played to the discard pile has its text told there, so the game need not repeat it)."""
         cards = self.state["cards"]
+        text_told = False
         if use == "event" and info.get("stays_in_play"):
             cards, happened = decks.put_in_play(cards, deck, seat, card, self.dice, use=use)
         elif use == "event" and info.get("one_time"):
             cards, happened = decks.remove(cards, deck, seat, card, self.dice)
         else:
             cards, happened = decks.play(cards, deck, seat, card, self.dice, use=use)
+            text_told = True
         self.state["cards"] = cards
         self.events += happened
+        return text_told
 
     def event(self, play: Mapping[str, Any], info: Mapping[str, Any]) -> None:
         """An event's fixed parts: a sovereign takes the field (22.5), Colonial Influence rolls
@@ -334,8 +340,7 @@ class PowerTurn:
         self.events.append(
             Event(
                 "card.played",
-                f"{seat} interrupts with {info.get('name', item['card'])} ({item['card']}). Card text: "
-                f"{info.get('text', '(none supplied)')}"
+                f"{seat} interrupts with {info.get('name', item['card'])} ({item['card']})."
                 + (f" Its player says: {item['detail']}" if item.get("detail") else ""),
                 {"seat": seat, "deck": deck, "card": item["card"], "use": "interrupt", "card_data": info},
             )

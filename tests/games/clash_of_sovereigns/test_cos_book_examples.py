@@ -140,7 +140,9 @@ def test_13_5_a_tac_card_played_in_battle_moves_both_rolls_and_its_text_is_repor
     # French ABR 4 + 3 = 7, British 5 + 1 = 6: French +1 - 2 (Ligonier) = -1; British 0 + 3 = +3.
     assert result.data["abr"] == [7, 6] and result.data["drm"] == [-1, 3]
     played = next(e for e in events if e.kind == "card.played")
-    assert "Ligonier" in played.text and "Card text:" in played.text
+    told = next(e for e in events if e.kind == "deck.played")
+    assert "Ligonier" in played.text and "Tac card" in played.text
+    assert "+3 British" in told.text and "+3 British" not in played.text  # the card's text is told once
     assert new["step"]["kind"] == "power"
 
 
