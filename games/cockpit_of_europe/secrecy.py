@@ -38,7 +38,19 @@ def seal(
 ) -> tuple[list[dict[str, Any]], list[Event]]:
     """Seal `content` as `side`'s hidden note `note_id`; return the notes and the events."""
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, sort_keys=True)
-    return seal_note(state["notes"], state["round"], side, {"id": note_id, "text": text}, dice)
+    return seal_note(state["notes"], state["round"], side, {"id": note_id, "text": text}, dice, opens(side, note_id))
+
+
+def opens(side: str, note_id: str) -> str:
+    """What opens `side`'s note `note_id`, as the players are told when it is sealed (every note
+    still sealed also opens when the game ends)."""
+    if note_id == "descent":
+        return "the game's first turn, when the Descent is launched or declined (6.25, 6.251)"
+    if note_id.startswith("sea-"):
+        return "the force lands (3.523), or the game ends"
+    if note_id.startswith("standing-"):
+        return "the enemy's move triggers it, or the game ends"
+    return f"{side} reveals it, or the game ends"
 
 
 def note(state: Mapping[str, Any], side: str, note_id: str) -> dict[str, Any] | None:

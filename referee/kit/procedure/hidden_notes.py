@@ -99,10 +99,18 @@ def note_problems(
 
 
 def seal_note(
-    notes: Sequence[Mapping[str, Any]], round_: int, player: str, order: Mapping[str, Any], dice: Dice
+    notes: Sequence[Mapping[str, Any]],
+    round_: int,
+    player: str,
+    order: Mapping[str, Any],
+    dice: Dice,
+    opens: str | None = None,
 ) -> tuple[list[dict[str, Any]], list[Event]]:
     """Seal a player's new hidden note: its text is committed in the record; the writer and the
-    players named see it now, with its opening; everyone else learns only that it was written."""
+    players named see it now, with its opening; everyone else learns only that it was written.
+
+    `opens` says what opens it, where the game's rules do ("the force lands (3.523)"); without
+    it the note stays hidden until its writer reveals it."""
     number = 1 + sum(1 for note in notes if note["by"] == player)
     label = note_label(player, number)
     to = sorted(order.get("to") or [])
@@ -126,7 +134,7 @@ def seal_note(
     )
     public = Event(
         "note.sealed",
-        f"{player} sealed a hidden note{readers} ({label}); it stays hidden until {player} reveals it.",
+        f"{player} sealed a hidden note{readers} ({label}); it stays hidden until {opens or player + ' reveals it'}.",
         {"player": player, "to": to, "label": label},
     )
     return [*map(dict, notes), note], [private, public]
