@@ -182,13 +182,19 @@ def _terrain(item: Mapping[str, Any], at: Any, scale: float) -> list[Shape]:
         points = [at(p) for p in item["line"]]
         shapes = [Line(tuple(points), colour, max(2.0, item["width"] * scale))]
         centre = points[len(points) // 2]
+        anchor = "middle"
     else:
         points = [at(p) for p in item["points"]]
         shapes = [Poly(tuple(points), colour, _darker(colour), 1.0)]
-        centre = (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
+        # The name goes just inside the piece's top, not at its centre, where the cards standing
+        # in a village or a wood would hide it.
+        top = min(points, key=lambda p: (p[1], p[0]))
+        level = any(p is not top and abs(p[1] - top[1]) < 0.5 for p in points)  # a flat top: start at its left
+        centre = (top[0] + 4, top[1] + SMALL + 3) if level else (top[0], top[1] + SMALL + 3)
+        anchor = "start" if level else "middle"
     label = item.get("label")
     if label:
-        shapes.append(Text(centre, _clean(label), SMALL, "#4a4a3a", halo=_lighter(colour, 0.5)))
+        shapes.append(Text(centre, _clean(label), SMALL, "#4a4a3a", anchor=anchor, halo=_lighter(colour, 0.5)))
     return shapes
 
 
