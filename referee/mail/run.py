@@ -352,6 +352,7 @@ def watch(
     configuration, a refused login, a server certificate not trusted.
     """
     failures = 0
+    looked_past: tuple[int, int] | None = None  # the position after which mail last woke a pass at once
     while not stop():
         try:
             report = run_pass(home)
@@ -361,12 +362,16 @@ def watch(
                 _pause(tick_seconds, stop)
                 continue
             inbox = config.imap.folders["inbox"]
-            read_up_to = None if report.skipped else _stored_position(home, inbox)
+            position = None if report.skipped else _stored_position(home, inbox)
+            # A pass that found mail past a position and could not store it (a full disk) must not
+            # wake the next at once, and the next, and so on: the same position is looked past once.
+            read_up_to = position if position != looked_past else None
             with Mailbox(config.imap) as mailbox:
                 if failures:
                     log(f"connected again to {config.imap.describe()} after {failures} failure(s)")
                     failures = 0
-                _wait_for_mail(mailbox, inbox, read_up_to, renew_seconds, tick_seconds, stop)
+                if _wait_for_mail(mailbox, inbox, read_up_to, renew_seconds, tick_seconds, stop) == "waiting":
+                    looked_past = read_up_to
         except NEEDS_OPERATOR:
             raise
         except Exception as exc:  # whatever else failed is retried: an unattended watch must not end
@@ -392,28 +397,31 @@ def _wait_for_mail(
     renew_seconds: float,
     tick_seconds: float,
     stop: Callable[[], bool],
-) -> None:
+) -> str:
     """Return when mail arrives, after `tick_seconds`, or at `stop()`; raise if the connection fails.
+    Say why: "waiting" (mail was in the inbox past `read_up_to` already), "arrived" or "tick".
 
     Mail that reached the inbox between the pass and this SELECT is already counted in SELECT's
     answer, so IDLE would never announce it: it is looked for first, past `read_up_to`, the position
-    the pass stored up to (None after a skipped pass, whose position another process is moving).
+    the pass stored up to (None after a skipped pass, whose position another process is moving,
+    and after a pass that left that mail where it was: it is not looked for again).
     """
     selected = mailbox.select(inbox)
     if read_up_to is not None:
         uidvalidity, last_uid = read_up_to
         if mailbox.uids_after(last_uid if uidvalidity == selected.uidvalidity else 0):
-            return
+            return "waiting"
     if not mailbox.has("IDLE"):  # a server without IDLE (RFC 2177) is polled once a tick
         _pause(tick_seconds, stop)
-        return
+        return "tick"
     waited = 0.0
     while waited < tick_seconds and not stop():
         step = min(renew_seconds, tick_seconds - waited)
         started = time.monotonic()
         if mailbox.idle(step):
-            return
+            return "arrived"
         waited += time.monotonic() - started
+    return "tick"
 
 
 def _pause(seconds: float, stop: Callable[[], bool]) -> None:
