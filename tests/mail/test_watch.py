@@ -86,7 +86,6 @@ def test_mail_arriving_between_the_pass_and_idle_is_not_left_for_the_tick(mail_w
     finally:
         stop.set()
     assert acknowledged, "mail delivered between a pass and IDLE waited for the tick"
-    assert len(passes) >= 2
     worker.join(timeout=40)
 
 
