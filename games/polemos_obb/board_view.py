@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from referee.kit import Fact
-from referee.kit.boards import board_box, board_row, board_scene, board_section
+from referee.kit import Fact, boards
 
 HEADINGS = ("division", "brigade", "fresh", "shaken", "lost", "general", "notes")
 TABLE_WIDTH = 70  # characters: the text letter indents the table by 4 and keeps lines within 78
@@ -58,7 +57,7 @@ def _army_line(army: Mapping[str, Any], generals: Mapping[str, Any]) -> str:
 
 
 def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str]) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for index, brigade in enumerate(division["brigades"]):
         bases = brigade["bases"]
         ids = [b["id"] for b in bases]
@@ -107,14 +106,14 @@ def board_picture(seen: Mapping[str, Any], player: str | None) -> dict[str, Any]
     for army in armies:
         title = f"{army['title']}{' (you)' if army['id'] == mine else ''}: {_army_line(army, generals)}"
         rows = [_division_row(d, generals[d["commander"]], moved) for d in seen["divisions"] if d["army"] == army["id"]]
-        sections.append(board_section(title[:80], rows))
+        sections.append(boards.board_section(title[:80], rows))
     title = f"Turn {seen['turn']}, {seen['phase']}: the army boards as {player} sees them"
-    return board_scene(title[:80], STATES, sections)
+    return boards.board_scene(title[:80], STATES, sections)
 
 
 def _division_row(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str]) -> dict[str, Any]:
     boxes = [
-        board_box(_short(base["id"], division["id"]), base["state"] if base["state"] in STATES else "broken")
+        boards.board_box(_short(base["id"], division["id"]), base["state"] if base["state"] in STATES else "broken")
         for brigade in division["brigades"]
         for base in brigade["bases"]
     ]
@@ -124,7 +123,7 @@ def _division_row(division: Mapping[str, Any], general: Mapping[str, Any], moved
         notes.append("SPENT")
     if went:
         notes.append("moved " + " ".join(went))
-    return board_row(division["id"], boxes, "; ".join(notes)[:80])
+    return boards.board_row(division["id"], boxes, "; ".join(notes)[:80])
 
 
 def _short(base: str, division: str) -> str:
