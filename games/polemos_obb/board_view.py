@@ -58,6 +58,8 @@ def _army_line(army: Mapping[str, Any], generals: Mapping[str, Any]) -> str:
 
 def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
+    if not division["brigades"]:  # a division an army generator has yet to roll (muster)
+        return [(division["id"], "-", "0", "0", "0", _general_state(general), "not rolled")]
     for index, brigade in enumerate(division["brigades"]):
         bases = brigade["bases"]
         ids = [b["id"] for b in bases]

@@ -89,3 +89,13 @@ def test_a_letter_attaches_the_board_as_a_png_named_for_its_reader() -> None:
     (attached,) = picture_attachments({"picture": None, "board_picture": shown}, "dutch", "-after")
     assert attached.filename == "dutch.board-after.png" and attached.data.startswith(b"\x89PNG")
     assert not attached.kept  # the kept HTML holds the same board as SVG
+
+
+def test_a_division_not_yet_rolled_has_a_row_saying_so() -> None:
+    state = new_game("danube-demo", **{**NEW, "army_morale": {"cmf": {"dutch": 8, "imperial": 8, "bavarian": 10}}})
+    facts = {f.name: f for f in GAME.standing(state, "imperial")}
+    rows = facts["Army board: Imperial army (imperial)"].table[1:]
+    assert [row[0] for row in rows] == ["imperial-foot", "imperial-horse", "imperial-guns"]
+    assert all(row[1] == "-" and row[6] == "not rolled" for row in rows)
+    scene = board_picture(GAME.view(state, "imperial"), "imperial")
+    assert scene is not None and [row["boxes"] for row in scene["sections"][0]["rows"]] == [[], [], []]
