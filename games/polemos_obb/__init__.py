@@ -5,7 +5,7 @@ referee; geometry stays on the players' table. See README.md for what is from th
 what is reconstructed, the options and what the referee must supply.
 """
 
-from games.polemos_obb import rules, standing
+from games.polemos_obb import board_view, rules, standing
 from games.polemos_obb.options import NEW_GAME_OPTIONS
 from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import GameModule
@@ -30,4 +30,5 @@ GAME = GameModule(
     example=standing.example,
     supplies=SUPPLIES,
     new_game_options=NEW_GAME_OPTIONS,
+    board=board_view.board_picture,
 )

@@ -51,6 +51,9 @@ OPTIONS = {
     "orders sent ahead for a half-turn; every-phase (games begun before) waits for each",
     "letters": "army-board (new games): notices and reports carry the army board, the outcome round's rule and the "
     "battle's result with each side's losses; plain (games begun before): the letters as they were",
+    "army_board": "brigades (new games): with letters army-board, the army board is a table of one row a brigade "
+    "and a picture (an SVG in the HTML letter, a PNG attached); divisions (games begun before): one text row a "
+    "division",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -78,6 +81,7 @@ LATER_DEFAULTS: dict[str, Any] = {
     "guns_move_with_column": False,
     "pace": "every-phase",
     "letters": "plain",
+    "army_board": "divisions",
 }
 NEW_GAME_OPTIONS: dict[str, Any] = {
     "recoiled_bases_readvance": False,
@@ -86,6 +90,7 @@ NEW_GAME_OPTIONS: dict[str, Any] = {
     "guns_move_with_column": True,
     "pace": "skip-idle",
     "letters": "army-board",
+    "army_board": "brigades",
 }
 OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
 COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
@@ -150,6 +155,8 @@ def _checked_setting(name: str, value: Any) -> Any:
         _one_of(where, value, ("every-phase", "skip-idle"))
     elif name == "letters":
         _one_of(where, value, ("plain", "army-board"))
+    elif name == "army_board":
+        _one_of(where, value, ("divisions", "brigades"))
     elif name == "morale_losses":
         _one_of(where, value, ("game", "turn"))
     elif name == "fall_back_shakes_bd":

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.board import board, enemy_bases, engagement_lines
+from games.polemos_obb.board_view import board_table, has_table_board
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
 from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase
@@ -70,7 +71,7 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     if setting(state, "letters") == "army-board":
         if seen["over"] and seen["result"]:
             facts.insert(0, Fact("The battle is over", str(seen["result"])))
-        facts += board(seen)
+        facts += board_table(seen) if has_table_board(seen) else board(seen)
     return facts
 
 

@@ -22,6 +22,7 @@ from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import Event, Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
+from referee.letters import board_pictures
 from referee.letters.content import PhaseLetters, view_yaml
 from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
@@ -132,6 +133,7 @@ def notice_context(
         "deadline": game.notice_deadline(phase),
         "beacon": _beacon_promise(game, phase),
         "picture": picture_of(game, phase.seq, state, name, (), phase.folder, picture_name(name, ""), shown),
+        "board_picture": board_of(game, phase.seq, state, name, phase.folder, board_name(name, ""), shown),
     }
     return context, view_bytes
 
@@ -163,14 +165,36 @@ def picture_of(
     return letter_picture(scene, game.letterhead.filed(folder, filename)) if scene is not None else None
 
 
-def picture_attachments(context: dict[str, Any], name: str, when: str) -> list[Attachment]:
-    """Return the PNG of a letter's picture, as an attachment (none when it has no picture).
+def board_name(name: str, when: str) -> str:
+    """Return the file name of `name`'s board picture in a notice (`when` ""), or a report ("-after")."""
+    return f"{name}.board{when}.png"
 
-    Not kept under GAMEDIR/mail/: the letter's kept HTML holds the same picture as SVG."""
-    picture = context.get("picture")
-    if picture is None:
-        return []
-    return [Attachment(picture_name(name, when), png(picture["scene"]), "image/png", kept=False)]
+
+def board_of(
+    game: Game, seq: int, state: Any, name: str, folder: str, filename: str, shown: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Return the board picture a letter to `name` of phase `seq` shows (None: the game draws
+    none, or the phase's letters are of a format before pictures), drawn by the game from
+    `name`'s view, never from the state (`shown`: as `picture_of`)."""
+    if game.module.board is None or letter_format(game.dir, seq) < 3:
+        return None
+    whole = shown if shown is not None and game.module.letter_view is None else game.module.view(state, name)
+    scene = game.module.board(whole, name)
+    return board_pictures.letter_board(scene, game.letterhead.filed(folder, filename)) if scene is not None else None
+
+
+def picture_attachments(context: dict[str, Any], name: str, when: str) -> list[Attachment]:
+    """Return the PNGs of a letter's pictures (the table, the board), as attachments (none
+    when it has no picture).
+
+    Not kept under GAMEDIR/mail/: the letter's kept HTML holds the same pictures as SVG."""
+    attached = []
+    if (picture := context.get("picture")) is not None:
+        attached.append(Attachment(picture_name(name, when), png(picture["scene"]), "image/png", kept=False))
+    if (board := context.get("board_picture")) is not None:
+        made = board_pictures.png(board["scene"])
+        attached.append(Attachment(board_name(name, when), made, "image/png", kept=False))
+    return attached
 
 
 def letter_view(game: Game, seq: int, state: Any, name: str) -> dict[str, Any]:
@@ -314,6 +338,9 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "proofs": index.proofs_for(name),
         "picture": picture_of(
             game, phase.seq, envelope["state"], name, outcome.events, phase.folder, picture_name(name, "-after"), shown
+        ),
+        "board_picture": board_of(
+            game, phase.seq, envelope["state"], name, phase.folder, board_name(name, "-after"), shown
         ),
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]

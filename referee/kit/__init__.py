@@ -2,15 +2,16 @@
 
 It holds the game module contract (`GameModule`, `PhaseSpec`, `Event`, the `Dice` a module
 draws from), the shared die-roll table engine, decks of cards, sealed choices and order schemas,
-the tabletop's geometry (`tabletop`: not loaded here, so games without a table never import
-shapely; a game writes `from referee.kit import tabletop`), and re-exports the few protocol
+board pictures (`boards`: rows of labelled boxes coloured by state), the tabletop's geometry
+(`tabletop`: not loaded here, so games without a table never import shapely; a game writes
+`from referee.kit import tabletop`), and re-exports the few protocol
 values a module touches (`Problem`, `Hidden`, dice specs, `thaw`).
 It may import the protocol (`referee.protocol`) and the ground (`referee.errors`), never the
 letters, the game directory's life or the mail; games import nothing else of `referee`.
 """
 
 from referee.errors import GameDataError
-from referee.kit import decks, schema
+from referee.kit import boards, decks, schema
 from referee.kit.contract import (
     Dice,
     Event,
@@ -60,6 +61,7 @@ __all__ = [
     "Tables",
     "all_in",
     "box_secrets",
+    "boards",
     "box_view",
     "decks",
     "load_data",

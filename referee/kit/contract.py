@@ -12,6 +12,7 @@ A game module is a value (`GameModule`) holding pure functions over plain data:
     secrets(state) -> list[Secret]                             (hidden fields, for the leak test)
     in_play(state) -> list[InPlay]                             (hidden draws still hiding something)
     picture(view, player, events) -> scene or None             (a picture of the table: kit.tabletop.picture)
+    board(view, player) -> board scene or None                 (a picture of a player's forces: kit.boards)
     supplies: needs, wanted(state), supply(state, need, data)  (what the referee supplies: referee.kit.needs)
     standing(state, player) -> list[Fact]                      (where a player stands, for their letters)
     example(state, player) -> Example or None                  (a player's own order form)
@@ -33,6 +34,9 @@ answer changes.
 `picture` draws the table for a player's letters (a scene, `referee.kit.tabletop.picture`):
 it is handed that player's view and, in a report, the events of the phase they see (none in a
 notice), never the state, so a picture can show nothing their letter does not already say.
+
+`board` draws where a player's forces stand (an army board: rows of boxes coloured by state,
+`referee.kit.boards`) for their notices and reports, from their view alone, like `picture`.
 
 `in_play` names the hidden draws whose values some player still may not know (a deck with
 cards in hands or in its draw pile, a sealed note not yet opened), so that `referee reveal
@@ -77,11 +81,15 @@ class Fact:
     """One fact of where a player stands: what it is, what it says, and any items listed under it.
 
     E.g. Fact("Tempo points", "7") or Fact("Your hand", "2 cards", ("Ambush", "Forced march")).
+    `table`, when given, is shown under it as a table: its first row the headings, every row as
+    many cells; a text letter aligns its columns (keep a row within 72 characters), an HTML one
+    draws a <table>.
     """
 
     name: str
     value: str = ""
     items: tuple[str, ...] = ()
+    table: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,6 +247,8 @@ class GameModule:
     picture: Callable[[Mapping[str, Any], Role | None, Sequence[Mapping[str, Any]]], dict[str, Any] | None] | None = (
         None
     )
+    # A board of where a player's forces stand, from their view (see the module docstring); None: none.
+    board: Callable[[Mapping[str, Any], Role | None], dict[str, Any] | None] | None = None
 
 
 def load_data(package: str, name: str) -> Any:

@@ -148,7 +148,7 @@ def layout(scene: Mapping[str, Any]) -> Layout:
 
     sides = scene["sides"]
     shapes: list[Shape] = [
-        Text((MARGIN, TOP - 10), _clean(scene["title"]), FONT + 2, anchor="start", bold=True),
+        Text((MARGIN, TOP - 10), clean(scene["title"]), FONT + 2, anchor="start", bold=True),
         Poly((at((0, 0)), at((table_w, 0)), at((table_w, table_d)), at((0, table_d))), CLOTH, "#8a8470", 1.0),
     ]
     by_kind: dict[str, list[Mapping[str, Any]]] = {}
@@ -169,7 +169,7 @@ def layout(scene: Mapping[str, Any]) -> Layout:
         shapes += _marker(item, at(item["at"]))
     shapes += texts
     for item in by_kind.get("label", []):
-        shapes.append(Text(at(item["at"]), _clean(item["text"]), FONT, halo="#ffffff"))
+        shapes.append(Text(at(item["at"]), clean(item["text"]), FONT, halo="#ffffff"))
     shapes += _scale_bar(scale, height)
     shapes += _compass(width, height)
     return Layout(width, height, tuple(shapes))
@@ -185,7 +185,7 @@ def _terrain(item: Mapping[str, Any], at: Any, scale: float) -> list[Shape]:
         anchor = "middle"
     else:
         points = [at(p) for p in item["points"]]
-        shapes = [Poly(tuple(points), colour, _darker(colour), 1.0)]
+        shapes = [Poly(tuple(points), colour, darker(colour), 1.0)]
         # The name goes just inside the piece's top, not at its centre, where the cards standing
         # in a village or a wood would hide it.
         top = min(points, key=lambda p: (p[1], p[0]))
@@ -194,7 +194,7 @@ def _terrain(item: Mapping[str, Any], at: Any, scale: float) -> list[Shape]:
         anchor = "start" if level else "middle"
     label = item.get("label")
     if label:
-        shapes.append(Text(centre, _clean(label), SMALL, "#4a4a3a", anchor=anchor, halo=_lighter(colour, 0.5)))
+        shapes.append(Text(centre, clean(label), SMALL, "#4a4a3a", anchor=anchor, halo=lighter(colour, 0.5)))
     return shapes
 
 
@@ -204,23 +204,23 @@ def _unit(item: Mapping[str, Any], corners: list[XY], colour: Colour) -> list[Sh
     outline = tuple(corners)
     shapes: list[Shape]
     if look == "unit":
-        shapes = [Poly(outline, _lighter(colour, 0.55), colour, 1.2)]
+        shapes = [Poly(outline, lighter(colour, 0.55), colour, 1.2)]
     elif look == "card-back":
         shapes = [
-            Poly(outline, _lighter(colour, 0.2), _darker(colour), 1.2),
-            Line((front_left, rear_right), _lighter(colour, 0.6), 1.0),
-            Line((front_right, rear_left), _lighter(colour, 0.6), 1.0),
+            Poly(outline, lighter(colour, 0.2), darker(colour), 1.2),
+            Line((front_left, rear_right), lighter(colour, 0.6), 1.0),
+            Line((front_right, rear_left), lighter(colour, 0.6), 1.0),
         ]
     elif look == "own-face-down":
-        shapes = [Poly(outline, _lighter(colour, 0.75), colour, 1.2, (3, 2))]
+        shapes = [Poly(outline, lighter(colour, 0.75), colour, 1.2, (3, 2))]
     else:  # own-dummy
         shapes = [Poly(outline, "#ffffff", colour, 1.2, (2, 2))]
     shapes.append(Line((front_left, front_right), FRONT, 2.6))
     centre = (sum(p[0] for p in corners) / 4, sum(p[1] for p in corners) / 4)
     if item["label"]:
         # Two short lines fit a card drawn a few dozen pixels wide: "B10" over "HvC".
-        ink, halo = ("#ffffff", _darker(colour, 0.4)) if look == "card-back" else (INK, "#ffffff")
-        lines = _clean(item["label"]).split(" ", 1)
+        ink, halo = ("#ffffff", darker(colour, 0.4)) if look == "card-back" else (INK, "#ffffff")
+        lines = clean(item["label"]).split(" ", 1)
         for row, line in enumerate(lines):
             y = centre[1] + (row - (len(lines) - 1) / 2) * (UNIT_FONT + 1)
             shapes.append(Text((centre[0], y), line, UNIT_FONT, ink, bold=look == "unit", halo=halo))
@@ -270,7 +270,7 @@ def _marker(item: Mapping[str, Any], centre: XY) -> list[Shape]:
         shapes = [Circle(centre, r, None, colour, 1.6), Circle(centre, 2.0, colour, None)]
     if item.get("label"):
         shapes.append(
-            Text((x + r + 3, y), _clean(item["label"]), SMALL, colour, anchor="start", bold=True, halo="#ffffff")
+            Text((x + r + 3, y), clean(item["label"]), SMALL, colour, anchor="start", bold=True, halo="#ffffff")
         )
     return shapes
 
@@ -305,7 +305,7 @@ def _compass(width: int, height: int) -> list[Shape]:
     ]
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
     """Return text without control characters (XML forbids most of them), at most 80 long."""
     return "".join(ch if ch.isprintable() else "?" for ch in text)[:80]
 
@@ -318,11 +318,11 @@ def _hex(rgb: Iterable[float]) -> Colour:
     return "#" + "".join(f"{max(0, min(255, round(v))):02x}" for v in rgb)
 
 
-def _lighter(colour: Colour, amount: float) -> Colour:
+def lighter(colour: Colour, amount: float) -> Colour:
     return _hex(v + (255 - v) * amount for v in _rgb(colour))
 
 
-def _darker(colour: Colour, amount: float = 0.3) -> Colour:
+def darker(colour: Colour, amount: float = 0.3) -> Colour:
     return _hex(v * (1 - amount) for v in _rgb(colour))
 
 
@@ -331,8 +331,12 @@ def _darker(colour: Colour, amount: float = 0.3) -> Colour:
 
 def svg(scene: Mapping[str, Any]) -> str:
     """Return the scene as an SVG 1.1 document (one <svg> element, to embed in HTML as is)."""
-    laid = layout(scene)
-    title = _escape(_clean(scene["title"]))
+    return svg_of(layout(scene), scene["title"])
+
+
+def svg_of(laid: Layout, title: str) -> str:
+    """Return shapes laid out in pixels as an SVG 1.1 document titled `title` (any picture's)."""
+    title = _escape(clean(title))
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{laid.width}" height="{laid.height}" '
         f'viewBox="0 0 {laid.width} {laid.height}" role="img" aria-label="{title}" '
@@ -412,9 +416,13 @@ def _key(scene: Mapping[str, Any]) -> str:
 
 @lru_cache(maxsize=32)
 def _png(key: str) -> bytes:
+    return png_of(layout(json.loads(key)))
+
+
+def png_of(laid: Layout) -> bytes:
+    """Return shapes laid out in pixels as PNG bytes (any picture's), smoothed and on a palette."""
     from PIL import Image, ImageDraw  # deferred: a letter without a picture loads no imaging library
 
-    laid = layout(json.loads(key))
     k = SUPERSAMPLE
     image = Image.new("RGB", (laid.width * k, laid.height * k), "#ffffff")
     draw = ImageDraw.Draw(image)
@@ -571,7 +579,7 @@ def letter_picture(scene: Mapping[str, Any], filed: str) -> dict[str, Any]:
     return {
         "scene": scene,
         "svg": svg(scene),
-        "caption": _clean(scene["title"]),
+        "caption": clean(scene["title"]),
         "legend": legend(scene),
         "file": filed,
     }

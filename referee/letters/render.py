@@ -65,6 +65,8 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"
     env.filters["tally"] = tally
+    env.filters["aligned"] = aligned
+    env.tests["number"] = is_number
     return env
 
 
@@ -94,6 +96,24 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
 def tally(omitted: dict[str, Any]) -> str:
     """Return one player's count of what a letter leaves out: "p2 2,500"."""
     return f"{omitted['who']} {omitted['count']:,}"
+
+
+def aligned(table: Any) -> list[str]:
+    """Return a table's rows (lists of cells) as text lines with their columns aligned: a column
+    of numbers to the right, any other to the left, two spaces apart, no trailing spaces."""
+    rows = [[str(cell) for cell in row] for row in table]
+    widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(map(len, rows), default=0))]
+    numeric = [all(row[i].isdigit() for row in rows[1:] if i < len(row) and row[i]) for i in range(len(widths))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]) for i, cell in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def is_number(cell: Any) -> bool:
+    """Return whether a table's cell is a whole number (drawn right-aligned)."""
+    return str(cell).isdigit()
 
 
 def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:

@@ -10,10 +10,11 @@ null, a 9-digit 731xxxxxx for a number, a bool flipped). Then:
   must not even depend on what it hides);
 - notices: the notice the core would mail (the real templates through letters.notice_context,
   with a real game directory) holds no marker and reads the same;
-- pictures (a game's `picture`): the scene drawn for the role (plain data in mm, so a hidden
-  position shows as itself) and its SVG are searched with the notice and the report; a notice's
-  picture must read the same (it is part of the notice), and a report's picture must be the same
-  when the role's view after is: a face-down card and a dummy at one place are drawn alike;
+- pictures (a game's `picture` of the table and its `board`): the scene drawn for the role (plain
+  data in mm, so a hidden position shows as itself) and its SVG are searched with the notice and
+  the report; a notice's picture must read the same (it is part of the notice), and a report's
+  picture must be the same when the role's view after is: a face-down card and a dummy at one
+  place are drawn alike;
 - where the role stands and its own order form (the module's `standing` and `example` hooks,
   asked directly as well as through the notice) hold no marker and are the same;
 - resolution: the world is resolved with the orders the real state was (the phase's example
@@ -376,10 +377,11 @@ class After:
 
 
 def picture_of(context: dict[str, Any]) -> str:
-    """Return a letter's picture as text to search and compare: the scene the game drew (plain
-    data, in mm: a hidden position shows as the number it is) and the SVG the letter embeds."""
-    picture = context.get("picture")
-    return text_of(picture["scene"]) + "\n" + picture["svg"] if picture is not None else ""
+    """Return a letter's pictures as text to search and compare: for the table (`picture`) and
+    the board (`board_picture`), the scene the game drew (plain data, in mm: a hidden position
+    shows as the number it is) and the SVG the letter embeds."""
+    drawn = (context.get(key) for key in ("picture", "board_picture"))
+    return "\n".join(text_of(picture["scene"]) + "\n" + picture["svg"] for picture in drawn if picture is not None)
 
 
 def _without_salts(data: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ NEW = {**NEW_GAME_OPTIONS, "army_morale": {"cmf": {"dutch": 15, "bavarian": 15}}
 
 
 def test_every_notice_carries_the_army_board_of_each_army() -> None:
-    state = new_game(**NEW)
+    state = new_game(**{**NEW, "army_board": "divisions"})  # the board of games begun before the table
     state, _, _ = play(state, {}, [5, 3])
     facts = {f.name: f for f in GAME.standing(state, "bavarian")}
     dutch = facts["Army board: Dutch army (dutch)"]
