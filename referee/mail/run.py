@@ -75,6 +75,10 @@ class PassReport:
         problems = [*self.intake.errors, *self.send.failed, *self.errors]
         return lines + [f"FAILED    {problem}" for problem in problems]
 
+    def shown(self, quiet: bool = False) -> list[str]:
+        """Return the lines `referee run` prints: all of them, or with `quiet` the failures alone."""
+        return [line for line in self.lines() if not quiet or line.startswith("FAILED")]
+
 
 @contextmanager
 def home_lock(home: Home) -> Iterator[bool]:
