@@ -68,9 +68,10 @@ def _status(args: list[str]) -> Callable[[], int | None] | None:
     def status() -> int | None:
         from referee.game.glance import glance, status_text
 
-        info = glance(path)
+        info = glance(path, _needs_when)
         if info is None:  # a journal GameDir must open (or refuse, in its own words): click's path
-            return _hand_to_click()
+            _hand_to_click()
+            return None
         if as_json:
             import json
 
@@ -80,6 +81,13 @@ def _status(args: list[str]) -> Callable[[], int | None] | None:
         return 0
 
     return status
+
+
+def _needs_when(path: str, module: str, state: str) -> tuple[list[str], list[list[str]]] | None:
+    """The game module's answer for a state, when none is kept (`glance`): the kit and the game load here."""
+    from referee.game.supplies import needs_when
+
+    return needs_when(path, module, state)
 
 
 def _run(args: list[str]) -> Callable[[], int | None] | None:

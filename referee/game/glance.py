@@ -24,7 +24,12 @@ import sqlite3
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (its import is this module's cost)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    # The game module's answer for a state (referee.game.supplies.needs_when): the files it
+    # depends on, and [[need id, when], ...]; None when the module or the state cannot be read.
+    Answer = Callable[[str, str, str], tuple[list[str], list[list[str]]] | None]
 
 JOURNAL = "journal.sqlite"
 # The journal version GameDir brings a journal to (len(referee.game.journal.MIGRATIONS)), and
@@ -36,9 +41,10 @@ ALERTED_EVENT = "phase.held.alerted"
 NEEDS_CACHE = ".status-needs.json"
 
 
-def glance(path: str) -> dict[str, Any] | None:
+def glance(path: str, answer: Answer) -> dict[str, Any] | None:
     """Return what `referee status` shows of the game at `path` (without --clock), or None when
-    its journal is not one this reader takes (missing, damaged, older, busy...)."""
+    its journal is not one this reader takes (missing, damaged, older, busy...). `answer` is
+    `referee.game.supplies.needs_when`, called when no kept answer holds."""
     journal = os.path.join(path, JOURNAL)
     try:
         if not os.path.isfile(journal) or os.path.getsize(journal) == 0 or header_problem(journal):
@@ -50,7 +56,7 @@ def glance(path: str) -> dict[str, Any] | None:
             db.execute("BEGIN")  # one snapshot: a pass writing meanwhile is seen whole or not at all
             info = status_of(db)
             if not info["over"]:
-                info.update(needs_of(path, db, info))
+                info.update(needs_of(path, db, info, answer))
             return info
         finally:
             db.close()
@@ -122,7 +128,8 @@ def status_of(db: sqlite3.Connection) -> dict[str, Any]:
     turn, name, opened_at, active, commit = phase
     active = json.loads(active)
     standing = {
-        row[0] for row in db.execute("SELECT player FROM orders WHERE turn = ? AND phase = ? GROUP BY player", (turn, name))
+        row[0]
+        for row in db.execute("SELECT player FROM orders WHERE turn = ? AND phase = ? GROUP BY player", (turn, name))
     }
     promised = db.execute("SELECT round, orders_close FROM beacon_rounds WHERE commit_hex = ?", (commit,)).fetchone()
     beacon = {"beacon_round": promised[0], "orders_close": promised[1]} if promised else {}
@@ -204,21 +211,19 @@ def held_of(db: sqlite3.Connection, turn: int, phase: str, generation: int, stat
 # -- the needs a status lists -----------------------------------------------------------------
 
 
-def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any]) -> dict[str, Any]:
+def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: Answer) -> dict[str, Any]:
     """Return what `referee status` shows of the open phase's needs: the ids missing now and
     later, and a hold (keys left out when empty; none when the game module cannot be found)."""
     turn, phase, generation, state = db.execute(
-        "SELECT turn, phase, generation, state_before FROM phases WHERE adjudicated_at IS NULL ORDER BY seq DESC LIMIT 1"
+        "SELECT turn, phase, generation, state_before FROM phases WHERE adjudicated_at IS NULL"
+        " ORDER BY seq DESC LIMIT 1"
     ).fetchone()
     when = _kept_needs(path, info["module"], state)
     if when is None:
-        # deferred: the game module and the kit, which a kept answer spares a status (see above)
-        from referee.game.supplies import needs_when
-
-        answer = needs_when(path, info["module"], state)
-        if answer is None:  # what is wrong, `referee missing` says
+        answered = answer(path, info["module"], state)
+        if answered is None:  # what is wrong, `referee missing` says
             return {}
-        folders, when = answer
+        folders, when = answered
         _keep_needs(path, {"module": info["module"], "state": state, "folders": folders, "needs": when})
     hold = held_of(db, turn, phase, generation, state)
     if hold is not None:  # a need found missing by a step, not foreseen, is wanted now

@@ -9,6 +9,7 @@ from typing import Any
 
 from referee.game.glance import glance, needs_of, status_of, status_text
 from referee.game.journal import GameDir, unmade_error, utc_now
+from referee.game.supplies import needs_when
 
 __all__ = ["clock", "clock_text", "duration", "status", "status_shown", "status_text"]  # status_text: glance's
 
@@ -25,12 +26,12 @@ def status_shown(path: Path) -> dict[str, Any]:
     """Return what `referee status` shows (without --clock): the status and, in an open phase,
     what the referee may supply. Read by `glance` when the journal is as the referee keeps it,
     else through GameDir, which brings an older journal up or says what is wrong."""
-    found = glance(str(path))
+    found = glance(str(path), needs_when)
     if found is not None:
         return found
     info = status(path)
     if not info["over"]:
-        info.update(needs_of(str(path), GameDir(path).require().db, info))
+        info.update(needs_of(str(path), GameDir(path).require().db, info, needs_when))
     return info
 
 

@@ -13,14 +13,15 @@ from typing import Any
 
 import pytest
 
-from conftest import TestGame, new_game
 from referee.game import glance
 from referee.game.engine import adjudicate, init_game
 from referee.game.journal import LOG_INDEXES, MIGRATIONS, GameDir
 from referee.game.status import status
-from referee.game.supplies import HELD_EVENT
+from referee.game.supplies import HELD_EVENT, needs_when
 from referee.game.unreachable import mark_unreachable
 from referee.mail.home import Home
+
+from conftest import TestGame, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = "import sys; sys.argv[0] = 'referee'; from referee.__main__ import main; main()"
@@ -58,11 +59,11 @@ def run(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[int, 
     return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
 
 
+# `status --clock` is click's on both paths (test below): its durations run to now, so two runs differ.
 CASES: dict[str, tuple[list[str], dict[str, str]]] = {
     "status": (["status", "{game}"], {}),
     "status --json": (["status", "--json", "{game}"], {}),
     "status, --json after, twice": (["status", "{game}", "--json", "--json"], {}),
-    "status --clock": (["status", "{game}", "--clock"], {}),
     "status of a finished game": (["status", "{over}", "--json"], {}),
     "status of an older journal": (["status", "{old}"], {}),
     "status of no game": (["status", "{root}/nowhere"], {}),
@@ -106,14 +107,14 @@ def _full(path: Path) -> dict[str, Any]:
     """The status as GameDir reads it (what `glance` hands an older journal to)."""
     info = status(path)
     if not info["over"]:
-        info.update(glance.needs_of(str(path), GameDir(path).require().db, info))
+        info.update(glance.needs_of(str(path), GameDir(path).require().db, info, needs_when))
     return info
 
 
 def test_a_glance_reads_what_gamedir_reads(tmp_path: Path) -> None:
     game: TestGame = new_game(tmp_path)
     game_dir = GameDir(game.dir)
-    assert glance.glance(str(game.dir)) == _full(game.dir)
+    assert glance.glance(str(game.dir), needs_when) == _full(game.dir)
     assert game.submit("alice", 1, "hidden_note: {id: plan-b, text: We march at dawn., to: [bob]}").accepted
     phase = game_dir.open_phase()
     assert phase is not None
@@ -122,7 +123,7 @@ def test_a_glance_reads_what_gamedir_reads(tmp_path: Path) -> None:
         hold = {"needs": ["tables"], "why": "a table is missing", "state": phase.state_before, "generation": 0}
         game_dir.log(HELD_EVENT, hold, phase.turn, phase.phase)
         game_dir.start_operation("op-1", "rollback", "key", "referee rollback ...", {})
-    found = glance.glance(str(game.dir))
+    found = glance.glance(str(game.dir), needs_when)
     assert found == _full(game.dir)
     assert found is not None and found["missing_now"] == ["tables"] and found["held"]["why"] == "a table is missing"
     assert found["interrupted"][0]["operation"] == "op-1" and "bob" in found["unreachable"]
@@ -132,23 +133,23 @@ def test_a_glance_reads_what_gamedir_reads(tmp_path: Path) -> None:
 def test_a_glance_leaves_other_journals_to_gamedir(tmp_path: Path) -> None:
     game = new_game(tmp_path)
     journal = game.dir / "journal.sqlite"
-    assert glance.glance(str(tmp_path / "nowhere")) is None
+    assert glance.glance(str(tmp_path / "nowhere"), needs_when) is None
     with sqlite3.connect(journal) as db:
         db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-    assert glance.glance(str(game.dir)) is None
+    assert glance.glance(str(game.dir), needs_when) is None
     with sqlite3.connect(journal) as db:
         db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-    assert glance.glance(str(game.dir)) is not None
+    assert glance.glance(str(game.dir), needs_when) is not None
 
 
 def test_the_glance_knows_the_journal_it_reads() -> None:
-    assert glance.JOURNAL_VERSION == len(MIGRATIONS)
+    assert len(MIGRATIONS) == glance.JOURNAL_VERSION
     assert set(glance.LOG_INDEXES) == set(LOG_INDEXES)
 
 
 def test_the_kept_needs_hold_while_their_code_and_state_are_unchanged(tmp_path: Path) -> None:
     game = new_game(tmp_path)
-    info = glance.glance(str(game.dir))  # computes the needs and keeps them
+    info = glance.glance(str(game.dir), needs_when)  # computes the needs and keeps them
     assert info is not None
     phase = GameDir(game.dir).open_phase()
     assert phase is not None
