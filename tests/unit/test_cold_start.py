@@ -76,6 +76,9 @@ def test_the_help_loads_no_game_nor_library(tmp_path: Path) -> None:
 NEVER_FOR_AN_IDLE_PASS = (
     "click",  # the entry serves `run` itself (referee.__main__)
     "referee.cli",
+    "email",  # the letters layer and the intake's handling load when a letter is written or a mail handled
+    "referee.letters",
+    "smtplib",
     "referee.game.engine",  # nothing is submitted nor adjudicated when no mail came and no deadline passed
     "referee.game.adjudication",
     "jinja2",
