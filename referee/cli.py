@@ -1,4 +1,5 @@
-"""The `referee` command line: thin commands over the library; `main` is the one place that exits.
+"""The `referee` command line: thin commands over the library; `main` is the one place that exits
+(with the entry, `referee.__main__`, for the `status` and `run` it serves without click).
 
 Exit codes: 0 ok; 1 refused or failed; 2 usage error, or no game in GAMEDIR; 3 verification found
 problems; 4 the phase waits on its referee for data to supply (`referee missing`).
