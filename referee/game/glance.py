@@ -218,13 +218,16 @@ def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: An
         "SELECT turn, phase, generation, state_before FROM phases WHERE adjudicated_at IS NULL"
         " ORDER BY seq DESC LIMIT 1"
     ).fetchone()
-    when = _kept_needs(path, info["module"], state)
+    module = info.get("module")
+    if not isinstance(module, str):  # what is wrong, `referee missing` says
+        return {}
+    when = _kept_needs(path, module, state)
     if when is None:
-        answered = answer(path, info["module"], state)
+        answered = answer(path, module, state)
         if answered is None:  # what is wrong, `referee missing` says
             return {}
         folders, when = answered
-        _keep_needs(path, {"module": info["module"], "state": state, "folders": folders, "needs": when})
+        _keep_needs(path, {"module": module, "state": state, "folders": folders, "needs": when})
     hold = held_of(db, turn, phase, generation, state)
     if hold is not None:  # a need found missing by a step, not foreseen, is wanted now
         when = [[need, "now" if need in hold["needs"] else said] for need, said in when]
