@@ -29,9 +29,7 @@ def main() -> None:
     """Run the command line: `status` and `run` in the shapes above here, the rest through click."""
     serve = served(sys.argv[1:])
     if serve is None:
-        from referee.cli import main as click_main
-
-        click_main()
+        _hand_to_click()
         return
     code = _guarded(serve)
     if code:
@@ -128,6 +126,7 @@ def _a_readable_folder(path: str) -> bool:
 
 
 def _hand_to_click() -> None:
+    """Run the command line through click (`referee.cli.main`), with the arguments as given."""
     from referee.cli import main as click_main
 
     click_main()
