@@ -1,4 +1,5 @@
-"""The `referee` command line: thin commands over the library; `main` is the one place that exits.
+"""The `referee` command line: thin commands over the library; `main` is the one place that exits
+(with the entry, `referee.__main__`, for the `status` and `run` it serves without click).
 
 Exit codes: 0 ok; 1 refused or failed; 2 usage error, or no game in GAMEDIR; 3 verification found
 problems; 4 the phase waits on its referee for data to supply (`referee missing`).
@@ -15,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from referee import __version__
-from referee.errors import AlreadyDone, RefereeError, system_error
+from referee.errors import AlreadyDone, RefereeError, error_lines, system_error
 from referee.protocol.display import printable
 
 # Each command imports the library it calls inside its own body: deferred for start-up speed, so
@@ -323,14 +324,9 @@ def status(gamedir: Path, as_json: bool, with_clock: bool) -> None:
         referee status blenheim --json
         referee status blenheim --clock
     """
-    from referee.game.status import clock, clock_text, status_text
-    from referee.game.status import status as read_status
+    from referee.game.status import clock, clock_text, status_shown, status_text
 
-    info = read_status(gamedir)
-    if not info["over"]:
-        from referee.game.supplies import status_needs
-
-        info.update(status_needs(gamedir))
+    info = status_shown(gamedir)
     if with_clock:
         info["clock"] = clock(gamedir)
     if as_json:
@@ -885,9 +881,8 @@ def run(home_path: Path | None, watch: bool, no_mail: bool, quiet: bool) -> int:
     referee_home = _home(home_path)
 
     def show(report: Any) -> None:
-        for line in report.lines():
-            if not quiet or line.startswith("FAILED"):
-                _say(line)
+        for line in report.shown(quiet):
+            _say(line)
 
     if watch:
         watch_home(referee_home, on_pass=show, log=lambda line: click.echo(f"watch     {_utc_now()} {line}", err=True))
@@ -975,9 +970,6 @@ def _say(message: Any = "", nl: bool = True, err: bool = False) -> None:
 
 def _show_error(exc: RefereeError) -> NoReturn:
     """Print an error, its problems and hints (player text among them, made safe), and exit."""
-    _say(f"referee: error: {printable(exc.message)}", err=True)
-    for problem in getattr(exc, "problems", []):
-        _say(f"referee:   - {printable(str(problem))}", err=True)
-    for hint in exc.hints:
-        _say(f"referee: hint: {printable(hint)}", err=True)
+    for line in error_lines(exc):
+        _say(line, err=True)
     sys.exit(exc.exit_code)

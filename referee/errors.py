@@ -11,6 +11,7 @@ import errno
 import sqlite3
 from pathlib import Path
 
+from referee.protocol.display import printable
 from referee.protocol.errors import KeyFileError, OrderRefusedError, RefereeError, SignatureError, VerificationError
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "SystemRefusedError",
     "VerificationError",
     "no_game_error",
+    "error_lines",
     "system_error",
 ]
 
@@ -128,3 +130,11 @@ def system_error(error: OSError | sqlite3.Error) -> RefereeError:
 
 
 _df = "`df -h GAMEDIR` shows how much is left"
+
+
+def error_lines(error: RefereeError) -> list[str]:
+    """Return an error as the command line shows it: `referee: error: ...`, a line per problem,
+    a line per hint (player text among them, its control characters spelled out)."""
+    lines = [f"referee: error: {printable(error.message)}"]
+    lines += [f"referee:   - {printable(str(problem))}" for problem in getattr(error, "problems", [])]
+    return lines + [f"referee: hint: {printable(hint)}" for hint in error.hints]

@@ -74,37 +74,38 @@ class TestGame:
 MakeGame = Callable[..., TestGame]
 
 
+def new_game(
+    tmp_path: Path,
+    players: Sequence[str] = ("alice", "bob", "carol"),
+    rounds: int | None = None,
+    tables: str | None = TABLES,
+) -> TestGame:
+    """Make a moderator game under `tmp_path` (its set-up in tmp_path/setup, the game in tmp_path/game)."""
+    setup = tmp_path / "setup"
+    (setup / "keys").mkdir(parents=True)
+    keys = {}
+    for player in players:
+        keys[player] = setup / "keys" / player
+        generate_keypair(keys[player], comment=f"{player}@example.org")
+    lines = [
+        f"game: {GAME_ID}",
+        "module: moderator",
+        "title: Test game",
+        f"options: {{rounds: {rounds}}}" if rounds is not None else "options: {}",
+        "referee: {email: referee@example.org, name: Test Referee}",
+        "players:",
+    ]
+    lines += [f"  - {{name: {p}, email: {p}@example.org, key_file: keys/{p}.pub}}" for p in players]
+    if tables is not None:
+        (setup / "tables.yaml").write_text(tables, encoding="utf-8")
+        lines.append("tables: tables.yaml")
+    (setup / "game.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    game_dir = tmp_path / "game"
+    init_game(game_dir, setup / "game.yaml")
+    return TestGame(game_dir, keys, players=tuple(players))
+
+
 @pytest.fixture
 def make_game() -> MakeGame:
-    """Return a factory: make_game(tmp_path, players=..., rounds=None, tables=TABLES) -> TestGame."""
-
-    def make(
-        tmp_path: Path,
-        players: Sequence[str] = ("alice", "bob", "carol"),
-        rounds: int | None = None,
-        tables: str | None = TABLES,
-    ) -> TestGame:
-        setup = tmp_path / "setup"
-        (setup / "keys").mkdir(parents=True)
-        keys = {}
-        for player in players:
-            keys[player] = setup / "keys" / player
-            generate_keypair(keys[player], comment=f"{player}@example.org")
-        lines = [
-            f"game: {GAME_ID}",
-            "module: moderator",
-            "title: Test game",
-            f"options: {{rounds: {rounds}}}" if rounds is not None else "options: {}",
-            "referee: {email: referee@example.org, name: Test Referee}",
-            "players:",
-        ]
-        lines += [f"  - {{name: {p}, email: {p}@example.org, key_file: keys/{p}.pub}}" for p in players]
-        if tables is not None:
-            (setup / "tables.yaml").write_text(tables, encoding="utf-8")
-            lines.append("tables: tables.yaml")
-        (setup / "game.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        game_dir = tmp_path / "game"
-        init_game(game_dir, setup / "game.yaml")
-        return TestGame(game_dir, keys, players=tuple(players))
-
-    return make
+    """Return a factory: make_game(tmp_path, players=..., rounds=None, tables=TABLES) -> TestGame (`new_game`)."""
+    return new_game

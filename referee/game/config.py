@@ -219,10 +219,12 @@ def _encrypt(entry: dict, key: PublicKey, where: str) -> bool:
     encrypt = entry.get("encrypt", False)
     if not isinstance(encrypt, bool):
         raise ConfigError(f"{where}: 'encrypt' must be true or false, got {shown(encrypt)}")
+    if not encrypt:
+        return False
     # deferred: the letters layer (email, templates) is not needed to read a game's configuration
     from referee.letters.encryption import UNSUPPORTED_KEY_HINT, can_encrypt_to
 
-    if encrypt and not can_encrypt_to(key):
+    if not can_encrypt_to(key):
         raise ConfigError(
             f"{where}: 'encrypt: true', but age cannot encrypt to this player's {key.key_type} key",
             hints=(UNSUPPORTED_KEY_HINT,),

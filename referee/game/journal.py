@@ -21,6 +21,7 @@ from typing import Any
 
 from referee.errors import LockedError, StateError, no_game_error
 from referee.files import atomic_write
+from referee.game.glance import header_problem
 from referee.protocol.canonical import canonical_json, sha256_hex
 
 # The operator's commands that change a game, each recorded before it writes anything and
@@ -358,26 +359,10 @@ class GameDir:
         return db
 
     def _check_not_truncated(self) -> None:
-        """Refuse a journal file shorter than its own header says (cut by a copy or a full disk).
-
-        With a write-ahead log beside it the file may be short for a while (a checkpoint cut off
-        by a full disk): SQLite completes it from the log, so only a journal without one is judged.
-        """
-        wal = self.journal_path.with_name(self.journal_path.name + "-wal")
-        if wal.exists() and wal.stat().st_size > 0:
-            return
-        with open(self.journal_path, "rb") as handle:
-            header = handle.read(100)
-        if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-            raise self._journal_damaged("it is not an SQLite database")
-        page_size = int.from_bytes(header[16:18], "big")
-        page_size = 65536 if page_size == 1 else page_size
-        pages = int.from_bytes(header[28:32], "big")
-        # The page count is valid only when the file's change counter matches (SQLite >= 3.7).
-        if header[24:28] == header[92:96] and pages and self.journal_path.stat().st_size < pages * page_size:
-            raise self._journal_damaged(
-                f"it is {self.journal_path.stat().st_size} bytes long, but its header says {pages * page_size}"
-            )
+        """Refuse a journal file shorter than its own header says (cut by a copy or a full disk)."""
+        problem = header_problem(str(self.journal_path))
+        if problem:
+            raise self._journal_damaged(problem)
 
     def _refuse_beside_game_files(self, how: str) -> None:
         files = self._game_files()

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from referee.game.glance import glance, needs_of, status_of, status_text
 from referee.game.journal import GameDir, unmade_error, utc_now
-from referee.game.unreachable import unreachable_players
+from referee.game.supplies import needs_when
+
+__all__ = ["clock", "clock_text", "duration", "status", "status_shown", "status_text"]  # status_text: glance's
 
 
 def status(path: Path) -> dict[str, Any]:
@@ -17,77 +19,20 @@ def status(path: Path) -> dict[str, Any]:
     game_dir = GameDir(path).require()
     if game_dir.get_meta("game") is None:
         raise unmade_error(game_dir)
-    unfinished = game_dir.unfinished_operations()
-    result: dict[str, Any] = json.loads(game_dir.get_meta("game") or "{}")
-    if unfinished:
-        result["interrupted"] = [{"operation": r.id, "command": r.command, "finish": r.rerun} for r in unfinished]
-    result["adjudicated"] = game_dir.adjudicated_count()
-    unreachable = unreachable_players(game_dir)
-    if unreachable:  # only when there is one: the usual status stays as it was
-        result["unreachable"] = unreachable
-    phase = game_dir.open_phase()
-    if phase is None:
-        return {
-            **result,
-            "over": True,
-            "turn": None,
-            "phase": None,
-            "active": [],
-            "awaited": [],
-            "received": [],
-            "commit": None,
-        }
-    standing = game_dir.standing_orders(phase.seq)
-    promised = game_dir.beacon_round(phase.commit)
-    beacon = {"beacon_round": promised.round, "orders_close": promised.orders_close} if promised else {}
-    return {
-        **result,
-        "over": False,
-        "turn": phase.turn,
-        "phase": phase.phase,
-        "opened_at": phase.opened_at,
-        "active": list(phase.active),
-        "awaited": [p for p in phase.active if p not in standing],
-        "received": sorted(standing),
-        "commit": phase.commit,
-        **beacon,
-    }
+    return status_of(game_dir.db)
 
 
-def status_text(info: dict[str, Any]) -> str:
-    """Return the status as lines for a terminal."""
-    lines = [
-        f"game      {info['game']} ({info['module']}): {info['title']}",
-        f"players   {', '.join(info['players'])}",
-        f"phases    {info['adjudicated']} adjudicated",
-    ]
-    for player, why in sorted(info.get("unreachable", {}).items()):
-        lines.append(f"unreachable {player} since {why['since'][:16]}: {why['reason']} (mail from them clears it)")
-    lines += [
-        f"INTERRUPTED `referee {o['command']}` (operation {o['operation']}): finish it with: {o['finish']}"
-        for o in info.get("interrupted", [])
-    ]
-    if info["over"]:
-        return "\n".join(lines + ["state     the game is over"]) + "\n"
-    lines += [
-        f"open      turn {info['turn']} '{info['phase']}' since {info['opened_at']}",
-        f"commit    {info['commit']}",
-        *(
-            [f"beacon    round {info['beacon_round']}, the first after orders close at {info['orders_close']}"]
-            if "beacon_round" in info
-            else []
-        ),
-        f"received  {', '.join(info['received']) or 'nothing yet'}",
-        f"awaited   {', '.join(info['awaited']) or 'nobody: ready to adjudicate'}",
-    ]
-    # What the referee supplies (referee.game.supplies.status_needs), when there is any.
-    if "held" in info:
-        lines.append(f"HELD      waits on the referee for: {', '.join(info['held']['needs'])} (`referee missing`)")
-    if info.get("missing_now"):
-        lines.append(f"supply    now: {', '.join(info['missing_now'])} (`referee missing GAMEDIR`)")
-    if info.get("missing_later"):
-        lines.append(f"supply    later: {', '.join(info['missing_later'])}")
-    return "\n".join(lines) + "\n"
+def status_shown(path: Path) -> dict[str, Any]:
+    """Return what `referee status` shows (without --clock): the status and, in an open phase,
+    what the referee may supply. Read by `glance` when the journal is as the referee keeps it,
+    else through GameDir, which brings an older journal up or says what is wrong."""
+    found = glance(str(path), needs_when)
+    if found is not None:
+        return found
+    info = status(path)
+    if not info["over"]:
+        info.update(needs_of(str(path), GameDir(path).require().db, info, needs_when))
+    return info
 
 
 # -- the clock: how long each player took to answer -------------------------------------------

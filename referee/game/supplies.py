@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from referee import kit
 from referee.errors import RefereeError, StateError
+from referee.game.glance import ALERTED_EVENT, HELD_EVENT, held_of
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.registry import find_game
 from referee.kit import GameModule, Need, Wanted
@@ -38,8 +42,6 @@ if TYPE_CHECKING:  # opening a game reads its game.yaml and keys: `referee statu
     from referee.game.opened import Game
 
 FILE_KEYS = ("supplies", "data", "game")
-HELD_EVENT = "phase.held"
-ALERTED_EVENT = "phase.held.alerted"
 
 
 class SupplyRefusedError(RefereeError):
@@ -292,42 +294,39 @@ def missing_text(info: Missing) -> str:
     return "\n".join(lines) + "\n"
 
 
-def status_needs(path: Path) -> dict[str, Any]:
-    """Return what `referee status` shows of the needs: the ids missing now and later, and a hold."""
+def needs_when(path: Path | str, module_id: str, state_hash: str) -> tuple[list[str], list[list[str]]] | None:
+    """Return when each need the module declares matters for the state `state_hash` ([[need id,
+    when], ...] in the module's order), with the files that answer depends on (the game's
+    package, the kit: `referee.game.glance` keeps it while they are unchanged); None when the
+    game's module or state cannot be read (`referee missing` says what is wrong)."""
     try:  # the game's module and journal, not Game.open: its game.yaml and keys cost a YAML parser
         # and the cryptography library at start-up, and `referee status` shows neither
-        game_dir = GameDir(path).require()
-        made = json.loads(game_dir.get_meta("game") or "{}")
-        info = _missing(path, game_dir, made["game"], find_game(made["module"]))
-    except (RefereeError, KeyError):  # what `missing` says, it says itself
-        return {}
-    result: dict[str, Any] = {
-        "missing_now": [n["need"] for n in info.needs if n["when"] == "now"],
-        "missing_later": [n["need"] for n in info.needs if n["when"] == "later"],
-    }
-    if info.held:
-        result["held"] = info.held
-    return {key: value for key, value in result.items() if value}
+        game_dir = GameDir(Path(path)).require()
+        module = find_game(module_id)
+        said = {w.need: w.when for w in wanted(module, game_dir.load_state(state_hash)["state"])}
+        return _code_of(module), [[need.id, said[need.id]] for need in declared(module).values()]
+    except (RefereeError, KeyError):
+        return None
+
+
+def _code_of(module: GameModule) -> list[str]:
+    """Return the files and folders whose code answers `wanted` for `module`: its game's package
+    (or module file) and the kit."""
+    found = [os.path.dirname(kit.__file__ or "")]
+    if module.supplies is not None:
+        name = module.supplies.wanted.__module__
+        top = sys.modules.get(".".join(name.split(".")[:2])) or sys.modules.get(name)
+        where = getattr(top, "__file__", None) or ""
+        found.append(os.path.dirname(where) if os.path.basename(where) == "__init__.py" else where)
+    return found
 
 
 # -- a phase held --------------------------------------------------------------------------
 
 
 def held(game_dir: GameDir, phase: OpenPhase) -> dict[str, Any] | None:
-    """Return the hold of the open phase, if it waits on its referee: the latest hold of this
-    phase from the very state it starts from (a supply changes that state, ending the hold),
-    with `alerted`: whether `referee run` has mailed the referee about it."""
-    found = None
-    for entry in game_dir.log_entries((HELD_EVENT, ALERTED_EVENT), turn=phase.turn, phase=phase.phase):
-        data = entry["data"]
-        here = (entry["turn"], entry["phase"], data["generation"]) == (phase.turn, phase.phase, phase.generation)
-        if not here or data["state"] != phase.state_before:
-            continue
-        if entry["kind"] == HELD_EVENT:
-            found = {"needs": data["needs"], "why": data["why"], "since": entry["at"], "alerted": False}
-        elif found is not None:
-            found["alerted"] = True
-    return found
+    """Return the hold of the open phase, if it waits on its referee (`glance.held_of`)."""
+    return held_of(game_dir.db, phase.turn, phase.phase, phase.generation, phase.state_before)
 
 
 def mark_alerted(game_dir: GameDir, phase: OpenPhase) -> None:

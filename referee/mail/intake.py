@@ -26,34 +26,33 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.message import Message
-from email.utils import parseaddr
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import RefereeError
 from referee.files import atomic_write, group_commit
 from referee.game.results import Receipt
 from referee.mail.batch import Batch, Marker
-from referee.mail.bounds import first_header, mime_excess
-from referee.mail.command_files import CommandFileError, is_command_file, read_command_file
-from referee.mail.commands import help_sections, run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.message import Incoming, OrderPart, automatic_reason, clean_message_id, read_message
-from referee.mail.replies import Answer, alert_referee, post_reply
-from referee.mail.strangers import REPLIES_PER_STRANGER_PER_DAY, answer_sender, reply_allowed
-from referee.mail.undeliverable import handle_bounce, mail_from
 from referee.protocol.canonical import sha256_hex
 from referee.protocol.display import printable
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
+
+if TYPE_CHECKING:  # the handling's types: their modules load when a mail is handled (see below)
+    from email.message import Message
+
+    from referee.mail.command_files import CommandFileError  # deferred, as above
+    from referee.mail.message import Incoming, OrderPart  # deferred, as above
+    from referee.mail.replies import Answer  # deferred, as above
 
 BATCH_MESSAGES = 200
 HANDLE_BATCH = 100  # mails handled and made durable together (`referee.mail.batch`)
 MARKER_FILE = "handling"
 BATCH_BYTES = 32 * 1024 * 1024
-__all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
+__all__ = ["fetch_and_store", "handle_stored", "move_handled"]
 TRACE_HEADERS = {
     b"received", b"return-path", b"delivered-to", b"x-original-to", b"authentication-results",
     b"arc-seal", b"arc-message-signature", b"arc-authentication-results", b"x-received", b"x-spam-status",
@@ -160,6 +159,9 @@ def _store_file(home: Home, raw: bytes) -> str:
 
 
 def _message_id(raw: bytes) -> str | None:
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.message import clean_message_id
+
     match = re.search(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,900}>)", raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0])
     return clean_message_id(match[1].decode("ascii", "replace")) if match else None
 
@@ -320,6 +322,10 @@ def set_aside(
     report: IntakeReport,
 ) -> None:
     """Give up on a mail whose handling never finished: alert the referee, then file it as rejected."""
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.bounds import first_header
+    from referee.mail.replies import alert_referee  # deferred, as above
+
     folder = config.imap.folders["rejected"] if config.imap is not None else "the rejected folder"
     try:  # whatever the mail holds, setting it aside must not fail in turn
         header = first_header((home.spool / message.file).read_bytes())
@@ -395,6 +401,14 @@ def _handle_message(
     now: datetime,
     batch: Batch,
 ) -> Answer:
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.bounds import mime_excess
+    from referee.mail.command_files import is_command_file  # deferred, as above
+    from referee.mail.commands import run_command  # deferred, as above
+    from referee.mail.message import read_message  # deferred, as above
+    from referee.mail.replies import Answer  # deferred, as above
+    from referee.mail.undeliverable import handle_bounce, mail_from  # deferred, as above
+
     raw = (home.spool / message.file).read_bytes()
     excess = mime_excess(raw)
     if excess is not None:  # refused before the email parser reads it
@@ -473,6 +487,10 @@ def _answer_stranger(
     lines: list[str],
 ) -> None:
     """Reply to the sender if it is safe (see `referee.mail.strangers`), a player with the help."""
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.commands import help_sections
+    from referee.mail.strangers import answer_sender  # deferred, as above
+
     answer_sender(home, config, ledger, directory, incoming, now, subject, lines, help_sections())
 
 
@@ -487,6 +505,11 @@ def _signed_command(
 ) -> Answer:
     """Carry out a signed command file once; refuse it (to the player it names, and briefly to the
     sender) when its signature or contents do not hold or it was used before."""
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.command_files import CommandFileError, read_command_file
+    from referee.mail.commands import run_command  # deferred, as above
+    from referee.mail.replies import Answer  # deferred, as above
+
     try:
         signed = read_command_file(directory, part)
     except CommandFileError as exc:
@@ -515,6 +538,10 @@ def _refuse_command(
     now: datetime,
     exc: CommandFileError,
 ) -> None:
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.replies import post_reply
+    from referee.mail.strangers import answer_sender  # deferred, as above
+
     subject = "Your command was not done"  # the sender's copy: short, and limited like any reply to strangers
     if exc.seat is not None:
         post_reply(
@@ -538,6 +565,12 @@ def _refuse_command(
 def _unread(raw: bytes, message: StoredMessage, own_address: str) -> Incoming:
     """Return what can be known of a mail without parsing its body: who sent it, and whether
     it is machine traffic (never answered)."""
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from email.utils import parseaddr
+
+    from referee.mail.bounds import first_header  # deferred, as above
+    from referee.mail.message import Incoming, automatic_reason  # deferred, as above
+
     header = first_header(raw)
     _, address = parseaddr(_field(header, "From"))
     local, _, domain = address.rpartition("@")
@@ -580,6 +613,9 @@ def _route_orders(
     now: datetime,
     batch: Batch,
 ) -> Answer:
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.replies import Answer
+
     verdicts: list[str] = []
     accepted = 0
     unknown: list[str] = []
@@ -637,6 +673,10 @@ def _refuse_signature(
     """Tell of orders whose signature is not the registered player's: the player the file names
     (at their registered address, when the acknowledgement did not go there) and, briefly, the
     sender (a player writing from a new machine learns why). Both within the limiter."""
+    # deferred: handling a mail loads the email package and the letters layer; an idle pass handles none
+    from referee.mail.replies import post_reply
+    from referee.mail.strangers import answer_sender, reply_allowed  # deferred, as above
+
     reasons = "; ".join(p.message[:300] for p in receipt.problems[:5])
     subject = f"[{game}] orders REFUSED ({receipt.sha256[:12]})"
     named = PLAYER_LINE.search(raw)

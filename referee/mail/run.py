@@ -35,9 +35,7 @@ from referee.mail.home import Home, HomeConfig
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger, StoredMessage
-from referee.mail.replies import Section, alert_referee, post_reply
 from referee.mail.smtp import SendReport, drain
-from referee.mail.undeliverable import after_send
 from referee.protocol.display import printable
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
@@ -74,6 +72,10 @@ class PassReport:
         ]
         problems = [*self.intake.errors, *self.send.failed, *self.errors]
         return lines + [f"FAILED    {problem}" for problem in problems]
+
+    def shown(self, quiet: bool = False) -> list[str]:
+        """Return the lines `referee run` prints: all of them, or with `quiet` the failures alone."""
+        return [line for line in self.lines() if not quiet or line.startswith("FAILED")]
 
 
 @contextmanager
@@ -134,6 +136,9 @@ def run_pass(
             if mail and config.smtp is not None:
                 outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())]
                 report.send = drain(config.smtp, outboxes, ledger, config.referee_email, moment)
+                # deferred: letters load when one is written
+                from referee.mail.undeliverable import after_send
+
                 report.games += after_send(home, config, directory, report.send, moment)
                 if report.send.refused:  # the alerts just written go now, not a pass later
                     alerts = drain(config.smtp, [home.outbox], ledger, config.referee_email, moment)
@@ -224,6 +229,9 @@ def _remind(
     action: Remind,
     deadline: str,
 ) -> str:
+    # deferred: letters load when one is written
+    from referee.mail.replies import post_reply
+
     player = directory.configs[game].player(action.player)
     assert player is not None
     post_reply(
@@ -246,6 +254,9 @@ def _remind(
 
 
 def _alert(home: Home, config: HomeConfig, game: str, game_dir: GameDir, phase: OpenPhase, action: AlertReferee) -> str:
+    # deferred: letters load when one is written
+    from referee.mail.replies import alert_referee
+
     missing = ", ".join(action.missing)
     if action.reason == "hold":
         subject = f"[{game}] HELD: turn {phase.turn} '{phase.phase}' is past its deadline with most orders missing"
@@ -296,6 +307,8 @@ def _adjudicate(
             game_dir.close()
         return [f"{game}: turn {phase.turn} {phase.phase} held: {waiting.message}"]
     except RefereeError as exc:
+        from referee.mail.replies import alert_referee  # deferred: letters load when one is written
+
         alert_referee(
             home,
             config,
@@ -319,6 +332,9 @@ def _adjudicate(
 
 def _alert_waiting(home: Home, config: HomeConfig, game: str, phase: OpenPhase, waiting: WaitingOnReferee) -> None:
     """Tell the referee, once per hold, what the game waits for and the exact commands that supply it."""
+    # deferred: letters load when one is written
+    from referee.mail.replies import Section, alert_referee
+
     needs = "".join(f"  {need.id}: {need.title} ({need.book}), needed by {need.needed_by}\n" for need in waiting.needs)
     lines = [
         f"Turn {phase.turn} '{phase.phase}' of {game} cannot be adjudicated until you supply, from your own "

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import os
 import re
-import smtplib
-import ssl
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from email import policy
-from email.parser import BytesParser
-from email.utils import getaddresses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from referee.letters.outbox import keep_sent
 from referee.mail.home import MailAccount
 from referee.mail.ledger import Ledger
+
+if TYPE_CHECKING:
+    import smtplib
 
 CRLF = re.compile(rb"\r?\n")  # the outbox keeps letters with LF; SMTP wants CRLF
 SET_UP_PROBLEM = re.compile(r"(?i)\b5\.7\.\d+|relay|authenticat")  # a 5xx that is about us, not the letter
@@ -64,6 +62,9 @@ class UntrustedCertificateError(ConnectionError):
 
 
 def _connect(account: MailAccount) -> smtplib.SMTP:
+    import smtplib  # deferred, with ssl: loaded when letters are sent, not in an idle pass
+    import ssl
+
     context = account.tls_context()
     try:
         if account.security == "ssl":
@@ -84,6 +85,11 @@ def _connect(account: MailAccount) -> smtplib.SMTP:
 
 def drain(account: MailAccount, outboxes: list[Path], ledger: Ledger, sender: str, now: datetime) -> SendReport:
     """Send every due letter of every outbox; never raises for a mail problem."""
+    import smtplib  # deferred, with the email package: loaded when letters are sent, not in an idle pass
+    from email import policy
+    from email.parser import BytesParser
+    from email.utils import getaddresses
+
     report = SendReport()
     letters = [(outbox, path) for outbox in outboxes for path in pending(outbox)]
     client: smtplib.SMTP | None = None
@@ -152,6 +158,8 @@ def _permanent(exc: smtplib.SMTPException) -> bool:
     A refusal of our own sender address, or one about relaying or authentication (enhanced
     status 5.7.x), says the referee's mail set-up is wrong, not the letter: every letter would
     meet it, so it is retried and reported, and no player is marked unreachable for it."""
+    import smtplib  # deferred (see drain); loaded already when a letter was refused
+
     if isinstance(exc, smtplib.SMTPSenderRefused):
         return False
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
@@ -165,6 +173,8 @@ def _permanent(exc: smtplib.SMTPException) -> bool:
 
 
 def _describe(exc: smtplib.SMTPException) -> str:
+    import smtplib  # deferred (see drain); loaded already when a letter was refused
+
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
         return "; ".join(
             f"{address}: {code} {_text(message)}" for address, (code, message) in sorted(exc.recipients.items())
@@ -185,5 +195,8 @@ def _mark_failed(outbox: Path, path: Path) -> Path:
 
 
 def _mark_sent(outbox: Path, path: Path) -> None:
+    # deferred: smtplib, the email package and the letters' outbox load when letters are sent, not in an idle pass
+    from referee.letters.outbox import keep_sent
+
     # The same name as in new/: `referee.letters.outbox.post` looks for it there to never post a letter twice.
     keep_sent(outbox, path)

@@ -14,7 +14,10 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `referee status` prints through here
+if TYPE_CHECKING:
+    from typing import Any
 
 SHOWN_LIMIT = 80
 ELLIPSIS = "..."

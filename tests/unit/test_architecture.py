@@ -36,7 +36,7 @@ BEACON_LIBRARY = ("drand_verify", "referee.protocol.beacon")
 # Imports of referee modules inside a function are deferred for start-up speed (`referee status`
 # loads what it shows, issue 23): the command line defers each command's; elsewhere each says why
 # in a comment on its line or the line above. (The layer and circle checks below see them too.)
-DEFERRED_OK = {"referee.cli"}
+DEFERRED_OK = {"referee.__main__", "referee.cli"}
 
 
 def _modules(package: str) -> dict[str, Path]:

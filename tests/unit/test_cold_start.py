@@ -54,12 +54,31 @@ def test_status_of_an_open_game_loads_no_letters_mail_or_other_game(tmp_path: Pa
     assert loaded("status", str(game.dir), names=("games.moderator", *NEVER_FOR_STATUS)) == ["games.moderator"]
 
 
+# What the entry's status (referee.__main__, referee.game.glance) does without: click, the kit and
+# the game (their answer for the open phase's state is kept), and the standard library's costly
+# modules (each about a bare start: dataclasses brings inspect; pathlib is not among them because
+# an editable install's finder loads it at every start, and the tests run in one).
+NEVER_FOR_A_GLANCE = ("click", "referee.cli", "referee.kit", "games", "dataclasses", "inspect", "typing")
+
+
+def test_a_status_loads_no_click_and_once_its_needs_are_kept_no_game(tmp_path: Path, make_game: MakeGame) -> None:
+    game = make_game(tmp_path)
+    assert loaded("status", str(game.dir), names=("click", "referee.cli")) == []  # needs computed, then kept
+    assert loaded("status", str(game.dir), names=NEVER_FOR_A_GLANCE) == []
+    assert loaded("status", "--json", str(game.dir), names=NEVER_FOR_A_GLANCE) == []
+
+
 def test_the_help_loads_no_game_nor_library(tmp_path: Path) -> None:
     names = ("games", "yaml", "cryptography", "jinja2", "imapclient")
     assert loaded("--help", names=names) == []
 
 
 NEVER_FOR_AN_IDLE_PASS = (
+    "click",  # the entry serves `run` itself (referee.__main__)
+    "referee.cli",
+    "email",  # the letters layer and the intake's handling load when a letter is written or a mail handled
+    "referee.letters",
+    "smtplib",
     "referee.game.engine",  # nothing is submitted nor adjudicated when no mail came and no deadline passed
     "referee.game.adjudication",
     "jinja2",

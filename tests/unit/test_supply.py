@@ -28,7 +28,8 @@ from referee.game.preview import preview
 from referee.game.public_audit import public_audit
 from referee.game.reveal import reveal
 from referee.game.rollback import rollback
-from referee.game.supplies import SupplyRefusedError, WaitingOnReferee, missing, status_needs, template_text
+from referee.game.status import status_shown
+from referee.game.supplies import SupplyRefusedError, WaitingOnReferee, missing, template_text
 from referee.protocol.canonical import canonical_json, pretty_json, sha256_hex
 from referee.protocol.signatures import NAMESPACE_REFEREE, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
@@ -97,6 +98,12 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
 
 def waiting_letters(game: TestGame) -> list[Path]:
     return sorted((game.dir / "mail").glob("*/*.waiting-*.txt"))
+
+
+def status_needs(path: Path) -> dict[str, Any]:
+    """What `referee status` shows of the needs: the ids missing now and later, and a hold."""
+    info = status_shown(path)
+    return {key: info[key] for key in ("missing_now", "missing_later", "held") if key in info}
 
 
 def snapshot(game: TestGame) -> tuple[Any, ...]:
