@@ -45,8 +45,9 @@ MANIFEST = "files.sha256"
 TRANSCRIPT = "transcript.txt"
 WORK = "<work>"  # the scratch folder's path, as it stands in the compared files
 # What a game directory holds that is not the same from run to run: the journal (times of day),
-# the outbox (Date headers, MIME boundaries) and the lock.
-SKIPPED = ("journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", ".lock", "outbox")
+# the outbox (Date headers, MIME boundaries), the lock, and the cache of a status's needs (the
+# game package's file paths and times, referee.game.glance).
+SKIPPED = ("journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm", ".lock", "outbox", ".status-needs.json")
 
 
 class FixedRandomness:
