@@ -50,7 +50,9 @@ from referee.protocol.display import printable
 from referee.protocol.signatures import NAMESPACE_ORDERS, verify
 
 BATCH_MESSAGES = 200
-HANDLE_BATCH = 100  # mails handled and made durable together (`referee.mail.batch`)
+# Mails handled and made durable together (`referee.mail.batch`): as many as a fetch stores, so
+# that a pass of one fetch batch pays each game's commit and the letters' syncs once.
+HANDLE_BATCH = BATCH_MESSAGES
 MARKER_FILE = "handling"
 BATCH_BYTES = 32 * 1024 * 1024
 __all__ = ["REPLIES_PER_STRANGER_PER_DAY", "fetch_and_store", "handle_stored", "move_handled"]
