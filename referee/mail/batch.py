@@ -15,9 +15,10 @@ game journal's commit, and two or three per letter file. A batch pays them once:
 
 A crash before step 3 ends leaves the games as they were before the batch (their transactions
 never committed, or committed and not yet synced: a power cut may undo such a commit whole) and
-the batch's rows in the ledger: the next pass handles those mails again, as new, except the one HOME/handling names, whose handling started and never finished: it is set
-aside as before. Letters landed before a crash are found by their Message-ID and kept once; a
-game that committed before a crash knows each mail by its source and does not take it twice.
+the batch's rows in the ledger: the next pass handles those mails again, as new, except the one
+HOME/handling names, whose handling started and never finished: it is set aside as before.
+Letters landed before a crash are found by their Message-ID and kept once; a game that
+committed before a crash knows each mail by its source and does not take it twice.
 """
 
 from __future__ import annotations
