@@ -39,6 +39,9 @@ class Batch:
     def __init__(self) -> None:
         self._games: dict[Path, Game] = {}
         self._locks = ExitStack()
+        # Seats found reachable since the games were opened: only a bounce marks a player
+        # unreachable, and a bounce is handled after the batch commits (which empties this).
+        self.reachable: set[tuple[Path, str]] = set()
 
     def game(self, path: Path) -> Game:
         """Return the game at `path`, opened, locked and in the batch's transaction on first use."""
@@ -83,6 +86,7 @@ class Batch:
         for game in self._games.values():
             game.dir.close()
         self._games.clear()
+        self.reachable.clear()
         self._locks.close()
 
 

@@ -414,7 +414,10 @@ def _handle_message(
     if incoming.automatic:
         bounce = handle_bounce(home, config, directory, ledger, raw, now)
         return bounce or Answer("rejected", f"ignored: {incoming.automatic}")
-    mail_from(directory, incoming.sender, (lambda path: batch.game(path).dir) if orders_only else None)
+    if orders_only:
+        mail_from(directory, incoming.sender, lambda path: batch.game(path).dir, batch.reachable)
+    else:
+        mail_from(directory, incoming.sender)
     if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
         limit = config.max_message_bytes // (1024 * 1024)
         _answer_stranger(

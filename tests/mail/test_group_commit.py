@@ -17,7 +17,7 @@ import pytest
 
 from referee import files
 from referee.game.journal import GameDir
-from referee.mail import run
+from referee.mail import run, undeliverable
 from referee.mail.ledger import Ledger
 
 from conftest import GAME_ID
@@ -196,3 +196,27 @@ def test_a_batchs_game_commits_are_made_durable_by_one_sync_before_the_ledger_re
     outcomes = next(i for i, e in enumerate(events) if e.startswith("intake.sqlite: UPDATE") and i > game_commit)
     assert game_commit < synced < outcomes, events
     assert events.count(f"sync {game_folder}") == 1  # one batch, one sync for its games
+
+
+def test_a_senders_seats_are_cleared_once_a_batch(mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each order mail shows its sender reachable; within a batch their seat is read once."""
+    for seq in range(1, 6):
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL, seq=seq)))
+    checked: list[str] = []
+    real = undeliverable.mark_reachable
+    intake = run._intake
+
+    def mark_reachable(game_dir: GameDir, player: str, why: str) -> bool:
+        checked.append(player)
+        return real(game_dir, player, why)
+
+    def counted_intake(*args: Any) -> Any:  # the intake alone: sending marks a player reachable too
+        with monkeypatch.context() as patch:
+            patch.setattr(undeliverable, "mark_reachable", mark_reachable)
+            return intake(*args)
+
+    monkeypatch.setattr(run, "_intake", counted_intake)
+    report = mail_world.run()
+
+    assert report.ok and report.intake.handled == 5, report.lines()
+    assert checked == ["alice"]
