@@ -202,6 +202,31 @@ class SyncCounter:
         )
 
 
+class SysCalls:
+    """`strace -c` attached to this process (not Dovecot) from now until `stop`."""
+
+    CALLS = "fsync,fdatasync,syncfs,openat,rename,renameat,renameat2,unlink,unlinkat"
+
+    def __init__(self, output: Path) -> None:
+        import subprocess
+
+        self.output = output
+        self.process = subprocess.Popen(
+            ["strace", "-c", "-e", f"trace={self.CALLS}", "-o", str(output), "-p", str(os.getpid())]
+        )
+        time.sleep(1.0)  # attached before the pass starts
+
+    def stop(self, mails: int) -> str:
+        self.process.terminate()
+        self.process.wait()
+        counted = []
+        for line in self.output.read_text().splitlines():
+            fields = line.split()
+            if len(fields) >= 5 and fields[3].isdigit() and fields[-1] != "total":
+                counted.append(f"{fields[-1]} {int(fields[3]) / mails:.3f}")
+        return "system calls a mail (strace): " + ", ".join(counted)
+
+
 def add_history(home, entries: int) -> None:
     """Give each game's log `entries` earlier submissions, as a game that has run long holds."""
     from referee.game.journal import GameDir
@@ -225,6 +250,12 @@ def main() -> None:
     parser.add_argument("--profile", help="write a cProfile of the pass to this file")
     parser.add_argument("--split", action="store_true", help="print the CPU time of the main steps (no profiler)")
     parser.add_argument(
+        "--strace",
+        action="store_true",
+        help="count the pass's disk system calls (SQLite's own fdatasyncs too) with strace attached to it",
+    )
+    parser.add_argument("--first-pass", action="store_true", help="run a pass before the mails: a home in use")
+    parser.add_argument(
         "--history",
         type=int,
         default=0,
@@ -244,11 +275,14 @@ def main() -> None:
             home, keys = make_home(root, dovecot, user, args.games)
             if args.history:
                 add_history(home, args.history)
+            if args.first_pass:
+                run_pass(home)  # the games opened and pinned, the ledger made, as in a home in use
             client = dovecot.client(user)
             for raw in order_mails(keys, args.mails, args.games):
                 client.append("INBOX", raw)
             client.logout()
             split = Split() if args.split else None
+            tracer = SysCalls(root / f"strace-{run}.txt") if args.strace else None
             counts = SyncCounter()
             counts.start()
             profiler = None
@@ -263,6 +297,8 @@ def main() -> None:
                 cpu, wall, after = time.process_time() - cpu, time.perf_counter() - wall, os.times()
             finally:
                 counts.stop()
+                if tracer is not None:
+                    print(tracer.stop(args.mails))
                 if split is not None:
                     split.stop()
                     print(split.describe(args.mails))
