@@ -99,8 +99,17 @@ STEPS = (
     ("referee.files", "_write_temporary"),
     ("referee.mail.batch", "Batch.game"),
     ("referee.mail.undeliverable", "mark_reachable"),
-    ("referee.mail.intake", "fetch_and_store"),
-    ("referee.mail.intake", "move_handled"),
+    ("referee.mail.run", "fetch_and_store"),
+    ("referee.mail.run", "move_handled"),
+    ("referee.mail.run", "handle_stored"),
+    ("referee.mail.intake", "_store_file"),
+    ("referee.mail.intake", "signed_form"),
+    ("referee.mail.intake", "mail_from"),
+    ("referee.letters.post", "keep_html"),
+    ("referee.protocol.signatures", "sign"),
+    ("referee.mail.imap", "Mailbox.fetch"),
+    ("referee.mail.imap", "Mailbox.move"),
+    ("referee.mail.ledger", "Ledger.transaction"),
 )
 
 
@@ -111,6 +120,7 @@ class Split:
         import importlib
 
         self.seconds: dict[str, float] = {}
+        self.waited: dict[str, float] = {}
         self._saved = []
         for module_name, name in STEPS:
             module = importlib.import_module(module_name)
@@ -125,11 +135,12 @@ class Split:
 
     def _timed(self, label: str, function):  # type: ignore[no-untyped-def]
         def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
-            start = time.process_time()
+            start, wall = time.process_time(), time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
                 self.seconds[label] = self.seconds.get(label, 0.0) + time.process_time() - start
+                self.waited[label] = self.waited.get(label, 0.0) + time.perf_counter() - wall
 
         return timed
 
@@ -138,8 +149,9 @@ class Split:
             setattr(target, attribute, original)
 
     def describe(self, mails: int) -> str:
-        return "CPU ms per mail: " + ", ".join(
-            f"{label} {seconds / mails * 1000:.2f}" for label, seconds in self.seconds.items()
+        return "CPU ms per mail (wall ms): " + ", ".join(
+            f"{label} {seconds / mails * 1000:.2f} ({self.waited[label] / mails * 1000:.2f})"
+            for label, seconds in self.seconds.items()
         )
 
 
@@ -190,6 +202,31 @@ class SyncCounter:
         )
 
 
+class SysCalls:
+    """`strace -c` attached to this process (not Dovecot) from now until `stop`."""
+
+    CALLS = "fsync,fdatasync,syncfs,openat,rename,renameat,renameat2,unlink,unlinkat"
+
+    def __init__(self, output: Path) -> None:
+        import subprocess
+
+        self.output = output
+        self.process = subprocess.Popen(
+            ["strace", "-c", "-e", f"trace={self.CALLS}", "-o", str(output), "-p", str(os.getpid())]
+        )
+        time.sleep(1.0)  # attached before the pass starts
+
+    def stop(self, mails: int) -> str:
+        self.process.terminate()
+        self.process.wait()
+        counted = []
+        for line in self.output.read_text().splitlines():
+            fields = line.split()
+            if len(fields) >= 5 and fields[3].isdigit() and fields[-1] != "total":
+                counted.append(f"{fields[-1]} {int(fields[3]) / mails:.3f}")
+        return "system calls a mail (strace): " + ", ".join(counted)
+
+
 def add_history(home, entries: int) -> None:
     """Give each game's log `entries` earlier submissions, as a game that has run long holds."""
     from referee.game.journal import GameDir
@@ -213,6 +250,12 @@ def main() -> None:
     parser.add_argument("--profile", help="write a cProfile of the pass to this file")
     parser.add_argument("--split", action="store_true", help="print the CPU time of the main steps (no profiler)")
     parser.add_argument(
+        "--strace",
+        action="store_true",
+        help="count the pass's disk system calls (SQLite's own fdatasyncs too) with strace attached to it",
+    )
+    parser.add_argument("--first-pass", action="store_true", help="run a pass before the mails: a home in use")
+    parser.add_argument(
         "--history",
         type=int,
         default=0,
@@ -232,11 +275,14 @@ def main() -> None:
             home, keys = make_home(root, dovecot, user, args.games)
             if args.history:
                 add_history(home, args.history)
+            if args.first_pass:
+                run_pass(home)  # the games opened and pinned, the ledger made, as in a home in use
             client = dovecot.client(user)
             for raw in order_mails(keys, args.mails, args.games):
                 client.append("INBOX", raw)
             client.logout()
             split = Split() if args.split else None
+            tracer = SysCalls(root / f"strace-{run}.txt") if args.strace else None
             counts = SyncCounter()
             counts.start()
             profiler = None
@@ -246,11 +292,13 @@ def main() -> None:
                 profiler = cProfile.Profile(time.process_time)  # CPU: the machine is shared
                 profiler.enable()
             try:
-                cpu, wall = time.process_time(), time.perf_counter()
+                cpu, wall, times = time.process_time(), time.perf_counter(), os.times()
                 report = run_pass(home)
-                cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                cpu, wall, after = time.process_time() - cpu, time.perf_counter() - wall, os.times()
             finally:
                 counts.stop()
+                if tracer is not None:
+                    print(tracer.stop(args.mails))
                 if split is not None:
                     split.stop()
                     print(split.describe(args.mails))
@@ -262,8 +310,9 @@ def main() -> None:
             assert "accepted" in report.lines()[1], report.lines()[1]
             print(
                 f"intake: {args.mails} order mails, {args.games} games: {args.mails / cpu:.0f} mails/s CPU "
-                f"({cpu:.2f} s), {args.mails / wall:.0f} mails/s wall ({wall:.2f} s), "
-                f"{counts.describe(args.mails)}"
+                f"({cpu:.2f} s: user {(after.user - times.user) / args.mails * 1000:.2f}, system "
+                f"{(after.system - times.system) / args.mails * 1000:.2f} ms a mail), {args.mails / wall:.0f} "
+                f"mails/s wall ({wall:.2f} s), {counts.describe(args.mails)}"
             )
     finally:
         dovecot.stop()

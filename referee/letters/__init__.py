@@ -4,8 +4,8 @@ The Jinja2 environment (`render`), posting a letter (`post`: render, sign, keep 
 GAMEDIR/mail/, put in the outbox), what letters show made from plain values (`content`),
 order forms with a comment on each field (`forms`), encryption to a player's SSH key
 (`encryption`), battlefield pictures as SVG and PNG (`pictures`), boards drawn alike
-(`board_pictures`) and the outbox maildir
-(`outbox`). Letters are
+(`board_pictures`), the outbox maildir (`outbox`) and a letter's MIME written by bytes
+(`mime`). Letters are
 made from plain values handed to them (a `Letterhead`, a template context), never from the
 engine's objects. It may import the kit, the protocol and the ground (`referee.errors`,
 `referee.files`), never the game directory's life or the mail.

@@ -21,15 +21,19 @@ from functools import lru_cache
 from pathlib import Path
 
 from referee.files import fsync_dir, write_staged
-from referee.letters.headers import FoldOnce, RememberedHeaders
+from referee.letters.mime import (
+    HEADER_POLICY,
+    attachment_part,
+    base64_body,
+    is_plain_attachment,
+    letter_bytes,
+    text_body,
+)
 
 FOLDERS = ("tmp", "new", "cur")
 # Drawn from the system's random source itself, not through os.urandom: a MIME boundary is no
 # secret of the game, and the golden games replace os.urandom with a counter for the game's own.
 BOUNDARY = "=" * 15 + random.SystemRandom().randbytes(16).hex()
-# Long Message-IDs stay on one line: some mail tools mishandle a folded one.
-MAX_LINE = 998
-HEADER_POLICY = FoldOnce(max_line_length=MAX_LINE, header_factory=RememberedHeaders())
 
 
 @dataclass(frozen=True)
@@ -81,17 +85,8 @@ def _skeleton(
     """Return the message, and with `placeholders` what `message_bytes` puts in: each body that
     stands in it as a line `\\x00body-N\\x00`, with its bytes as the email package writes them."""
     message = EmailMessage(policy=HEADER_POLICY)
-    message["From"] = formataddr((sender_name, sender))
-    message["To"] = letter.to
-    message["Subject"] = letter.subject
-    message["Date"] = formatdate(localtime=False, usegmt=True)
-    message["Message-ID"] = letter.message_id
-    references = [i for i in (letter.thread, letter.in_reply_to) if i and i != letter.message_id]
-    if references:
-        message["In-Reply-To"] = references[-1]
-        message["References"] = " ".join(dict.fromkeys(references))
-    message["Auto-Submitted"] = letter.auto_submitted
-    message["X-Loop"] = sender
+    for name, value in _headers(letter, sender, sender_name):
+        message[name] = value
     bodies: list[tuple[bytes, bytes]] = []
 
     def stand_in(body: bytes) -> str:
@@ -124,17 +119,50 @@ def _skeleton(
     return message, bodies
 
 
+def _headers(letter: Letter, sender: str, sender_name: str) -> list[tuple[str, str]]:
+    """Return the letter's headers, in order, before its MIME ones."""
+    headers = [
+        ("From", formataddr((sender_name, sender))),
+        ("To", letter.to),
+        ("Subject", letter.subject),
+        ("Date", formatdate(localtime=False, usegmt=True)),
+        ("Message-ID", letter.message_id),
+    ]
+    references = [i for i in (letter.thread, letter.in_reply_to) if i and i != letter.message_id]
+    if references:
+        headers += [("In-Reply-To", references[-1]), ("References", " ".join(dict.fromkeys(references)))]
+    return headers + [("Auto-Submitted", letter.auto_submitted), ("X-Loop", sender)]
+
+
 def _plain_body(text: str) -> tuple[str, bytes] | None:
-    """Return how the email package writes `text` when it goes as it is (7bit or 8bit: every line
-    within the limit), or None when it would be encoded (quoted-printable, base64)."""
-    lines = text.encode("utf-8").splitlines()
-    if max((len(line) for line in lines), default=0) > MAX_LINE:
-        return None
-    body = b"\n".join(lines) + b"\n"
-    return ("7bit" if body.isascii() else "8bit"), body
+    """Return how the email package writes `text` when it goes as it is, with its transfer
+    encoding (7bit or 8bit), or None when it would be encoded (quoted-printable, base64)."""
+    body = text_body(text)
+    return None if body is None else (("7bit" if body.isascii() else "8bit"), body)
 
 
 def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
+    """Return the letter as the bytes of a MIME message: written by `referee.letters.mime` when
+    it covers the letter, else by `_assembled_bytes`; both are the bytes `build_message` gives."""
+    written = _written_bytes(letter, sender, sender_name)
+    return written if written is not None else _assembled_bytes(letter, sender, sender_name)
+
+
+def _written_bytes(letter: Letter, sender: str, sender_name: str) -> bytes | None:
+    """Return the letter written line by line (`referee.letters.mime`), or None for a letter it
+    does not cover (a body encoded for its long lines, an unusual file name, no shared boundary)."""
+    boundary = _boundary(letter)
+    text = text_body(letter.text)
+    html = text_body(letter.html) if letter.html else None
+    if boundary is None or text is None or (letter.html and html is None):
+        return None
+    if not all(is_plain_attachment(item.filename, item.content_type) for item in letter.attachments):
+        return None
+    parts = [attachment_part(item.filename, item.content_type, _base64_body(item.data)) for item in letter.attachments]
+    return letter_bytes(_headers(letter, sender, sender_name), text, html, parts, boundary)
+
+
+def _assembled_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
     """Return the letter as the bytes of a MIME message, each distinct attachment encoded once.
 
     The same public record goes to every player of a phase, and a long phase's letters are long:
@@ -159,10 +187,9 @@ def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
 
 @lru_cache(maxsize=16)
 def _base64_body(data: bytes) -> bytes:
-    """Return `data` encoded as an attachment's body is (the email package's own encoder)."""
-    part = EmailMessage(policy=HEADER_POLICY)
-    part.set_content(data, maintype="application", subtype="octet-stream")
-    return str(part.get_payload()).encode("ascii")
+    """Return `data` encoded as an attachment's body is, kept for the next letters: the same
+    public record goes to every player of a phase."""
+    return base64_body(data)
 
 
 def _boundary(letter: Letter) -> str | None:

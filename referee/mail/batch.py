@@ -8,14 +8,17 @@ game journal's commit, and two or three per letter file. A batch pays them once:
        killed process, which is what it is for); its letters are held in memory
        (`referee.files.group_commit`) and its orders go into one open transaction per game;
     3. the batch ends: HOME/handling is emptied, the letters land (two syncs for all of them),
-       each game commits once, and the ledger records every outcome in one commit;
+       each game commits once, without a sync of its own (its journal is at synchronous=NORMAL
+       for the batch: SQLite keeps a commit whole, not durable), then one sync makes every
+       game's commit durable together, and the ledger records every outcome in one commit;
     4. only then are the mails moved on the server (`referee.mail.intake.move_handled`).
 
 A crash before step 3 ends leaves the games as they were before the batch (their transactions
-never committed) and the batch's rows in the ledger: the next pass handles those mails again,
-as new, except the one HOME/handling names, whose handling started and never finished: it is set
-aside as before. Letters landed before a crash are found by their Message-ID and kept once; a
-game that committed before a crash knows each mail by its source and does not take it twice.
+never committed, or committed and not yet synced: a power cut may undo such a commit whole) and
+the batch's rows in the ledger: the next pass handles those mails again, as new, except the one
+HOME/handling names, whose handling started and never finished: it is set aside as before.
+Letters landed before a crash are found by their Message-ID and kept once; a game that
+committed before a crash knows each mail by its source and does not take it twice.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import os
 from contextlib import ExitStack
 from pathlib import Path
 
-from referee.files import flush_group
+from referee.files import flush_group, sync_files
 from referee.game.opened import Game
 
 MARKER_BYTES = 64  # a SHA-256 in hex
@@ -36,6 +39,9 @@ class Batch:
     def __init__(self) -> None:
         self._games: dict[Path, Game] = {}
         self._locks = ExitStack()
+        # Seats found reachable since the games were opened: only a bounce marks a player
+        # unreachable, and a bounce is handled after the batch commits (which empties this).
+        self.reachable: set[tuple[Path, str]] = set()
 
     def game(self, path: Path) -> Game:
         """Return the game at `path`, opened, locked and in the batch's transaction on first use."""
@@ -44,6 +50,9 @@ class Batch:
             game = Game.open(path)
             try:
                 self._locks.enter_context(game.dir.lock())
+                # No sync at the commit: `commit` makes every game's commit durable with one.
+                # The connection is the batch's alone and closed with it.
+                game.dir.db.execute("PRAGMA synchronous=NORMAL")
                 game.dir.db.execute("BEGIN IMMEDIATE")
             except BaseException:
                 game.dir.close()
@@ -53,11 +62,16 @@ class Batch:
 
     def commit(self) -> None:
         """Land the letters held so far, then commit every game (letters first: an acknowledgement
-        must never be missing for orders a game took), and release the games."""
+        must never be missing for orders a game took), make the commits durable with one sync,
+        and release the games."""
         flush_group()
         try:
             for game in self._games.values():
                 game.dir.db.execute("COMMIT")
+            if self._games:
+                journals = [game.dir.journal_path for game in self._games.values()]
+                wals = [path.with_name(path.name + "-wal") for path in journals]
+                sync_files([path for path in wals if path.exists()], sorted({path.parent for path in journals}))
         finally:
             self.close()
 
@@ -72,6 +86,7 @@ class Batch:
         for game in self._games.values():
             game.dir.close()
         self._games.clear()
+        self.reachable.clear()
         self._locks.close()
 
 

@@ -49,7 +49,9 @@ if TYPE_CHECKING:  # the handling's types: their modules load when a mail is han
     from referee.mail.replies import Answer  # deferred, as above
 
 BATCH_MESSAGES = 200
-HANDLE_BATCH = 100  # mails handled and made durable together (`referee.mail.batch`)
+# Mails handled and made durable together (`referee.mail.batch`): as many as a fetch stores, so
+# that a pass of one fetch batch pays each game's commit and the letters' syncs once.
+HANDLE_BATCH = BATCH_MESSAGES
 MARKER_FILE = "handling"
 BATCH_BYTES = 32 * 1024 * 1024
 __all__ = ["fetch_and_store", "handle_stored", "move_handled"]
@@ -426,7 +428,10 @@ def _handle_message(
     if incoming.automatic:
         bounce = handle_bounce(home, config, directory, ledger, raw, now)
         return bounce or Answer("rejected", f"ignored: {incoming.automatic}")
-    mail_from(directory, incoming.sender, (lambda path: batch.game(path).dir) if orders_only else None)
+    if orders_only:
+        mail_from(directory, incoming.sender, lambda path: batch.game(path).dir, batch.reachable)
+    else:
+        mail_from(directory, incoming.sender)
     if b"\r\nX-Referee-Oversized: " in raw.split(b"\r\n\r\n", 1)[0] + b"\r\n":
         limit = config.max_message_bytes // (1024 * 1024)
         _answer_stranger(

@@ -104,15 +104,24 @@ def letter_undeliverable(
     return f"{games}: letter to {who} undeliverable ({reason[:80]}): referee alerted"
 
 
-def mail_from(directory: Directory, sender: str | None, game_dir: Callable[[Path], GameDir] | None = None) -> None:
+def mail_from(
+    directory: Directory,
+    sender: str | None,
+    game_dir: Callable[[Path], GameDir] | None = None,
+    cleared: set[tuple[Path, str]] | None = None,
+) -> None:
     """A mail from a player shows their address works: clear their unreachable marks.
 
-    `game_dir` gives the journal of a game already open (mail intake's batch)."""
+    `game_dir` gives the journal of a game already open (mail intake's batch); `cleared` holds
+    the seats (game path, player) already cleared while it stays open, which nothing marks again
+    in the meantime: they are not read again."""
     for seat in directory.seats_of(sender):
         if game_dir is None:
             _reachable(seat.path, seat.player, "a mail came from them")
-        else:
+        elif cleared is None or (seat.path, seat.player) not in cleared:
             mark_reachable(game_dir(seat.path), seat.player, "a mail came from them")
+            if cleared is not None:
+                cleared.add((seat.path, seat.player))
 
 
 def _reachable(path: Path, player: str, why: str) -> bool:

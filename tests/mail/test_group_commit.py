@@ -17,7 +17,7 @@ import pytest
 
 from referee import files
 from referee.game.journal import GameDir
-from referee.mail import run
+from referee.mail import run, undeliverable
 from referee.mail.ledger import Ledger
 
 from conftest import GAME_ID
@@ -97,8 +97,9 @@ def test_fifty_order_mails_cost_well_under_one_sync_each(
     assert len(acks(mail_world, "alice")) == MAILS
     (syncs,) = counted
     # Before group commit: 15 os.fsync and 3 SQLite commits per mail. Now, for the batch: the
-    # spool (2 syncfs, 1 commit), the batch's start (1), its letters (2 syncfs), the game (1), the
-    # outcomes (1) and the move (1); the pass's other commits are per pass, not per mail.
+    # spool (2 syncfs, 1 commit), the batch's start (1), its letters (2 syncfs), the game (1 commit,
+    # made durable by 1 syncfs), the outcomes (1) and the move (1); the pass's other commits are
+    # per pass, not per mail.
     assert syncs.fsync == 0
     assert syncs.total / MAILS < 0.3, vars(syncs)
 
@@ -161,3 +162,61 @@ def test_a_group_lands_its_files_at_its_end_or_not_at_all(tmp_path: Path) -> Non
         files.atomic_write(tmp_path / "d", b"four")
         raise RuntimeError("a crash")
     assert not (tmp_path / "d").exists()
+
+
+def test_a_batchs_game_commits_are_made_durable_by_one_sync_before_the_ledger_records_them(
+    mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game's commit in a batch syncs nothing itself (synchronous=NORMAL); one sync of the
+    games' file system follows the commits, and only then does the ledger record the outcomes."""
+    for seq in range(1, 4):
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL, seq=seq)))
+    events: list[str] = []
+    real_syncfs, real_connect = files.syncfs, sqlite3.connect
+
+    def syncfs(folder: Path) -> None:
+        events.append(f"sync {folder.name}")
+        real_syncfs(folder)
+
+    def connect(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = real_connect(database, *args, **kwargs)
+        name = Path(database).name
+        db.set_trace_callback(lambda sql: events.append(f"{name}: {sql.split()[0].upper()} {sql[:40]}"))
+        return db
+
+    monkeypatch.setattr(files, "syncfs", syncfs)
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    report = mail_world.run()
+
+    assert report.ok and report.intake.handled == 3, report.lines()
+    game_commit = events.index("journal.sqlite: COMMIT COMMIT")
+    assert "journal.sqlite: PRAGMA PRAGMA synchronous=NORMAL" in events[:game_commit]
+    game_folder = mail_world.game_dirs[GAME_ID].name
+    synced = events.index(f"sync {game_folder}", game_commit)
+    outcomes = next(i for i, e in enumerate(events) if e.startswith("intake.sqlite: UPDATE") and i > game_commit)
+    assert game_commit < synced < outcomes, events
+    assert events.count(f"sync {game_folder}") == 1  # one batch, one sync for its games
+
+
+def test_a_senders_seats_are_cleared_once_a_batch(mail_world: MailWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each order mail shows its sender reachable; within a batch their seat is read once."""
+    for seq in range(1, 6):
+        mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL, seq=seq)))
+    checked: list[str] = []
+    real = undeliverable.mark_reachable
+    intake = run._intake
+
+    def mark_reachable(game_dir: GameDir, player: str, why: str) -> bool:
+        checked.append(player)
+        return real(game_dir, player, why)
+
+    def counted_intake(*args: Any) -> Any:  # the intake alone: sending marks a player reachable too
+        with monkeypatch.context() as patch:
+            patch.setattr(undeliverable, "mark_reachable", mark_reachable)
+            return intake(*args)
+
+    monkeypatch.setattr(run, "_intake", counted_intake)
+    report = mail_world.run()
+
+    assert report.ok and report.intake.handled == 5, report.lines()
+    assert checked == ["alice"]
