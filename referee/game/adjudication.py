@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from referee.errors import StateError
-from referee.files import atomic_write
+from referee.files import atomic_write, flush_group, group_commit
 from referee.game.announce import post_notices, post_reports
 from referee.game.beacons import fetch_promised_round, phase_proof, promise_round
 from referee.game.journal import OpenPhase
@@ -101,6 +101,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
         state = game_dir.save_state(envelope)
     spec = opening.spec
     if spec is None:
+        flush_group()
         with game_dir.transaction():
             closing()
             game_dir.set_meta("state", state)
@@ -116,6 +117,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     phase = OpenPhase(seq, spec.turn, spec.name, opening.commit, state, "", spec.active, None, None, None, generation)
     if not opening.replay:
         post_notices(game, phase, spec, opening.envelope["state"])
+    flush_group()  # the files written in a group (an adjudication's) land before the journal names them
     with game_dir.transaction():
         closing()
         game_dir.insert_phase(seq, spec.turn, spec.name, opening.commit, state, spec.active, generation)
@@ -140,7 +142,9 @@ def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: b
     # A game begun before letter format 2 writes it from the next phase on: this phase's notice
     # went out in the old format, and its report keeps to it.
     adopt_from(game.dir, phase.seq + 1)
-    with views_dumped_once():
+    # The record and every letter land together, with two disk syncs, before the journal names
+    # them (`open_phase`); a crash before leaves the phase open, adjudicated again the same way.
+    with views_dumped_once(), group_commit():
         return _adjudicate_phase(game, phase, force, default_unfit)
 
 
@@ -149,8 +153,9 @@ def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: 
     state_after = game.dir.save_state(outcome.envelope)
     record_path = game.dir.records / f"{phase.stem}.json"
     atomic_write(record_path, outcome.record_bytes)
-    atomic_write(record_path.with_name(record_path.name + ".sig"), game.sign(outcome.record_bytes).encode())
-    reports = post_reports(game, outcome)
+    record_sig = game.sign(outcome.record_bytes).encode()
+    atomic_write(record_path.with_name(record_path.name + ".sig"), record_sig)
+    reports = post_reports(game, outcome, record_sig)
 
     def close() -> None:
         game.dir.close_phase(phase.seq, state_after, record_path.name, force, tuple(outcome.defaulted))

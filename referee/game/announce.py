@@ -323,11 +323,11 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     return context, attachments
 
 
-def post_reports(game: Game, outcome: Outcome) -> list[Path]:
-    """Write each player's report of an adjudicated phase, with the signed public record attached."""
+def post_reports(game: Game, outcome: Outcome, record_sig: bytes) -> list[Path]:
+    """Write each player's report of an adjudicated phase, with the public record and its
+    signature `record_sig` attached."""
     phase = outcome.phase
     record_name = f"{phase.stem}.json"
-    record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
     paths = []
     for player in game.config.players:
         name = player.name

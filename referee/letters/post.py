@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.files import atomic_write, link_or_write, pending_write
+from referee.files import atomic_write, link_or_write, pending_data, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
@@ -123,7 +123,7 @@ def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
     `mail_dir` with the same bytes (the disk holds them once), else written."""
     digest = hashlib.sha256(data).hexdigest()
     earlier = _recently_kept.get((mail_dir, digest))
-    if earlier is None or earlier == path or pending_write(earlier) or not _holds(earlier, data):
+    if earlier is None or earlier == path or not _holds(earlier, data):
         atomic_write(path, data)
     else:
         link_or_write(earlier, path, data)
@@ -134,6 +134,8 @@ def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
 
 
 def _holds(path: Path, data: bytes) -> bool:
+    if pending_write(path):  # written in the open group (an adjudication's letters land together)
+        return pending_data(path) == data
     try:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:

@@ -18,6 +18,7 @@ from unittest import mock
 import pytest
 import yaml
 
+import referee.files
 import referee.letters.content
 import referee.protocol.orders
 import referee.protocol.yamlsafe
@@ -93,6 +94,32 @@ def test_each_distinct_view_is_dumped_once_per_adjudication(tmp_path: Path, make
     # Every view names its reader: ten distinct views, each attached to a report and to the
     # next phase's notice (the same state), dumped once each; more than the old cache's 8.
     assert dumps[0] == len(players)
+
+
+def disk_syncs(game: TestGame) -> int:
+    """Return the disk syncs (fsync and syncfs calls) of adjudicating `game`'s open phase."""
+    fsyncs, fsync_patch = counting(os, "fsync")
+    syncfss, syncfs_patch = counting(referee.files, "syncfs")
+    with fsync_patch, syncfs_patch:
+        adjudicate(game.dir)
+    return fsyncs[0] + syncfss[0]
+
+
+def test_an_adjudication_lands_its_record_and_letters_with_syncs_that_do_not_grow_with_players(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    syncs = {}
+    for players in (("alice", "bob"), ("alice", "bob", "carol", "dave", "erin", "frank")):
+        game = make_game(tmp_path / str(len(players)), players=players)
+        submit_all(game, 1, dict.fromkeys(players, 3))
+        syncs[len(players)] = disk_syncs(game)
+    # The record, the reports, the views and the next notices land together (files.group_commit):
+    # two syncs for all of them, where each file cost two or three.
+    assert syncs[2] == syncs[6] <= 4, syncs
+    mail = game.dir / "mail"  # the next notice's view is still the report's, kept once
+    assert os.path.samefile(
+        mail / "0001-t1-round" / "alice.view-after.yaml", mail / "0002-t2-round" / "alice.view.yaml"
+    )
 
 
 def test_the_garbage_collector_is_back_on_after_bulk_work_also_on_error() -> None:
