@@ -99,8 +99,9 @@ KEPT_HTML_SUFFIX = ".gz"
 
 def keep_html(html: str) -> bytes:
     """Return the bytes a letter's HTML is kept as: gzip without a time or a name, so that the
-    same letter always keeps the same bytes."""
-    return gzip.compress(html.encode("utf-8"), compresslevel=9, mtime=0)
+    same letter always keeps the same bytes. Level 6, zlib's default: a long phase's report
+    compressed five times faster than at 9, 13% larger (a short letter the same, 0.5% larger)."""
+    return gzip.compress(html.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def read_kept_html(path: Path) -> str:
