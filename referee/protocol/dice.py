@@ -250,18 +250,38 @@ def _parse_spec(spec: str) -> DiceSpec:
     return DiceSpec(count, sides, bool(match["zero"]))
 
 
-def derive(key: bytes, label: str, record_spec: str, count: int = 1) -> list[int]:
+def derive(key: bytes | Keyed, label: str, record_spec: str, count: int = 1) -> list[int]:
     """Re-derive a public record's values from the phase key, as a verifier does.
 
     `count` is how many values a `uniform(N)` entry holds; other specs carry their own count.
+    A verifier of many rolls passes the key keyed once (`Keyed`): up to four values are then
+    read from the stream's first block without making a stream, unless one is rejected.
     """
+    kind, number, base = _record_spec(record_spec)
+    if kind == "shuffle":
+        return Stream(key, label).shuffle(range(number))
+    wanted = count if kind == "uniform" else number
+    if isinstance(key, Keyed) and 0 < wanted <= 4:
+        limit = uniform_limit(base)
+        block = _UNPACK_BLOCK(key.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[:wanted]
+        if all(value < limit for value in block):
+            offset = 0 if kind == "uniform" else 1
+            return [value % base + offset for value in block]
+    stream = Stream(key, label)
+    if kind == "uniform":
+        return [stream.uniform(base) for _ in range(count)]
+    return [stream.uniform(base) + 1 for _ in range(number)]
+
+
+@lru_cache(maxsize=256)
+def _record_spec(record_spec: str) -> tuple[str, int, int]:
+    """Return a record spec as (kind, number, base): ("dice", count, sides), ("uniform", 0, n),
+    or ("shuffle", size, 0)."""
     match = _RECORD_SPEC.match(record_spec)
     if not match:
         raise DiceError(f"record spec {record_spec!r} is not kdN, uniform(N) or shuffle(N)")
-    stream = Stream(key, label)
     if match["size"] is not None:
-        return stream.shuffle(range(int(match["size"])))
+        return "shuffle", int(match["size"]), 0
     if match["n"] is not None:
-        return [stream.uniform(int(match["n"])) for _ in range(count)]
-    sides = int(match["sides"])
-    return [stream.uniform(sides) + 1 for _ in range(int(match["count"]))]
+        return "uniform", 0, int(match["n"])
+    return "dice", int(match["count"]), int(match["sides"])

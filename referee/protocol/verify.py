@@ -280,6 +280,7 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
     problems: list[str] = []
     seen: set[str] = set()
     derived = 0
+    keyed = dice.Keyed(key) if key is not None else None  # keyed once for every roll of the record
     for index, roll in enumerate(rolls):
         where = f"{name}: rolls[{index}]"
         if not isinstance(roll, dict) or set(roll) != {"label", "spec", "values"}:
@@ -311,10 +312,10 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
         if wanted is not None and int(wanted) != len(values):
             problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
             continue
-        if key is None:
+        if keyed is None:
             continue
         try:
-            expected = dice.derive(key, label, spec, len(values))
+            expected = dice.derive(keyed, label, spec, len(values))
         except ValueError as error:
             problems.append(f"{head}: {error}")
             continue

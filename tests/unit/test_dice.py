@@ -393,6 +393,22 @@ def test_many_dice_and_shuffles_match_the_stream_written_with_the_standard_libra
     assert draws.Dice(key).roll("9d6", label="volley") == expected
 
 
+@pytest.mark.parametrize(
+    "spec, count",
+    [("1d6", 1), ("2d6", 2), ("4d10", 4), ("5d6", 5), ("uniform(10)", 3), ("uniform(9223372036854775809)", 4)],
+)  # the last rejects about half its values: the first block often falls back to the stream
+def test_derive_with_a_keyed_key_matches_the_stream_written_with_the_standard_library(spec: str, count: int) -> None:
+    key = bytes(range(32))
+    n = int(spec[8:-1]) if spec.startswith("uniform") else int(spec.partition("d")[2])
+    offset = 0 if spec.startswith("uniform") else 1
+    for index in range(100):
+        label = f"roll/{index}"
+        values = _stream_by_the_standard_library(key, label)
+        expected = [_uniform_by_the_standard_library(values, n) + offset for _ in range(count)]
+        assert dice.derive(dice.Keyed(key), label, spec, count) == expected
+        assert dice.derive(key, label, spec, count) == expected
+
+
 # --- the hand-check script of docs/protocol.md -----------------------------------------------
 
 
