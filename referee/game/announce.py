@@ -22,7 +22,7 @@ from referee.game.results import Outcome, Receipt, Rollback
 from referee.kit.contract import Event, Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
-from referee.letters.content import PhaseLetters, view_yaml
+from referee.letters.content import OTHERS_SHOWN, PhaseLetters, orders_listed, view_yaml
 from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
 from referee.letters.pictures import letter_picture, png
@@ -189,6 +189,7 @@ def phase_letters(game: Game, outcome: Outcome) -> PhaseLetters:
             outcome.record["rolls"],
             outcome.record.get("overrides", []),
             bounded=letter_format(game.dir, outcome.phase.seq) >= 2,
+            others_shown=0 if letter_format(game.dir, outcome.phase.seq) >= 4 else OTHERS_SHOWN,
         )
     return made
 
@@ -283,6 +284,8 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     record_name = f"{phase.stem}.json"
     index = phase_letters(game, outcome)
     events, rolls = index.events_for(name), index.rolls_for(name)
+    by_reader = letter_format(game.dir, phase.seq) >= 4
+    orders = orders_listed(record["orders"], name, by_reader)
     shown = letter_view(game, phase.seq, envelope["state"], name)
     view_bytes = view_yaml(shown)
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
@@ -299,6 +302,9 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "rolls": rolls.shown,
         "rolls_total": rolls.total,
         "rolls_omitted": rolls.omitted,
+        "others_counted": by_reader,  # format 4: the other players' events and rolls counted, none listed
+        "orders": orders,
+        "orders_more": len(record["orders"]) - len(orders),
         "record": record,
         "record_file": record_name,
         "record_sha256": sha256_hex(outcome.record_bytes),

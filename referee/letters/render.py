@@ -65,6 +65,7 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"
     env.filters["tally"] = tally
+    env.filters["others"] = others
     return env
 
 
@@ -94,6 +95,11 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
 def tally(omitted: dict[str, Any]) -> str:
     """Return one player's count of what a letter leaves out: "p2 2,500"."""
     return f"{omitted['who']} {omitted['count']:,}"
+
+
+def others(omitted: list[dict[str, Any]]) -> str:
+    """Return who a letter's count of the other players' events or rolls is about: "7 other players"."""
+    return f"{len(omitted):,} other player{'' if len(omitted) == 1 else 's'}"
 
 
 def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:

@@ -25,7 +25,7 @@ import referee.protocol.yamlsafe
 from referee.game.audit import audit
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir
-from referee.game.letter_format import LETTERS_META
+from referee.game.letter_format import LETTERS_META, READER_BOUND_META
 from referee.letters import outbox
 from referee.letters.post import read_kept_html
 from referee.protocol.bulk import bulk_work
@@ -183,12 +183,13 @@ def test_a_long_phase_letter_lists_the_readers_rolls_and_counts_the_others(tmp_p
     for player, own in (("quiet", 0), ("p1", 2000)):
         assert len(letter(game, folder, f"{player}.report.txt").encode()) < 64 * 1024 + 200 * own
         assert len(letter(game, folder, f"{player}.report.html").encode()) < 64 * 1024 + 400 * own
-    assert "10,000 rolls, in the order drawn" in quiet
-    assert re.search(r"and 9,990 more, not listed here: p1 1,990,\s+p2 2,000", quiet)
-    assert len(re.findall(r"^  roll/", quiet, flags=re.M)) == 10  # the first few of the others'
+    assert "10,000 rolls, in the order drawn. Listed here: yours and the game's own" in quiet
+    assert re.search(r"and 10,000 more rolls of 5 other players, not listed here\.", quiet)
+    assert re.search(r"and 10,000 more events of 5 other players, not listed here", quiet)
+    assert not re.findall(r"^  roll/", quiet, flags=re.M)  # format 4: none of the others' listed
     mine = letter(game, folder, "p3.report.txt")
-    assert {f"roll/p3/p3{i}" for i in range(2000)} <= set(re.findall(r"^  (roll/\S+):", mine, flags=re.M))
-    assert re.search(r"and 7,990 more, not listed here: p1 1,990,\s+p2 2,000,\s+p4 2,000,\s+p5 2,000\.", mine)
+    assert {f"roll/p3/p3{i}" for i in range(2000)} == set(re.findall(r"^  (roll/\S+):", mine, flags=re.M))
+    assert re.search(r"and 8,000 more rolls of 4 other players, not listed here\.", mine)
     for player in ("quiet", "p3"):
         for view in ("view.yaml", "view-after.yaml"):
             assert (game.dir / "mail" / folder / f"{player}.{view}").stat().st_size < 4 * 1024
@@ -211,11 +212,57 @@ def test_a_game_begun_before_format_2_keeps_its_letters_and_passes_audit(tmp_pat
     assert GameDir(game.dir).get_meta(LETTERS_META) == str(first.phase.seq + 1)
     submit_all(game, 2, {"alice": 120, "bob": 80})
     second = adjudicate(game.dir)
-    # ...the next phases are written in format 2.
+    # ...the next phases are written in the newest format (4: the others' rolls counted).
     bob = letter(game, second.phase.folder, "bob.report.txt")
-    assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80 + 10
-    assert "and 110 more, not listed here: alice 110." in bob
+    assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80
+    assert "and 120 more rolls of 1 other player, not listed here." in bob
     assert audit(game.dir).ok
+
+
+def test_a_game_begun_in_format_3_keeps_its_letters_then_bounds_them_by_the_reader(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    counts = {"alice": 60, "bob": 30, "carol": 30}
+    game = make_game(tmp_path, players=tuple(counts))
+    game_dir = GameDir(game.dir)
+    with game_dir.transaction():  # as a game begun before format 4
+        game_dir.db.execute("DELETE FROM meta WHERE key = ?", (READER_BOUND_META,))
+    game_dir.close()
+    submit_all(game, 1, counts)
+    first = adjudicate(game.dir)
+    # Format 3: the first ten of the others' rolls listed, the rest counted by player.
+    old = letter(game, first.phase.folder, "bob.report.txt")
+    assert len(re.findall(r"^  roll/", old, flags=re.M)) == 30 + 10
+    assert re.search(r"and 80 more, not listed here: alice 50,\s+carol 30\.", old)
+    submit_all(game, 2, counts)
+    second = adjudicate(game.dir)
+    new = letter(game, second.phase.folder, "bob.report.txt")
+    assert len(re.findall(r"^  roll/", new, flags=re.M)) == 30
+    assert "and 90 more rolls of 2 other players, not listed here." in new
+    assert audit(game.dir).ok  # each phase re-rendered in its own format
+
+
+def test_a_report_is_the_same_size_whatever_the_number_of_players(
+    tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Format 4: a report costs what its reader rolled and saw, not the number of players: the
+    others' rolls counted, and beyond ORDERS_SHOWN_WHOLE orders the reader's own listed."""
+    monkeypatch.setattr(referee.letters.content, "ORDERS_SHOWN_WHOLE", 3)  # 12: a quick test with fewer players
+    reports = {}
+    for count in (2, 6):
+        players = tuple(f"p{i}" for i in range(1, count + 1))
+        game = make_game(tmp_path / str(count), players=players)
+        others = 130 // (count - 1)  # a long phase in both games: more than 100 rolls
+        submit_all(game, 1, {player: 5 if player == "p1" else others for player in players})
+        folder = adjudicate(game.dir).phase.folder
+        reports[count] = {kind: letter(game, folder, f"p1.report.{kind}") for kind in ("txt", "html")}
+    text = reports[6]["txt"]
+    assert len(re.findall(r"^  roll/", text, flags=re.M)) == 5
+    assert (
+        len(re.findall(r"^  order ", text, flags=re.M)) == 1 and "  orders       5 more, listed in the record" in text
+    )
+    for kind in ("txt", "html"):  # the same letter but for a few numbers, names and hashes
+        assert abs(len(reports[6][kind]) - len(reports[2][kind])) < 200, {n: len(r[kind]) for n, r in reports.items()}
 
 
 # The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2),
