@@ -20,6 +20,9 @@ import yaml
 
 import referee.files
 import referee.letters.content
+import referee.letters.forms
+import referee.letters.outbox
+import referee.letters.post
 import referee.protocol.orders
 import referee.protocol.yamlsafe
 from referee.game.audit import audit
@@ -120,6 +123,27 @@ def test_an_adjudication_lands_its_record_and_letters_with_syncs_that_do_not_gro
     assert os.path.samefile(
         mail / "0001-t1-round" / "alice.view-after.yaml", mail / "0002-t2-round" / "alice.view.yaml"
     )
+
+
+def test_an_adjudication_renders_dumps_and_builds_as_many_letters_whatever_its_rolls(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    players = ("alice", "bob", "carol")
+    counted = {}
+    for rolls_each in (2, 200):
+        game = make_game(tmp_path / str(rolls_each), players=players)
+        submit_all(game, 1, dict.fromkeys(players, rolls_each))
+        renders, render_patch = counting(referee.letters.post, "render")
+        dumps, dump_patch = counting(referee.letters.content, "dump")
+        builds, build_patch = counting(referee.letters.outbox, "message_bytes")
+        referee.letters.forms._forms.clear()
+        forms, form_patch = counting(referee.letters.forms, "load_strict")  # a form made is read back once
+        with render_patch, dump_patch, build_patch, form_patch:
+            adjudicate(game.dir)
+        counted[rolls_each] = (renders[0], dumps[0], builds[0], forms[0])
+    # A report and a notice a player (text and HTML from one render each), one YAML dump a
+    # distinct view, one MIME message a letter, and one order form made for all the notices.
+    assert counted[2] == counted[200] == (2 * len(players), len(players), 2 * len(players), 1), counted
 
 
 def test_the_garbage_collector_is_back_on_after_bulk_work_also_on_error() -> None:
