@@ -188,6 +188,17 @@ def first_uniform(keyed: Keyed, label: str, n: int) -> int:
     return Stream(keyed, label).uniform(n)
 
 
+def first_uniforms(keyed: Keyed, label: str, n: int, count: int) -> list[int]:
+    """Return the first `count` (1 to 4) values `uniform(n)` of the stream `label`, as a `Stream`
+    gives them, read from its first block without making the stream unless a value is rejected."""
+    limit = uniform_limit(n)
+    block = _UNPACK_BLOCK(keyed.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[:count]
+    if all(value < limit for value in block):
+        return [value % n for value in block]
+    stream = Stream(keyed, label)
+    return [stream.uniform(n) for _ in range(count)]
+
+
 @lru_cache(maxsize=256)
 def uniform_limit(n: int) -> int:
     """Return the rejection limit of uniform(n): the largest multiple of n not above 2^64."""
@@ -260,13 +271,10 @@ def derive(key: bytes | Keyed, label: str, record_spec: str, count: int = 1) -> 
     kind, number, base = _record_spec(record_spec)
     if kind == "shuffle":
         return Stream(key, label).shuffle(range(number))
+    offset = 0 if kind == "uniform" else 1
     wanted = count if kind == "uniform" else number
     if isinstance(key, Keyed) and 0 < wanted <= 4:
-        limit = uniform_limit(base)
-        block = _UNPACK_BLOCK(key.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[:wanted]
-        if all(value < limit for value in block):
-            offset = 0 if kind == "uniform" else 1
-            return [value % base + offset for value in block]
+        return [value + offset for value in first_uniforms(key, label, base, wanted)]
     stream = Stream(key, label)
     if kind == "uniform":
         return [stream.uniform(base) for _ in range(count)]
