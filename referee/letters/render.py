@@ -61,6 +61,15 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         return escape_inner(value) if escape_inner is not None and type(value) is str else markupsafe.escape(value)
 
     env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, escape, spec_words))
+    # A long phase's lists in one call each, not a template loop's machinery for every item.
+    env.filters["rolls_text"] = lambda rolls: "\n".join([roll_text(roll, wrap, spec_words) for roll in rolls])
+    env.filters["rolls_html"] = lambda rolls: markupsafe.Markup(
+        "".join([roll_html(roll, escape, spec_words) + "\n" for roll in rolls])
+    )
+    env.filters["events_text"] = lambda events: "\n".join([wrap(f"* {event.text}", 2) for event in events])
+    env.filters["events_html"] = lambda events: markupsafe.Markup(
+        "".join([f"<li>{markupsafe.escape(event.text)}</li>\n" for event in events])
+    )
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"

@@ -29,6 +29,7 @@ from referee.game.audit import audit
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir
 from referee.game.letter_format import LETTERS_META, READER_BOUND_META
+from referee.kit.contract import Event
 from referee.letters import outbox
 from referee.letters.post import read_kept_html
 from referee.protocol.bulk import bulk_work
@@ -340,8 +341,11 @@ xt", lookup.result) }}</strong>{% endwith %}{% endif %}{% if roll.note.get("foll
 trong>{% elif roll.note.get("lines") %} picked line(s) {{ roll.note.get("lines") | join(", ") }} o\
 f {{ roll.note.get("from") }}{% endif %}</td></tr>
 {% endfor %}"""
-NEW_TEXT = "{% for roll in rolls %}\n{{ roll | roll_text }}\n{% endfor %}"
-NEW_HTML = "{% for roll in rolls %}{{ roll | roll_html }}\n{% endfor %}"
+NEW_TEXT = "{% if rolls %}\n{{ rolls | rolls_text }}\n{% endif %}"
+NEW_HTML = "{{ rolls | rolls_html }}"
+# A report's events as the templates wrote them before `events_text` and `events_html`.
+OLD_EVENTS_TEXT = '{% for event in events %}\n{{ ("* " ~ event.text) | wrap(2) }}\n{% endfor %}'
+OLD_EVENTS_HTML = "{% for event in events %}<li>{{ event.text }}</li>\n{% endfor %}"
 
 
 def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
@@ -418,3 +422,14 @@ def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
         if name == "html":
             env = env.overlay(autoescape=True)
         assert env.from_string(new).render(rolls=rolls) == env.from_string(old).render(rolls=rolls)
+    events = [
+        Event("roll", "p1 rolled 2d6 for “check” (r1): 3 + 4 = 7; Morale: holds"),
+        Event("note", 'a <note> & "quotes" ' + "and a long tail of words " * 6),
+        Event("note", "a control\x07character\nand a break"),
+    ]
+    text, html = environment(), environment().overlay(autoescape=True)
+    for env, old, new in (
+        (text, OLD_EVENTS_TEXT, "{{ events | events_text }}\n"),
+        (html, OLD_EVENTS_HTML, "{{ events | events_html }}"),
+    ):
+        assert env.from_string(new).render(events=events) == env.from_string(old).render(events=events)
