@@ -35,7 +35,7 @@ from referee.game.supplies import waiting_error, wanted_now
 from referee.kit.contract import Event, PhaseSpec
 from referee.kit.needs import NotSupplied
 from referee.letters.content import views_dumped_once
-from referee.protocol.canonical import pretty_json, sha256_hex
+from referee.protocol.canonical import pretty_json
 from referee.protocol.dice import commitment, phase_key, transcript
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
 from referee.protocol.orders import parse_order_file
@@ -82,12 +82,19 @@ def _replayable(game: Game, spec: PhaseSpec, envelope: dict[str, Any], before: O
     return all(p in standing or p in before.defaulted for p in spec.active)
 
 
-def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], None] = lambda: None) -> str | None:
+def open_phase(
+    game: Game,
+    opening: Opening,
+    seq: int,
+    closing: Callable[[], None] = lambda: None,
+    saved: tuple[dict[str, Any], str] | None = None,
+) -> str | None:
     """Store the states, commit to the next phase's seed and announce it; return the commitment.
 
     `closing` stores the end of the previous phase in the same journal transaction: were it
     committed alone, a crash before this phase's row would leave no phase open, and the game
-    would look over.
+    would look over. `saved` is an envelope stored already and its hash (the state the phase
+    adjudicated just now left: a long phase's state is not made canonical JSON again).
     """
     game_dir = game.dir
     game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
@@ -98,7 +105,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     if not game_dir.phases():
         adopt_from(game_dir, seq)  # a new game's letters are in the newest format from the first
     for envelope in opening.chain:
-        state = game_dir.save_state(envelope)
+        state = saved[1] if saved is not None and envelope is saved[0] else game_dir.save_state(envelope)
     spec = opening.spec
     if spec is None:
         flush_group()
@@ -166,14 +173,14 @@ def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: 
                 "defaulted": outcome.defaulted,
                 "forced": force,
                 "events": [event.as_dict() for event in outcome.events],
-                "record_sha256": sha256_hex(outcome.record_bytes),
+                "record_sha256": outcome.record_sha256,
                 "hidden_inputs": outcome.hidden_inputs,
             },
             phase.turn,
             phase.phase,
         )
 
-    open_phase(game, outcome.opening, phase.seq + 1, close)
+    open_phase(game, outcome.opening, phase.seq + 1, close, saved=(outcome.envelope, state_after))
     spec = outcome.opening.spec
     return Adjudication(
         phase,

@@ -307,7 +307,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "orders_more": len(record["orders"]) - len(orders),
         "record": record,
         "record_file": record_name,
-        "record_sha256": sha256_hex(outcome.record_bytes),
+        "record_sha256": outcome.record_sha256,
         "defaulted": outcome.defaulted,
         "over": envelope["over"],
         "next_turn": envelope["turn"],
