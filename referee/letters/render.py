@@ -91,6 +91,12 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
         return " " * indent + text
     if indent + len(text) <= width and text.strip(" ") == text and text and not _TEXTWRAP_SPACES.intersection(text):
         return " " * indent + text  # what textwrap gives a line that fits, without its cost per roll
+    return _filled(text, indent, hang, width)
+
+
+@lru_cache(maxsize=1024)
+def _filled(text: str, indent: int, hang: int, width: int) -> str:
+    """textwrap's paragraph, remembered: every player's notice wraps the same sentences."""
     return textwrap.fill(
         text,
         width=width,
