@@ -30,7 +30,14 @@ from referee.game.overrides import (
     state_edits_of,
 )
 from referee.game.results import Adjudication, Opening, Outcome
-from referee.game.states import STATE_SCHEME_META, public_state, state_hash, state_scheme, wrap_state
+from referee.game.states import (
+    STATE_SCHEME_META,
+    envelope_bytes,
+    public_state,
+    state_hash,
+    state_scheme,
+    wrap_state,
+)
 from referee.game.supplies import waiting_error, wanted_now
 from referee.kit.contract import Event, PhaseSpec
 from referee.kit.needs import NotSupplied
@@ -105,7 +112,11 @@ def open_phase(
     if not game_dir.phases():
         adopt_from(game_dir, seq)  # a new game's letters are in the newest format from the first
     for envelope in opening.chain:
-        state = saved[1] if saved is not None and envelope is saved[0] else game_dir.save_state(envelope)
+        state = (
+            saved[1]
+            if saved is not None and envelope is saved[0]
+            else game_dir.save_state(envelope, envelope_bytes(envelope))
+        )
     spec = opening.spec
     if spec is None:
         flush_group()
@@ -157,7 +168,7 @@ def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: b
 
 def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None) -> Adjudication:
     outcome = phase_outcome(game, phase, force, default_unfit=default_unfit)
-    state_after = game.dir.save_state(outcome.envelope)
+    state_after = game.dir.save_state(outcome.envelope, envelope_bytes(outcome.envelope))
     record_path = game.dir.records / f"{phase.stem}.json"
     atomic_write(record_path, outcome.record_bytes)
     record_sig = game.sign(outcome.record_bytes).encode()
