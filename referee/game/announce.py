@@ -184,12 +184,13 @@ def phase_letters(game: Game, outcome: Outcome) -> PhaseLetters:
     """Return the phase's events and rolls indexed for its reports, made once per outcome."""
     made = outcome.letters.get("index")
     if made is None:
+        number = letter_format(game.dir, outcome.phase.seq)
         made = outcome.letters["index"] = PhaseLetters(
             outcome.events,
             outcome.record["rolls"],
             outcome.record.get("overrides", []),
-            bounded=letter_format(game.dir, outcome.phase.seq) >= 2,
-            others_shown=0 if letter_format(game.dir, outcome.phase.seq) >= 4 else OTHERS_SHOWN,
+            bounded=number >= 2,
+            others_shown=0 if number >= 4 else OTHERS_SHOWN,
         )
     return made
 
