@@ -1,9 +1,10 @@
 """Durable file writes: a file is either wholly there with its new content, or not changed.
 
 Inside `group_commit()` writes are held and landed together when the block ends: every file
-written to a temporary name, one sync, every rename, one sync. A crash before the end leaves
-none of them (a temporary file at most); after, all of them. Mail intake lands a batch of mails'
-letters so, with two syncs instead of two or three per file.
+written to a temporary name, one sync, every rename and hard link, one sync. A crash before the
+end leaves none of them (a temporary file at most); after, all of them. Mail intake lands a
+batch of mails' letters so, and an adjudication its record and letters, with two syncs instead
+of two or three per file.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 @dataclass
 class _Group:
     writes: dict[Path, tuple[bytes, int, Path | None]] = field(default_factory=dict)  # final -> (data, mode, staged)
+    links: dict[Path, tuple[Path, bytes]] = field(default_factory=dict)  # final -> (source, its data)
 
 
 _group: _Group | None = None
@@ -27,6 +29,7 @@ _group: _Group | None = None
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write `data` to `path` through a temporary file, fsync, rename, then fsync the folder."""
     if _group is not None:
+        _group.links.pop(path, None)
         _group.writes[path] = (data, mode, None)
         return
     _write_temporary(path, path.with_name(f".{path.name}.{os.getpid()}.tmp"), data, mode, sync=True)
@@ -45,30 +48,30 @@ def write_staged(staged: Path, path: Path, data: bytes) -> None:
 
 
 def link_or_write(source: Path, path: Path, data: bytes) -> None:
-    """Make `path` a hard link to `source`, a durable file that holds `data`, so that the disk
-    keeps the bytes once; inside a group, or where the file system has no hard links, write them."""
+    """Make `path` a hard link to `source`, a file that holds `data` (durable, or written in the
+    open group), so that the disk keeps the bytes once; where the file system has no hard links,
+    write them. Inside a group the link is made when the group lands, after its files."""
     if _group is not None:
-        atomic_write(path, data)
+        _group.writes.pop(path, None)
+        _group.links[path] = (source, data)
         return
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        if path.exists() and os.path.samefile(source, path):
-            return  # a re-run (after a crash) keeping the same letter: linked already
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.unlink(missing_ok=True)
-        os.link(source, temporary)
-    except OSError:
-        atomic_write(path, data)
-        return
-    os.replace(temporary, path)
-    # rename(2) does nothing when both names are links to one file: the temporary name stays.
-    temporary.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _land_link(source, path, data)
     fsync_dir(path.parent)
 
 
 def pending_write(path: Path) -> bool:
     """Return whether `path` is written in the open group and not yet landed."""
-    return _group is not None and path in _group.writes
+    return _group is not None and (path in _group.writes or path in _group.links)
+
+
+def pending_data(path: Path) -> bytes | None:
+    """Return the bytes the open group will land as `path`, or None (not written in a group)."""
+    if _group is None:
+        return None
+    if path in _group.writes:
+        return _group.writes[path][0]
+    return _group.links[path][1] if path in _group.links else None
 
 
 @contextmanager
@@ -91,12 +94,16 @@ def group_commit() -> Iterator[None]:
 
 
 def land(group: _Group) -> None:
-    if not group.writes:
+    if not group.writes and not group.links:
         return
     staged: list[tuple[Path, Path]] = []
     for path, (_, _, named) in group.writes.items():
         staged.append((named or path.with_name(f".{path.name}.{os.getpid()}.tmp"), path))
-    folders = sorted({path.parent for _, path in staged} | {temporary.parent for temporary, _ in staged})
+    folders = sorted(
+        {path.parent for _, path in staged}
+        | {temporary.parent for temporary, _ in staged}
+        | {p.parent for p in group.links}
+    )
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
     for (temporary, path), (data, mode, _) in zip(staged, group.writes.values(), strict=True):
@@ -104,7 +111,24 @@ def land(group: _Group) -> None:
     sync_files([temporary for temporary, _ in staged], folders)  # the contents, before any rename
     for temporary, path in staged:
         os.replace(temporary, path)
-    sync_files([], folders)  # the renames
+    for path, (source, data) in group.links.items():
+        _land_link(source, path, data)
+    sync_files([], folders)  # the renames and links
+
+
+def _land_link(source: Path, path: Path, data: bytes) -> None:
+    """Make `path` a hard link to `source`, landed already; without hard links, write `data`."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if path.exists() and os.path.samefile(source, path):
+            return  # a re-run (after a crash) keeping the same letter: linked already
+        temporary.unlink(missing_ok=True)
+        os.link(source, temporary)
+    except OSError:
+        _write_temporary(path, temporary, data, 0o644, sync=True)
+        return
+    os.replace(temporary, path)
+    temporary.unlink(missing_ok=True)  # rename(2) does nothing when both names are links to one file
 
 
 def _write_temporary(path: Path, temporary: Path, data: bytes, mode: int, sync: bool) -> None:

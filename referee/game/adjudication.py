@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from referee.errors import StateError
-from referee.files import atomic_write
+from referee.files import atomic_write, flush_group, group_commit
 from referee.game.announce import post_notices, post_reports
 from referee.game.beacons import fetch_promised_round, phase_proof, promise_round
 from referee.game.journal import OpenPhase
@@ -30,12 +30,19 @@ from referee.game.overrides import (
     state_edits_of,
 )
 from referee.game.results import Adjudication, Opening, Outcome
-from referee.game.states import STATE_SCHEME_META, public_state, state_hash, state_scheme, wrap_state
+from referee.game.states import (
+    STATE_SCHEME_META,
+    envelope_bytes,
+    public_state,
+    state_hash,
+    state_scheme,
+    wrap_state,
+)
 from referee.game.supplies import waiting_error, wanted_now
 from referee.kit.contract import Event, PhaseSpec
 from referee.kit.needs import NotSupplied
 from referee.letters.content import views_dumped_once
-from referee.protocol.canonical import pretty_json, sha256_hex
+from referee.protocol.canonical import pretty_json
 from referee.protocol.dice import commitment, phase_key, transcript
 from referee.protocol.hidden import HiddenDraws, game_commitment, hidden_key
 from referee.protocol.orders import parse_order_file
@@ -82,12 +89,19 @@ def _replayable(game: Game, spec: PhaseSpec, envelope: dict[str, Any], before: O
     return all(p in standing or p in before.defaulted for p in spec.active)
 
 
-def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], None] = lambda: None) -> str | None:
+def open_phase(
+    game: Game,
+    opening: Opening,
+    seq: int,
+    closing: Callable[[], None] = lambda: None,
+    saved: tuple[dict[str, Any], str] | None = None,
+) -> str | None:
     """Store the states, commit to the next phase's seed and announce it; return the commitment.
 
     `closing` stores the end of the previous phase in the same journal transaction: were it
     committed alone, a crash before this phase's row would leave no phase open, and the game
-    would look over.
+    would look over. `saved` is an envelope stored already and its hash (the state the phase
+    adjudicated just now left: a long phase's state is not made canonical JSON again).
     """
     game_dir = game.dir
     game_dir.hidden_secret(create=True)  # committed in the first notice, before any order
@@ -98,9 +112,14 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     if not game_dir.phases():
         adopt_from(game_dir, seq)  # a new game's letters are in the newest format from the first
     for envelope in opening.chain:
-        state = game_dir.save_state(envelope)
+        state = (
+            saved[1]
+            if saved is not None and envelope is saved[0]
+            else game_dir.save_state(envelope, envelope_bytes(envelope))
+        )
     spec = opening.spec
     if spec is None:
+        flush_group()
         with game_dir.transaction():
             closing()
             game_dir.set_meta("state", state)
@@ -116,6 +135,7 @@ def open_phase(game: Game, opening: Opening, seq: int, closing: Callable[[], Non
     phase = OpenPhase(seq, spec.turn, spec.name, opening.commit, state, "", spec.active, None, None, None, generation)
     if not opening.replay:
         post_notices(game, phase, spec, opening.envelope["state"])
+    flush_group()  # the files written in a group (an adjudication's) land before the journal names them
     with game_dir.transaction():
         closing()
         game_dir.insert_phase(seq, spec.turn, spec.name, opening.commit, state, spec.active, generation)
@@ -140,17 +160,20 @@ def adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: b
     # A game begun before letter format 2 writes it from the next phase on: this phase's notice
     # went out in the old format, and its report keeps to it.
     adopt_from(game.dir, phase.seq + 1)
-    with views_dumped_once():
+    # The record and every letter land together, with two disk syncs, before the journal names
+    # them (`open_phase`); a crash before leaves the phase open, adjudicated again the same way.
+    with views_dumped_once(), group_commit():
         return _adjudicate_phase(game, phase, force, default_unfit)
 
 
 def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: bool | None) -> Adjudication:
     outcome = phase_outcome(game, phase, force, default_unfit=default_unfit)
-    state_after = game.dir.save_state(outcome.envelope)
+    state_after = game.dir.save_state(outcome.envelope, envelope_bytes(outcome.envelope))
     record_path = game.dir.records / f"{phase.stem}.json"
     atomic_write(record_path, outcome.record_bytes)
-    atomic_write(record_path.with_name(record_path.name + ".sig"), game.sign(outcome.record_bytes).encode())
-    reports = post_reports(game, outcome)
+    record_sig = game.sign(outcome.record_bytes).encode()
+    atomic_write(record_path.with_name(record_path.name + ".sig"), record_sig)
+    reports = post_reports(game, outcome, record_sig)
 
     def close() -> None:
         game.dir.close_phase(phase.seq, state_after, record_path.name, force, tuple(outcome.defaulted))
@@ -161,14 +184,14 @@ def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: 
                 "defaulted": outcome.defaulted,
                 "forced": force,
                 "events": [event.as_dict() for event in outcome.events],
-                "record_sha256": sha256_hex(outcome.record_bytes),
+                "record_sha256": outcome.record_sha256,
                 "hidden_inputs": outcome.hidden_inputs,
             },
             phase.turn,
             phase.phase,
         )
 
-    open_phase(game, outcome.opening, phase.seq + 1, close)
+    open_phase(game, outcome.opening, phase.seq + 1, close, saved=(outcome.envelope, state_after))
     spec = outcome.opening.spec
     return Adjudication(
         phase,

@@ -23,7 +23,7 @@ from referee.kit.contract import Event, Example, Fact, GameModule, PhaseSpec
 from referee.kit.needs import Need
 from referee.kit.schema import describe
 from referee.letters import board_pictures
-from referee.letters.content import PhaseLetters, view_yaml
+from referee.letters.content import OTHERS_SHOWN, PhaseLetters, orders_listed, view_yaml
 from referee.letters.forms import order_form
 from referee.letters.outbox import Attachment
 from referee.letters.pictures import letter_picture, png
@@ -208,11 +208,13 @@ def phase_letters(game: Game, outcome: Outcome) -> PhaseLetters:
     """Return the phase's events and rolls indexed for its reports, made once per outcome."""
     made = outcome.letters.get("index")
     if made is None:
+        number = letter_format(game.dir, outcome.phase.seq)
         made = outcome.letters["index"] = PhaseLetters(
             outcome.events,
             outcome.record["rolls"],
             outcome.record.get("overrides", []),
-            bounded=letter_format(game.dir, outcome.phase.seq) >= 2,
+            bounded=number >= 2,
+            others_shown=0 if number >= 4 else OTHERS_SHOWN,
         )
     return made
 
@@ -307,6 +309,8 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     record_name = f"{phase.stem}.json"
     index = phase_letters(game, outcome)
     events, rolls = index.events_for(name), index.rolls_for(name)
+    by_reader = letter_format(game.dir, phase.seq) >= 4
+    orders = orders_listed(record["orders"], name, by_reader)
     shown = letter_view(game, phase.seq, envelope["state"], name)
     view_bytes = view_yaml(shown)
     view_file = f"{name}.view-after.yaml"  # not the notice's {name}.view.yaml, kept in the same folder
@@ -323,9 +327,12 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "rolls": rolls.shown,
         "rolls_total": rolls.total,
         "rolls_omitted": rolls.omitted,
+        "others_counted": by_reader,  # format 4: the other players' events and rolls counted, none listed
+        "orders": orders,
+        "orders_more": len(record["orders"]) - len(orders),
         "record": record,
         "record_file": record_name,
-        "record_sha256": sha256_hex(outcome.record_bytes),
+        "record_sha256": outcome.record_sha256,
         "defaulted": outcome.defaulted,
         "over": envelope["over"],
         "next_turn": envelope["turn"],
@@ -350,11 +357,11 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     return context, attachments
 
 
-def post_reports(game: Game, outcome: Outcome) -> list[Path]:
-    """Write each player's report of an adjudicated phase, with the signed public record attached."""
+def post_reports(game: Game, outcome: Outcome, record_sig: bytes) -> list[Path]:
+    """Write each player's report of an adjudicated phase, with the public record and its
+    signature `record_sig` attached."""
     phase = outcome.phase
     record_name = f"{phase.stem}.json"
-    record_sig = (game.dir.records / (record_name + ".sig")).read_bytes()
     paths = []
     for player in game.config.players:
         name = player.name

@@ -491,9 +491,10 @@ class GameDir:
 
     # -- states -----------------------------------------------------------------------
 
-    def save_state(self, state: Any) -> str:
-        """Store a state snapshot (content-addressed canonical JSON); return its hash."""
-        data = canonical_json(state)
+    def save_state(self, state: Any, data: bytes | None = None) -> str:
+        """Store a state snapshot (content-addressed canonical JSON); return its hash. `data`: the
+        state's canonical JSON, when the caller has it already."""
+        data = canonical_json(state) if data is None else data
         digest = sha256_hex(data)
         path = self.states / f"{digest}.json"
         if not path.exists():

@@ -9,6 +9,9 @@ phase after the first adjudicated since, for a game begun before (the letters al
 stay as they were; `audit` confirms them in their own format). Format 3 adds the picture of
 the table a game draws (`GameModule.picture`, docs/pictures.md) to notices and reports; it is
 adopted the same way, from its own meta key, so that a game begun in format 2 changes once.
+Format 4 bounds a report by its reader alone, whatever the number of players
+(`referee.letters.content`): in a long phase the other players' events and rolls are counted,
+not listed, and a phase of many orders lists the reader's own order's hash and counts the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from referee.game.journal import GameDir
 
 LETTERS_META = "letter_format_2_from"  # meta key: the seq of the first phase with format-2 letters
 PICTURES_META = "letter_format_3_from"  # meta key: the seq of the first phase with format-3 letters
-OLDEST_FIRST = ((2, LETTERS_META), (3, PICTURES_META))
+READER_BOUND_META = "letter_format_4_from"  # meta key: the seq of the first phase with format-4 letters
+OLDEST_FIRST = ((2, LETTERS_META), (3, PICTURES_META), (4, READER_BOUND_META))
 
 
 def letter_format(game_dir: GameDir, seq: int) -> int:

@@ -128,6 +128,8 @@ class OverridingDice(Dice):
 
     def roll(self, spec: str | DiceSpec, *, label: str) -> list[int]:
         """Roll as Dice does, applying the referee's overrides of this label."""
+        if label not in self._rerolls and label not in self._results:  # the common case: no override
+            return Dice.roll(self, spec, label=label)
         parsed = spec if isinstance(spec, DiceSpec) else parse_spec(spec)
         low = 0 if parsed.zero_based else 1
         high = parsed.sides - 1 if parsed.zero_based else parsed.sides

@@ -7,11 +7,13 @@ can be handed them without reaching into the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from referee.game.journal import OpenPhase
 from referee.kit.contract import Event, PhaseSpec
+from referee.protocol.canonical import sha256_hex
 from referee.protocol.problems import Problem
 
 
@@ -66,6 +68,11 @@ class Outcome:
     hidden_inputs: dict[str, list[Any]] = field(default_factory=dict)  # label -> what the final reveal publishes
     # What the letters compute once for every player's report (`announce.phase_letters`).
     letters: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def record_sha256(self) -> str:
+        """Return the SHA-256 of the record's bytes (hex), hashed once: every report names it."""
+        return sha256_hex(self.record_bytes)
 
 
 @dataclass

@@ -37,13 +37,30 @@ def envelope_of(
         "previous": previous,
         "state": state,
     }
-    canonical_json(envelope)  # a module returning non-JSON data fails here, before anything is stored
+    envelope_bytes(envelope)  # a module returning non-JSON data fails here, before anything is stored
     return envelope
+
+
+_MADE_LATELY = 4
+_made: list[tuple[dict[str, Any], bytes]] = []  # envelopes serialised lately, newest last
+
+
+def envelope_bytes(envelope: dict[str, Any]) -> bytes:
+    """Return an envelope's canonical JSON, made once for the envelopes made lately: adjudicating
+    a phase checks, commits to, hashes and stores the state it leaves (a long phase's is large),
+    and an envelope is never changed once made."""
+    for made, data in _made:
+        if made is envelope:
+            return data
+    data = canonical_json(envelope)
+    _made.append((envelope, data))
+    del _made[:-_MADE_LATELY]
+    return data
 
 
 def state_hash(envelope: dict[str, Any]) -> str:
     """Return the hash that names a state envelope (its file in states/)."""
-    return sha256_hex(canonical_json(envelope))
+    return sha256_hex(envelope_bytes(envelope))
 
 
 STATE_SCHEME_META = "state_scheme"  # the journal's meta key: set when a game's first phase opens
@@ -55,7 +72,7 @@ def public_state(game: Game, envelope: dict[str, Any]) -> str:
     secret = game.dir.hidden_secret()
     if secret is None or state_scheme(game) is None:
         return state_hash(envelope)
-    return state_commitment(state_key(secret), envelope)
+    return state_commitment(state_key(secret), envelope, envelope_bytes(envelope))
 
 
 def state_scheme(game: Game) -> str | None:

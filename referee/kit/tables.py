@@ -97,12 +97,15 @@ class Lookup:
     def as_dict(self) -> dict[str, Any]:
         """Return the lookup as plain JSON data for events and reports; a structured result
         stays a mapping under `result`, its text also under `result_text` (only then)."""
-        data = {field.name: getattr(self, field.name) for field in fields(self)}
+        data = {name: getattr(self, name) for name in _LOOKUP_FIELDS}
         data.update(values=list(self.values), modifiers=[{"name": n, "value": v} for n, v in self.modifiers])
         if self.structured:
             data["result"] = _plain(self.result)
             data["result_text"] = self.text
         return data
+
+
+_LOOKUP_FIELDS = tuple(field.name for field in fields(Lookup))  # found once, not for every roll read
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,10 @@ every event and roll of a phase to every player. 2 does the same up to `SHOWN_WH
 beyond, a player's letter lists their own events and rolls in full, the game's own (those of
 no player), the first `OTHERS_SHOWN` of the other players', and counts the rest by player:
 the public record holds every roll. A phase of 10,000 rolls among 32 players then makes
-letters of about 10,000 rolls in all, not 320,000.
+letters of about 10,000 rolls in all, not 320,000. 4 bounds a letter by its reader alone: in a
+long phase none of the other players' events and rolls are listed (they are counted), and a
+phase of more than `ORDERS_SHOWN_WHOLE` orders lists the reader's order's hash and counts the
+others', so that a phase's letters cost what its rolls and its players do, not their product.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from referee.protocol.hidden import committed_text
 from referee.protocol.yamlsafe import dump
 
 SHOWN_WHOLE = 100  # a phase of at most this many events and rolls is listed whole to everyone
-OTHERS_SHOWN = 10  # beyond, this many of the other players' events and rolls are listed
+OTHERS_SHOWN = 10  # beyond, this many of the other players' events and rolls are listed (formats 2, 3)
+ORDERS_SHOWN_WHOLE = 12  # format 4: a report lists every order's hash up to this many, else the reader's
 
 
 @lru_cache(maxsize=8)
@@ -147,15 +151,22 @@ class PhaseLetters:
 
     Built once per adjudication, so that what each player's report lists costs what it lists:
     the whole phase is read here once, not once per player. `bounded` is the letter format's
-    (2 bounds a long phase, 1 lists everything to everyone).
+    (2 bounds a long phase, 1 lists everything to everyone); `others_shown` is how many of the
+    other players' events and rolls a bounded letter lists (`OTHERS_SHOWN`; 0 in format 4).
     """
 
     def __init__(
-        self, events: Sequence[Event], rolls: list[dict[str, Any]], overrides: Sequence[dict[str, Any]], bounded: bool
+        self,
+        events: Sequence[Event],
+        rolls: list[dict[str, Any]],
+        overrides: Sequence[dict[str, Any]],
+        bounded: bool,
+        others_shown: int = OTHERS_SHOWN,
     ) -> None:
         self.events = list(events)
         self.rolls = rolls
         self.bounded = bounded
+        self.others_shown = others_shown
         self.owner = [owner_of(event) for event in self.events]
         self.public = [i for i, event in enumerate(self.events) if event.visible_to == "all"]
         self.restricted = [i for i, event in enumerate(self.events) if event.visible_to != "all"]
@@ -197,7 +208,7 @@ class PhaseLetters:
         total = len(self.public) + len(private)
         if not self.bounded or total <= SHOWN_WHOLE:
             return Listed([self.events[i] for i in sorted(self.public + private)], [], total)
-        shown, omitted = _bounded(self.public_by_owner, self.public, self.owner, reader, private)
+        shown, omitted = _bounded(self.public_by_owner, self.public, self.owner, reader, private, self.others_shown)
         return Listed([self.events[i] for i in shown], omitted, total)
 
     def rolls_for(self, reader: str | None) -> Listed:
@@ -215,7 +226,7 @@ class PhaseLetters:
             shown: list[int] = list(range(len(self.rolls)))
             omitted: list[dict[str, Any]] = []
         else:
-            shown, omitted = _bounded(by_owner, range(len(self.rolls)), owners, reader, [])
+            shown, omitted = _bounded(by_owner, range(len(self.rolls)), owners, reader, [], self.others_shown)
         return Listed([self._annotated(j, notes) for j in shown], omitted, len(self.rolls))
 
     def _annotated(self, index: int, notes: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +241,14 @@ class PhaseLetters:
     def proofs_for(self, reader: str | None) -> list[dict[str, Any]]:
         """Return the proofs of hidden draws that the events `reader` may see carry."""
         return proofs([self.events[i] for i in self.with_openings if self.events[i].is_visible_to(reader)])
+
+
+def orders_listed(orders: list[dict[str, Any]], reader: str | None, bounded_by_reader: bool) -> list[dict[str, Any]]:
+    """Return the record's orders a report lists: every one, or in format 4 (`bounded_by_reader`)
+    beyond `ORDERS_SHOWN_WHOLE` the reader's own alone (the record lists them all)."""
+    if not bounded_by_reader or len(orders) <= ORDERS_SHOWN_WHOLE:
+        return orders
+    return [order for order in orders if order["player"] == reader]
 
 
 def _grouped(indices: Any, owner: Sequence[str | None]) -> dict[str | None, list[int]]:
@@ -249,15 +268,16 @@ def _bounded(
     owner: Sequence[str | None],
     reader: str | None,
     also: list[int],
+    others_shown: int,
 ) -> tuple[list[int], list[dict[str, Any]]]:
     """Return the positions a bounded letter lists (the reader's, the game's, `also`, and the
-    first `OTHERS_SHOWN` of other players'), and the count of the others' left out, by player."""
+    first `others_shown` of other players'), and the count of the others' left out, by player."""
     first: list[int] = []
-    if OTHERS_SHOWN:
+    if others_shown:
         for i in order:  # stops after the reader's own and a few others': what is listed anyway
             if owner[i] is not None and owner[i] != reader:
                 first.append(i)
-                if len(first) == OTHERS_SHOWN:
+                if len(first) == others_shown:
                     break
     mine = by_owner.get(reader, []) if reader is not None else []
     shown = sorted({*mine, *by_owner.get(None, []), *also, *first})

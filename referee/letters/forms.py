@@ -32,14 +32,33 @@ def order_form(
 ) -> str:
     """Return the order file: `header`, then `orders` with a comment on each field (from `notes`,
     by path such as "orders.bid", else from the field's node in `schema`)."""
-    lines: list[str] = []
-    _field(lines, "orders", orders, schema, "orders", _Notes(notes or {}), "", top=True)
-    text = dump(dict(header)) + "\n".join(lines) + "\n"
-    try:
-        same = load_strict(text) == {**header, "orders": orders}
-    except StrictYAMLError:
-        same = False
-    return text if same else dump(dict(header)) + dump({"orders": orders})
+    body, same = _commented_orders(orders, schema, notes or {})
+    return dump(dict(header)) + (body if same else dump({"orders": orders}))
+
+
+_FORMS_KEPT = 64
+_forms: dict[str, tuple[str, bool]] = {}  # the repr of (orders, schema, notes) -> their form
+
+
+def _commented_orders(orders: Any, schema: Mapping[str, Any], notes: Mapping[str, str]) -> tuple[str, bool]:
+    """Return the `orders:` part of a form, and whether it reads back as `orders`: made and
+    read back once for every player of a phase given the same orders to start from (their
+    header alone differs). Keyed by repr, which tells 1 from 1.0 and True, a tuple from a list,
+    and keeps the order of a mapping's keys: all that the form's text depends on."""
+    key = repr((orders, schema, notes))
+    found = _forms.get(key)
+    if found is None:
+        lines: list[str] = []
+        _field(lines, "orders", orders, schema, "orders", _Notes(notes), "", top=True)
+        body = "\n".join(lines) + "\n"
+        try:
+            same = load_strict(body) == {"orders": orders}
+        except StrictYAMLError:
+            same = False
+        found = _forms[key] = (body, same)
+        while len(_forms) > _FORMS_KEPT:
+            del _forms[next(iter(_forms))]
+    return found
 
 
 def _scalar(value: Any) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.files import atomic_write, link_or_write, pending_write
+from referee.files import atomic_write, link_or_write, pending_data, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
@@ -99,8 +99,9 @@ KEPT_HTML_SUFFIX = ".gz"
 
 def keep_html(html: str) -> bytes:
     """Return the bytes a letter's HTML is kept as: gzip without a time or a name, so that the
-    same letter always keeps the same bytes."""
-    return gzip.compress(html.encode("utf-8"), compresslevel=9, mtime=0)
+    same letter always keeps the same bytes. Level 6, zlib's default: a long phase's report
+    compressed five times faster than at 9, 13% larger (a short letter the same, 0.5% larger)."""
+    return gzip.compress(html.encode("utf-8"), compresslevel=6, mtime=0)
 
 
 def read_kept_html(path: Path) -> str:
@@ -123,7 +124,7 @@ def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
     `mail_dir` with the same bytes (the disk holds them once), else written."""
     digest = hashlib.sha256(data).hexdigest()
     earlier = _recently_kept.get((mail_dir, digest))
-    if earlier is None or earlier == path or pending_write(earlier) or not _holds(earlier, data):
+    if earlier is None or earlier == path or not _holds(earlier, data):
         atomic_write(path, data)
     else:
         link_or_write(earlier, path, data)
@@ -134,6 +135,8 @@ def keep_file(mail_dir: Path, path: Path, data: bytes) -> None:
 
 
 def _holds(path: Path, data: bytes) -> bool:
+    if pending_write(path):  # written in the open group (an adjudication's letters land together)
+        return pending_data(path) == data
     try:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:

@@ -61,12 +61,22 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
         return escape_inner(value) if escape_inner is not None and type(value) is str else markupsafe.escape(value)
 
     env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, escape, spec_words))
+    # A long phase's lists in one call each, not a template loop's machinery for every item.
+    env.filters["rolls_text"] = lambda rolls: "\n".join([roll_text(roll, wrap, spec_words) for roll in rolls])
+    env.filters["rolls_html"] = lambda rolls: markupsafe.Markup(
+        "".join([roll_html(roll, escape, spec_words) + "\n" for roll in rolls])
+    )
+    env.filters["events_text"] = lambda events: "\n".join([wrap(f"* {event.text}", 2) for event in events])
+    env.filters["events_html"] = lambda events: markupsafe.Markup(
+        "".join([f"<li>{markupsafe.escape(event.text)}</li>\n" for event in events])
+    )
     env.filters["wrap"] = wrap
     env.filters["wrap_each"] = wrap_each
     env.filters["thousands"] = lambda number: f"{number:,}"
     env.filters["tally"] = tally
     env.filters["aligned"] = aligned
     env.tests["number"] = is_number
+    env.filters["others"] = others
     return env
 
 
@@ -83,6 +93,12 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
         return " " * indent + text
     if indent + len(text) <= width and text.strip(" ") == text and text and not _TEXTWRAP_SPACES.intersection(text):
         return " " * indent + text  # what textwrap gives a line that fits, without its cost per roll
+    return _filled(text, indent, hang, width)
+
+
+@lru_cache(maxsize=1024)
+def _filled(text: str, indent: int, hang: int, width: int) -> str:
+    """textwrap's paragraph, remembered: every player's notice wraps the same sentences."""
     return textwrap.fill(
         text,
         width=width,
@@ -114,6 +130,11 @@ def aligned(table: Any) -> list[str]:
 def is_number(cell: Any) -> bool:
     """Return whether a table's cell is a whole number (drawn right-aligned)."""
     return str(cell).isdigit()
+
+
+def others(omitted: list[dict[str, Any]]) -> str:
+    """Return who a letter's count of the other players' events or rolls is about: "7 other players"."""
+    return f"{len(omitted):,} other player{'' if len(omitted) == 1 else 's'}"
 
 
 def wrap_each(text: str, hang: int = 4, width: int = TEXT_WIDTH) -> str:

@@ -126,11 +126,13 @@ class _DuplicateKeyError(ValueError):
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     # A signed text with a key twice means whatever the reader's JSON library picks.
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(f"key {key!r} appears twice")
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(f"key {key!r} appears twice")
+            seen.add(key)
     return result
 
 

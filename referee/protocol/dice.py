@@ -188,6 +188,17 @@ def first_uniform(keyed: Keyed, label: str, n: int) -> int:
     return Stream(keyed, label).uniform(n)
 
 
+def first_uniforms(keyed: Keyed, label: str, n: int, count: int) -> list[int]:
+    """Return the first `count` (1 to 4) values `uniform(n)` of the stream `label`, as a `Stream`
+    gives them, read from its first block without making the stream unless a value is rejected."""
+    limit = uniform_limit(n)
+    block = _UNPACK_BLOCK(keyed.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[:count]
+    if all(value < limit for value in block):
+        return [value % n for value in block]
+    stream = Stream(keyed, label)
+    return [stream.uniform(n) for _ in range(count)]
+
+
 @lru_cache(maxsize=256)
 def uniform_limit(n: int) -> int:
     """Return the rejection limit of uniform(n): the largest multiple of n not above 2^64."""
@@ -250,18 +261,35 @@ def _parse_spec(spec: str) -> DiceSpec:
     return DiceSpec(count, sides, bool(match["zero"]))
 
 
-def derive(key: bytes, label: str, record_spec: str, count: int = 1) -> list[int]:
+def derive(key: bytes | Keyed, label: str, record_spec: str, count: int = 1) -> list[int]:
     """Re-derive a public record's values from the phase key, as a verifier does.
 
     `count` is how many values a `uniform(N)` entry holds; other specs carry their own count.
+    A verifier of many rolls passes the key keyed once (`Keyed`): up to four values are then
+    read from the stream's first block without making a stream, unless one is rejected.
     """
+    kind, number, base = _record_spec(record_spec)
+    if kind == "shuffle":
+        return Stream(key, label).shuffle(range(number))
+    offset = 0 if kind == "uniform" else 1
+    wanted = count if kind == "uniform" else number
+    if isinstance(key, Keyed) and 0 < wanted <= 4:
+        return [value + offset for value in first_uniforms(key, label, base, wanted)]
+    stream = Stream(key, label)
+    if kind == "uniform":
+        return [stream.uniform(base) for _ in range(count)]
+    return [stream.uniform(base) + 1 for _ in range(number)]
+
+
+@lru_cache(maxsize=256)
+def _record_spec(record_spec: str) -> tuple[str, int, int]:
+    """Return a record spec as (kind, number, base): ("dice", count, sides), ("uniform", 0, n),
+    or ("shuffle", size, 0)."""
     match = _RECORD_SPEC.match(record_spec)
     if not match:
         raise DiceError(f"record spec {record_spec!r} is not kdN, uniform(N) or shuffle(N)")
-    stream = Stream(key, label)
     if match["size"] is not None:
-        return stream.shuffle(range(int(match["size"])))
+        return "shuffle", int(match["size"]), 0
     if match["n"] is not None:
-        return [stream.uniform(int(match["n"])) for _ in range(count)]
-    sides = int(match["sides"])
-    return [stream.uniform(sides) + 1 for _ in range(int(match["count"]))]
+        return "uniform", 0, int(match["n"])
+    return "dice", int(match["count"]), int(match["sides"])

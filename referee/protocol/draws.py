@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from referee.protocol.dice import DiceError, DiceSpec, Keyed, Stream, first_uniform, parse_spec, uniform_limit
+from referee.protocol.dice import (
+    DiceError,
+    DiceSpec,
+    Keyed,
+    Stream,
+    first_uniform,
+    first_uniforms,
+    parse_spec,
+    uniform_limit,
+)
 from referee.protocol.hidden import Hidden, HiddenDraws, check_hidden_label
 
 T = TypeVar("T")
@@ -52,6 +61,9 @@ class Dice:
         offset = 0 if parsed.zero_based else 1
         if parsed.count == 1:  # the common case: the stream's first value, without a Stream object
             values = [first_uniform(self._keyed, label, sides) + offset]  # checks the label first
+            self._claim(label)
+        elif parsed.count <= 4:  # a few dice: the stream's first block, without a Stream object
+            values = [value + offset for value in first_uniforms(self._keyed, label, sides, parsed.count)]
             self._claim(label)
         else:
             uniform = self._stream(label).uniform

@@ -24,6 +24,7 @@ def state_key(game_secret: bytes) -> bytes:
     return hmac.digest(game_secret, _STATE_KEY_LABEL, "sha256")
 
 
-def state_commitment(key: bytes, envelope: Any) -> str:
-    """Return the public commitment to a state envelope: hex HMAC-SHA256(state_key, canonical JSON)."""
-    return hmac.digest(key, canonical_json(envelope), "sha256").hex()
+def state_commitment(key: bytes, envelope: Any, canonical: bytes | None = None) -> str:
+    """Return the public commitment to a state envelope: hex HMAC-SHA256(state_key, canonical JSON);
+    `canonical`: the envelope's canonical JSON, when the caller has it already."""
+    return hmac.digest(key, canonical_json(envelope) if canonical is None else canonical, "sha256").hex()

@@ -272,6 +272,14 @@ def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str)
     return dice.phase_key(seed, text), []
 
 
+_ROLL_KEYS = frozenset(("label", "spec", "values"))
+
+
+def _roll_head(name: str, label: str, spec: Any) -> str:
+    """Return how a problem names a roll: "NAME: roll 'LABEL' (SPEC)"."""
+    return f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
+
+
 def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[int, list[str]]:
     """Return how many rolls were re-derived and the problems found."""
     rolls = record.get("rolls")
@@ -280,47 +288,48 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
     problems: list[str] = []
     seen: set[str] = set()
     derived = 0
+    keyed = dice.Keyed(key) if key is not None else None  # keyed once for every roll of the record
     for index, roll in enumerate(rolls):
-        where = f"{name}: rolls[{index}]"
-        if not isinstance(roll, dict) or set(roll) != {"label", "spec", "values"}:
-            problems.append(f"{where} must be an object with exactly 'label', 'spec' and 'values'")
+        # The messages' texts are made only for a roll with a problem: a record holds thousands.
+        if not isinstance(roll, dict) or roll.keys() != _ROLL_KEYS:
+            problems.append(f"{name}: rolls[{index}] must be an object with exactly 'label', 'spec' and 'values'")
             continue
         label, spec, values = roll["label"], roll["spec"], roll["values"]
         if not isinstance(label, str):
-            problems.append(f"{where}: label must be a text")
+            problems.append(f"{name}: rolls[{index}]: label must be a text")
             continue
         try:
             dice.check_label(label)
         except ValueError as error:  # DiceError, or UnicodeEncodeError for a lone surrogate
-            problems.append(f"{where}: {error}")
+            problems.append(f"{name}: rolls[{index}]: {error}")
             continue
         if label in seen:
             problems.append(f"{name}: label {label!r} is used by more than one roll")
             continue
         seen.add(label)
-        head = f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
         match = _ROLL_SPEC.match(spec) if isinstance(spec, str) else None
         if match is None:
-            problems.append(f"{head}: spec is not kdN, uniform(N) or shuffle(N)")
+            problems.append(f"{_roll_head(name, label, spec)}: spec is not kdN, uniform(N) or shuffle(N)")
             continue
         if not isinstance(values, list) or not values or not all(_is_int(v) for v in values):
-            problems.append(f"{head}: values must be a non-empty list of whole numbers")
+            problems.append(f"{_roll_head(name, label, spec)}: values must be a non-empty list of whole numbers")
             continue
         # The count is checked before deriving so a tampered spec like 10**9d6 cannot stall us.
         wanted = match["count"] or match["size"]
         if wanted is not None and int(wanted) != len(values):
+            head = _roll_head(name, label, spec)
             problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
             continue
-        if key is None:
+        if keyed is None:
             continue
         try:
-            expected = dice.derive(key, label, spec, len(values))
+            expected = dice.derive(keyed, label, spec, len(values))
         except ValueError as error:
-            problems.append(f"{head}: {error}")
+            problems.append(f"{_roll_head(name, label, spec)}: {error}")
             continue
         derived += 1
         if expected != values:
-            problems.append(f"{head}: record says {values}, the seed gives {expected}")
+            problems.append(f"{_roll_head(name, label, spec)}: record says {values}, the seed gives {expected}")
     return derived, problems
 
 

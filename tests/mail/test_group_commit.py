@@ -220,3 +220,13 @@ def test_a_senders_seats_are_cleared_once_a_batch(mail_world: MailWorld, monkeyp
 
     assert report.ok and report.intake.handled == 5, report.lines()
     assert checked == ["alice"]
+
+
+def test_a_link_made_in_a_group_lands_after_its_source(tmp_path: Path) -> None:
+    with files.group_commit():
+        files.atomic_write(tmp_path / "view.yaml", b"you: alice\n")
+        files.link_or_write(tmp_path / "view.yaml", tmp_path / "next" / "view.yaml", b"you: alice\n")
+        assert files.pending_data(tmp_path / "next" / "view.yaml") == b"you: alice\n"
+        assert not (tmp_path / "view.yaml").exists() and not (tmp_path / "next").exists()
+    assert os.path.samefile(tmp_path / "view.yaml", tmp_path / "next" / "view.yaml")  # the bytes kept once
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["view.yaml", "view.yaml"]

@@ -18,13 +18,18 @@ from unittest import mock
 import pytest
 import yaml
 
+import referee.files
 import referee.letters.content
+import referee.letters.forms
+import referee.letters.outbox
+import referee.letters.post
 import referee.protocol.orders
 import referee.protocol.yamlsafe
 from referee.game.audit import audit
 from referee.game.engine import adjudicate
 from referee.game.journal import GameDir
-from referee.game.letter_format import LETTERS_META
+from referee.game.letter_format import LETTERS_META, READER_BOUND_META
+from referee.kit.contract import Event
 from referee.letters import outbox
 from referee.letters.post import read_kept_html
 from referee.protocol.bulk import bulk_work
@@ -95,6 +100,53 @@ def test_each_distinct_view_is_dumped_once_per_adjudication(tmp_path: Path, make
     assert dumps[0] == len(players)
 
 
+def disk_syncs(game: TestGame) -> int:
+    """Return the disk syncs (fsync and syncfs calls) of adjudicating `game`'s open phase."""
+    fsyncs, fsync_patch = counting(os, "fsync")
+    syncfss, syncfs_patch = counting(referee.files, "syncfs")
+    with fsync_patch, syncfs_patch:
+        adjudicate(game.dir)
+    return fsyncs[0] + syncfss[0]
+
+
+def test_an_adjudication_lands_its_record_and_letters_with_syncs_that_do_not_grow_with_players(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    syncs = {}
+    for players in (("alice", "bob"), ("alice", "bob", "carol", "dave", "erin", "frank")):
+        game = make_game(tmp_path / str(len(players)), players=players)
+        submit_all(game, 1, dict.fromkeys(players, 3))
+        syncs[len(players)] = disk_syncs(game)
+    # The record, the reports, the views and the next notices land together (files.group_commit):
+    # two syncs for all of them, where each file cost two or three.
+    assert syncs[2] == syncs[6] <= 4, syncs
+    mail = game.dir / "mail"  # the next notice's view is still the report's, kept once
+    assert os.path.samefile(
+        mail / "0001-t1-round" / "alice.view-after.yaml", mail / "0002-t2-round" / "alice.view.yaml"
+    )
+
+
+def test_an_adjudication_renders_dumps_and_builds_as_many_letters_whatever_its_rolls(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    players = ("alice", "bob", "carol")
+    counted = {}
+    for rolls_each in (2, 200):
+        game = make_game(tmp_path / str(rolls_each), players=players)
+        submit_all(game, 1, dict.fromkeys(players, rolls_each))
+        renders, render_patch = counting(referee.letters.post, "render")
+        dumps, dump_patch = counting(referee.letters.content, "dump")
+        builds, build_patch = counting(referee.letters.outbox, "message_bytes")
+        referee.letters.forms._forms.clear()
+        forms, form_patch = counting(referee.letters.forms, "load_strict")  # a form made is read back once
+        with render_patch, dump_patch, build_patch, form_patch:
+            adjudicate(game.dir)
+        counted[rolls_each] = (renders[0], dumps[0], builds[0], forms[0])
+    # A report and a notice a player (text and HTML from one render each), one YAML dump a
+    # distinct view, one MIME message a letter, and one order form made for all the notices.
+    assert counted[2] == counted[200] == (2 * len(players), len(players), 2 * len(players), 1), counted
+
+
 def test_the_garbage_collector_is_back_on_after_bulk_work_also_on_error() -> None:
     assert gc.isenabled()
     with pytest.raises(RuntimeError), bulk_work():
@@ -156,12 +208,13 @@ def test_a_long_phase_letter_lists_the_readers_rolls_and_counts_the_others(tmp_p
     for player, own in (("quiet", 0), ("p1", 2000)):
         assert len(letter(game, folder, f"{player}.report.txt").encode()) < 64 * 1024 + 200 * own
         assert len(letter(game, folder, f"{player}.report.html").encode()) < 64 * 1024 + 400 * own
-    assert "10,000 rolls, in the order drawn" in quiet
-    assert re.search(r"and 9,990 more, not listed here: p1 1,990,\s+p2 2,000", quiet)
-    assert len(re.findall(r"^  roll/", quiet, flags=re.M)) == 10  # the first few of the others'
+    assert "10,000 rolls, in the order drawn. Listed here: yours and the game's own" in quiet
+    assert re.search(r"and 10,000 more rolls of 5 other players, not listed here\.", quiet)
+    assert re.search(r"and 10,000 more events of 5 other players, not listed here", quiet)
+    assert not re.findall(r"^  roll/", quiet, flags=re.M)  # format 4: none of the others' listed
     mine = letter(game, folder, "p3.report.txt")
-    assert {f"roll/p3/p3{i}" for i in range(2000)} <= set(re.findall(r"^  (roll/\S+):", mine, flags=re.M))
-    assert re.search(r"and 7,990 more, not listed here: p1 1,990,\s+p2 2,000,\s+p4 2,000,\s+p5 2,000\.", mine)
+    assert {f"roll/p3/p3{i}" for i in range(2000)} == set(re.findall(r"^  (roll/\S+):", mine, flags=re.M))
+    assert re.search(r"and 8,000 more rolls of 4 other players, not listed here\.", mine)
     for player in ("quiet", "p3"):
         for view in ("view.yaml", "view-after.yaml"):
             assert (game.dir / "mail" / folder / f"{player}.{view}").stat().st_size < 4 * 1024
@@ -184,11 +237,57 @@ def test_a_game_begun_before_format_2_keeps_its_letters_and_passes_audit(tmp_pat
     assert GameDir(game.dir).get_meta(LETTERS_META) == str(first.phase.seq + 1)
     submit_all(game, 2, {"alice": 120, "bob": 80})
     second = adjudicate(game.dir)
-    # ...the next phases are written in format 2.
+    # ...the next phases are written in the newest format (4: the others' rolls counted).
     bob = letter(game, second.phase.folder, "bob.report.txt")
-    assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80 + 10
-    assert "and 110 more, not listed here: alice 110." in bob
+    assert len(re.findall(r"^  roll/", bob, flags=re.M)) == 80
+    assert "and 120 more rolls of 1 other player, not listed here." in bob
     assert audit(game.dir).ok
+
+
+def test_a_game_begun_in_format_3_keeps_its_letters_then_bounds_them_by_the_reader(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    counts = {"alice": 60, "bob": 30, "carol": 30}
+    game = make_game(tmp_path, players=tuple(counts))
+    game_dir = GameDir(game.dir)
+    with game_dir.transaction():  # as a game begun before format 4
+        game_dir.db.execute("DELETE FROM meta WHERE key = ?", (READER_BOUND_META,))
+    game_dir.close()
+    submit_all(game, 1, counts)
+    first = adjudicate(game.dir)
+    # Format 3: the first ten of the others' rolls listed, the rest counted by player.
+    old = letter(game, first.phase.folder, "bob.report.txt")
+    assert len(re.findall(r"^  roll/", old, flags=re.M)) == 30 + 10
+    assert re.search(r"and 80 more, not listed here: alice 50,\s+carol 30\.", old)
+    submit_all(game, 2, counts)
+    second = adjudicate(game.dir)
+    new = letter(game, second.phase.folder, "bob.report.txt")
+    assert len(re.findall(r"^  roll/", new, flags=re.M)) == 30
+    assert "and 90 more rolls of 2 other players, not listed here." in new
+    assert audit(game.dir).ok  # each phase re-rendered in its own format
+
+
+def test_a_report_is_the_same_size_whatever_the_number_of_players(
+    tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Format 4: a report costs what its reader rolled and saw, not the number of players: the
+    others' rolls counted, and beyond ORDERS_SHOWN_WHOLE orders the reader's own listed."""
+    monkeypatch.setattr(referee.letters.content, "ORDERS_SHOWN_WHOLE", 3)  # 12: a quick test with fewer players
+    reports = {}
+    for count in (2, 6):
+        players = tuple(f"p{i}" for i in range(1, count + 1))
+        game = make_game(tmp_path / str(count), players=players)
+        others = 130 // (count - 1)  # a long phase in both games: more than 100 rolls
+        submit_all(game, 1, {player: 5 if player == "p1" else others for player in players})
+        folder = adjudicate(game.dir).phase.folder
+        reports[count] = {kind: letter(game, folder, f"p1.report.{kind}") for kind in ("txt", "html")}
+    text = reports[6]["txt"]
+    assert len(re.findall(r"^  roll/", text, flags=re.M)) == 5
+    assert (
+        len(re.findall(r"^  order ", text, flags=re.M)) == 1 and "  orders       5 more, listed in the record" in text
+    )
+    for kind in ("txt", "html"):  # the same letter but for a few numbers, names and hashes
+        assert abs(len(reports[6][kind]) - len(reports[2][kind])) < 200, {n: len(r[kind]) for n, r in reports.items()}
 
 
 # The Dice section as the templates wrote it before `referee.letters.dice_lines` (format 1 and 2),
@@ -242,8 +341,11 @@ xt", lookup.result) }}</strong>{% endwith %}{% endif %}{% if roll.note.get("foll
 trong>{% elif roll.note.get("lines") %} picked line(s) {{ roll.note.get("lines") | join(", ") }} o\
 f {{ roll.note.get("from") }}{% endif %}</td></tr>
 {% endfor %}"""
-NEW_TEXT = "{% for roll in rolls %}\n{{ roll | roll_text }}\n{% endfor %}"
-NEW_HTML = "{% for roll in rolls %}{{ roll | roll_html }}\n{% endfor %}"
+NEW_TEXT = "{% if rolls %}\n{{ rolls | rolls_text }}\n{% endif %}"
+NEW_HTML = "{{ rolls | rolls_html }}"
+# A report's events as the templates wrote them before `events_text` and `events_html`.
+OLD_EVENTS_TEXT = '{% for event in events %}\n{{ ("* " ~ event.text) | wrap(2) }}\n{% endfor %}'
+OLD_EVENTS_HTML = "{% for event in events %}<li>{{ event.text }}</li>\n{% endfor %}"
 
 
 def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
@@ -320,3 +422,14 @@ def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
         if name == "html":
             env = env.overlay(autoescape=True)
         assert env.from_string(new).render(rolls=rolls) == env.from_string(old).render(rolls=rolls)
+    events = [
+        Event("roll", "p1 rolled 2d6 for “check” (r1): 3 + 4 = 7; Morale: holds"),
+        Event("note", 'a <note> & "quotes" ' + "and a long tail of words " * 6),
+        Event("note", "a control\x07character\nand a break"),
+    ]
+    text, html = environment(), environment().overlay(autoescape=True)
+    for env, old, new in (
+        (text, OLD_EVENTS_TEXT, "{{ events | events_text }}\n"),
+        (html, OLD_EVENTS_HTML, "{{ events | events_html }}"),
+    ):
+        assert env.from_string(new).render(events=events) == env.from_string(old).render(events=events)

@@ -388,9 +388,31 @@ def test_one_die_rolls_match_the_stream_written_with_the_standard_library(n: int
 
 def test_many_dice_and_shuffles_match_the_stream_written_with_the_standard_library() -> None:
     key = b"k" * 32
-    values = _stream_by_the_standard_library(key, "volley")
-    expected = [_uniform_by_the_standard_library(values, 6) + 1 for _ in range(9)]
-    assert draws.Dice(key).roll("9d6", label="volley") == expected
+    for count in (2, 3, 4, 5, 9):  # up to 4 from the first block, without a stream
+        for index in range(50):
+            values = _stream_by_the_standard_library(key, f"volley/{index}")
+            expected = [_uniform_by_the_standard_library(values, 6) + 1 for _ in range(count)]
+            assert draws.Dice(key).roll(f"{count}d6", label=f"volley/{index}") == expected
+    for index in range(50):  # a die of 2^63 + 1 faces rejects about half its values
+        values = _stream_by_the_standard_library(key, f"big/{index}")
+        expected = [_uniform_by_the_standard_library(values, 2**63 + 1) for _ in range(3)]
+        assert dice.first_uniforms(dice.Keyed(key), f"big/{index}", 2**63 + 1, 3) == expected
+
+
+@pytest.mark.parametrize(
+    "spec, count",
+    [("1d6", 1), ("2d6", 2), ("4d10", 4), ("5d6", 5), ("uniform(10)", 3), ("uniform(9223372036854775809)", 4)],
+)  # the last rejects about half its values: the first block often falls back to the stream
+def test_derive_with_a_keyed_key_matches_the_stream_written_with_the_standard_library(spec: str, count: int) -> None:
+    key = bytes(range(32))
+    n = int(spec[8:-1]) if spec.startswith("uniform") else int(spec.partition("d")[2])
+    offset = 0 if spec.startswith("uniform") else 1
+    for index in range(100):
+        label = f"roll/{index}"
+        values = _stream_by_the_standard_library(key, label)
+        expected = [_uniform_by_the_standard_library(values, n) + offset for _ in range(count)]
+        assert dice.derive(dice.Keyed(key), label, spec, count) == expected
+        assert dice.derive(key, label, spec, count) == expected
 
 
 # --- the hand-check script of docs/protocol.md -----------------------------------------------

@@ -48,7 +48,7 @@ def test_letters_keep_their_html_gzipped_and_as_mailed(tmp_path: Path, make_game
         for kind, subject in (("notice", "turn 1 round: orders open"), ("report", "turn 1 round: report")):
             packed = folder / f"{player}.{kind}.html.gz"
             data = packed.read_bytes()
-            assert data[:2] == b"\x1f\x8b" and gzip.compress(gzip.decompress(data), 9, mtime=0) == data
+            assert data[:2] == b"\x1f\x8b" and gzip.compress(gzip.decompress(data), 6, mtime=0) == data
             kept = read_kept_html(folder / f"{player}.{kind}.html")
             assert kept.startswith("<!DOCTYPE html>")
             assert kept.replace("\r\n", "\n") == mailed_html(game, subject, player).replace("\r\n", "\n")
