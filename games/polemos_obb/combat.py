@@ -39,6 +39,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import bd, bw, conform_pose, go_back, go_to, on_table, pose_of
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
@@ -123,12 +124,35 @@ def _open_engagement(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]
     }
     _declare_support(state, engagement, attack.get("support", []))
     state["engagements"].append(engagement)
-    if attack.get("column"):
+    column = attack.get("column")
+    if on_table(state):
+        column = state["divisions"][attack["target"]].get("formation") == "defile"  # read from the table (L249)
+        for own, enemy in attack["pairs"]:
+            _moved(state, engagement, own, conform_pose(state, own, enemy), "conforms")
+    if column:
         shaken = [b for b in standing_bases(state, attack["target"]) if state["bases"][b]["state"] == "fresh"]
         for base in shaken:
             state["bases"][base]["state"] = "shaken"
         engagement["column_shaken"] = shaken
     return engagement
+
+
+def _moved(state: State, engagement: dict[str, Any], base: str, end: Any, why: str) -> None:
+    """Put a base at `end` on the table; the encounter's report draws the move (an arrow)."""
+    start = pose_of(state, base)
+    if (round(start.x, 1), round(start.y, 1), round(start.facing, 1)) == (
+        round(end.x, 1),
+        round(end.y, 1),
+        round(end.facing, 1),
+    ):
+        return
+    move = go_to(state, base, end)
+    engagement.setdefault("moves", []).append({**move, "why": why})
+
+
+def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> None:
+    """Move a base straight back `distance` mm on the table, facing kept."""
+    engagement.setdefault("moves", []).append({**go_back(state, base, distance), "why": why})
 
 
 def _declare_support(state: State, engagement: dict[str, Any], support: Sequence[Mapping[str, Any]]) -> None:
@@ -201,6 +225,7 @@ def _fight_encounter(
             "launched_by": e["launched_by"],
             "new": e["new"],
             "column_shaken": e.get("column_shaken", []),
+            **({"moves": e["moves"]} if e.get("moves") else {}),
         }
         for e in group
     ]
@@ -208,6 +233,7 @@ def _fight_encounter(
         engagement["new"] = False
         engagement["fought_turn"] = state["turn"]
         engagement.pop("column_shaken", None)
+        engagement.pop("moves", None)
         for pair in engagement["pairs"]:
             pair.pop("pushed_back", None)
     names = "; ".join(f"{e['titles'][0]} against {e['titles'][1]} ({e['id']})" for e in summaries)
@@ -238,7 +264,7 @@ def _fight_round(
     for key in ordered:
         pair = by_id[key]
         attacker, defender = sorted(pair["bases"], key=lambda b: side_of_base(state, b) != side)
-        fights, reason = _fights(state, pair, kind, attacker, defender, order)
+        fights, reason = _fights(state, engagement, pair, kind, attacker, defender, order)
         army = army_of_base(state, defender)
         if kind == "defender-response" and pair["last"] == "no-effect" and army in state["standing"]:
             reveals.add(json_pointer("standing", army))  # the base did what its standing order says
@@ -266,7 +292,13 @@ def _fight_round(
 
 
 def _fights(
-    state: State, pair: dict[str, Any], kind: str, attacker: str, defender: str, order: Sequence[str]
+    state: State,
+    engagement: dict[str, Any],
+    pair: dict[str, Any],
+    kind: str,
+    attacker: str,
+    defender: str,
+    order: Sequence[str],
 ) -> tuple[bool, str]:
     """Return whether a pair fights this round, and why (or why not)."""
     if kind == "advance-to-contact":
@@ -287,6 +319,8 @@ def _fights(
     if attacker in order:
         pair["contact"] = True
         state["bases"][attacker]["moved_in_combat"] = True
+        if on_table(state):
+            _moved(state, engagement, attacker, conform_pose(state, attacker, defender), "advances into contact")
         return True, f"{attacker} advances back into contact"
     return False, "not in contact"
 
@@ -335,6 +369,9 @@ def _fight(
         loser, winner = (attacker, defender) if a_total < d_total else (defender, attacker)
         outcome = apply_result(state, loser, result)
         _mark(tally, state, loser, outcome)
+        if on_table(state):
+            distance = COMBAT["broken_back_bw"] * bw(state) if outcome == "broken" else COMBAT["recoil_bd"] * bd(state)
+            _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils")
         pair["contact"], pair["last"] = False, "apart"
         if not setting(state, "recoiled_bases_readvance"):
             # Kept for this encounter only by games that tell who recoiled (older states lack it).
@@ -438,7 +475,7 @@ def _mark(tally: dict[str, dict[str, Any]], state: Mapping[str, Any], base: str,
         division[outcome].append(base)
 
 
-def _follow_up(r: Resolution, engagement: Mapping[str, Any], number: int, combat: dict[str, Any]) -> None:
+def _follow_up(r: Resolution, engagement: dict[str, Any], number: int, combat: dict[str, Any]) -> None:
     state = r.state
     winner = combat["winner"]
     pair = next(p for p in engagement["pairs"] if p["bases"] == combat["pair"])
@@ -455,6 +492,8 @@ def _follow_up(r: Resolution, engagement: Mapping[str, Any], number: int, combat
     if follows:
         state["bases"][winner].update(followed_up=True, moved_in_combat=True)
         pair["contact"], pair["last"] = True, "followed-up"
+        if on_table(state):
+            _moved(state, engagement, winner, conform_pose(state, winner, combat["loser"]), "follows up")
 
 
 # -- the outcome round --------------------------------------------------------------------
@@ -569,12 +608,16 @@ def _apply_fall_back(state: State, division: str, entry: Mapping[str, Any]) -> d
             else:
                 state["bases"][base]["state"] = "shaken"
                 shaken.append(base)
+    moves = []
+    if on_table(state):
+        moves = [{**go_back(state, base, entry["bd"] * bd(state)), "why": "falls back"}
+                 for base in standing_bases(state, division)]  # fmt: skip
     title = state["divisions"][division]["title"]
     text = f"{title} falls back {entry['bd']}BD ({entry['why']})"
     if shaken or broken:
         text += f": {', '.join(shaken) or 'no base'} shaken, {', '.join(broken) or 'none'} broken"
     return {"division": division, "title": title, "bd": entry["bd"], "why": entry["why"], "shaken": shaken,
-            "broken": broken, "text": text + "."}  # fmt: skip
+            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {})}  # fmt: skip
 
 
 def _end(state: State, engagement: dict[str, Any]) -> None:

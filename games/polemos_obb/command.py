@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb import manoeuvres
+from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
     TROOPS,
     State,
@@ -33,7 +35,9 @@ from games.polemos_obb.options import (
     setting,
 )
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import on_table, place
 from referee.kit import Problem
+from referee.kit.tabletop import pose_from
 
 MOVING = ("move", "continue")
 ORDER_KINDS = ("move", "continue", "dismount", "remount", "limber", "unlimber")
@@ -191,9 +195,13 @@ def priced_moves(
     priced: list[dict[str, Any]] = []
     moving: set[str] = set(state["moved"])
     ordered: set[str] = set()
+    table = on_table(state)
+    where = poses_now(state) if table else {}
     for index, entry in enumerate(orders.get("moves", [])):
         path = f"orders.moves[{index}]"
         found = _group_problems(state, army, entry, path, ordered)
+        if not found and not table and ("steps" in entry or "charge" in entry):
+            found = [_not_on_table(path)]
         if found:
             problems += found
             continue
@@ -204,12 +212,27 @@ def priced_moves(
         if problem:
             problems.append(problem)
             continue
+        geometry: dict[str, Any] = {}
+        bases = [b for b in _bases_of(state, brigades) if b in where]
+        if bases and kind in MOVING:  # on the table, once the armies are deployed
+            planned, found = manoeuvres.plan(state, where, entry, bases, path)
+            if planned is None:
+                problems += found
+                continue
+            where.update({b: pose_from(p) for b, p in planned["ends"].items()})
+            geometry = {"ends": planned["ends"], "paths": planned["paths"], "length": planned["length"],
+                        "allowance": planned["allowance"]}  # fmt: skip
+            if any("deploy" in step for step in entry.get("steps", [])):
+                geometry["deployed"] = True
+        elif table and entry.get("steps"):
+            problems.append(Problem("illegal.moves.steps", f"{path}.steps", f"a {kind} order takes no steps"))
+            continue
         payer = commander_of(state, entry.get("by") or entry.get("with") or division)
         if kind in MOVING:
             moving.update(brigades)
             ordered.update(brigades)
         priced.append({"order": kind, "brigades": list(brigades), "division": division, "payer": payer, "tp": cost,
-                       "note": entry.get("note", ""), **_label(state, entry)})  # fmt: skip
+                       "note": entry.get("note", ""), **_label(state, entry), **geometry})  # fmt: skip
     for payer in dict.fromkeys(p["payer"] for p in priced):
         spend = sum(p["tp"] for p in priced if p["payer"] == payer)
         left = state["allocations"].get(army, {}).get(payer, 0) - state["tp_spent"].get(payer, 0)
@@ -373,11 +396,24 @@ def _cost(
     )
 
 
+def _not_on_table(path: str) -> Problem:
+    return Problem(
+        "illegal.moves.steps",
+        path,
+        "this game keeps no battlefield (option battlefield: players): positions are on your own table, "
+        "so give no steps or charge",
+    )
+
+
 def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
-    """Pay for and apply an army's moves: brigades moved, dragoons dismounted, guns limbered."""
+    """Pay for and apply an army's moves: brigades moved, dragoons dismounted, guns limbered, bases placed."""
     state = r.state
     priced, _ = priced_moves(state, army, orders)
     for order in priced:
+        for base, pose in order.get("ends", {}).items():
+            place(state, base, pose_from(pose))
+        if order.get("deployed"):
+            state["divisions"][order["division"]]["formation"] = "deployed"
         state["tp_spent"][order["payer"]] = state["tp_spent"].get(order["payer"], 0) + order["tp"]
         if order["order"] in MOVING:
             state["moved"] += [b for b in order["brigades"] if b not in state["moved"]]

@@ -51,6 +51,13 @@ OPTIONS = {
     "orders sent ahead for a half-turn; every-phase (games begun before) waits for each",
     "letters": "army-board (new games): notices and reports carry the army board, the outcome round's rule and the "
     "battle's result with each side's losses; plain (games begun before): the letters as they were",
+    "battlefield": "table (new games): every base has a position on the referee's table, moves are checked against "
+    "the book's rates and contacts, support and columns are read from the positions; players (games begun before): "
+    "geometry stays on the players' own table and the referee accepts their declarations",
+    "base_width_mm": "the base width (BW) in mm on the referee's table, a base depth (BD) being half of it (the book: "
+    "BW:BD = 2:1, absolute size the players' choice; default 60, the book's 60 x 30 mm bases)",
+    "terrain_moves": "refuse (default: the terrain effects of p. 22 are missing from the rulebook file) refuses a move "
+    "that enters a terrain piece, naming it; free lets bases cross terrain at their full rate",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -78,6 +85,9 @@ LATER_DEFAULTS: dict[str, Any] = {
     "guns_move_with_column": False,
     "pace": "every-phase",
     "letters": "plain",
+    "battlefield": "players",
+    "base_width_mm": 60,
+    "terrain_moves": "refuse",
 }
 NEW_GAME_OPTIONS: dict[str, Any] = {
     "recoiled_bases_readvance": False,
@@ -86,6 +96,7 @@ NEW_GAME_OPTIONS: dict[str, Any] = {
     "guns_move_with_column": True,
     "pace": "skip-idle",
     "letters": "army-board",
+    "battlefield": "table",
 }
 OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
 COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
@@ -150,6 +161,13 @@ def _checked_setting(name: str, value: Any) -> Any:
         _one_of(where, value, ("every-phase", "skip-idle"))
     elif name == "letters":
         _one_of(where, value, ("plain", "army-board"))
+    elif name == "battlefield":
+        _one_of(where, value, ("players", "table"))
+    elif name == "terrain_moves":
+        _one_of(where, value, ("refuse", "free"))
+    elif name == "base_width_mm":
+        if not _is_int(value) or not 10 <= value <= 1000:
+            raise GameDataError(f"{where} must be a whole number of mm from 10 to 1000, got {value!r}")
     elif name == "morale_losses":
         _one_of(where, value, ("game", "turn"))
     elif name == "fall_back_shakes_bd":

@@ -31,6 +31,8 @@ OPTIONS = {
     "rounds": 4,
     "army_morale": {"cmf": {"dutch": 8, "imperial": 8, "bavarian": 10}},  # test values: the book's are missing
     "attack_needs_move": True,
+    # Its bots declare contacts as on the players' own table; test_obb_table.py plays on the referee's.
+    "battlefield": "players",
 }
 DUTCH_STANDING = {"respond": "fight", "bases": [{"base": "W", "respond": "decline"}]}
 
