@@ -13,6 +13,7 @@ in the referee's order_costs, and an order whose cost nobody supplied is refused
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +21,6 @@ from games.polemos_obb import manoeuvres
 from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
     TROOPS,
-    State,
     commander_of,
     general_can_move,
     general_can_order,
@@ -35,9 +35,9 @@ from games.polemos_obb.options import (
     setting,
 )
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.table import on_table, place
+from games.polemos_obb.table import TOUCH_MM, bd, bw, in_bw, on_table, place
 from referee.kit import Problem
-from referee.kit.tabletop import pose_from
+from referee.kit.tabletop import Pose, moved, pose_from, to_state
 
 MOVING = ("move", "continue")
 ORDER_KINDS = ("move", "continue", "dismount", "remount", "limber", "unlimber")
@@ -132,9 +132,60 @@ def _general_move_problems(state: Mapping[str, Any], army: str, entry: Mapping[s
         or not is_standing(state, join)
     ):
         return [Problem("illegal.general.join", f"{path}.join", f"{join!r} is not one of your bases on the field")]
-    if join is None and not entry.get("leave"):
-        return [Problem("illegal.general.where", path, "give join: <base> or leave: true")]
+    if join is None and not entry.get("leave") and "to" not in entry:
+        return [Problem("illegal.general.where", path, "give join: <base>, leave: true or to: [X, Y]")]
+    if "to" in entry and (join is not None or entry.get("leave")):
+        return [Problem("illegal.general.where", path, "give one of join, leave and to")]
+    if on_table(state) and "pose" in record:
+        return _general_ride_problems(state, entry, path)
     return []
+
+
+def _general_ride_problems(state: Mapping[str, Any], entry: Mapping[str, Any], path: str) -> list[Problem]:
+    """A general rides 3BW a turn, 1BW if lethargic, 4BW with troops in march formation (L263)."""
+    general = entry["general"]
+    end = general_destination(state, entry)
+    if end is None:
+        return []
+    start = pose_from(state["generals"][general]["pose"])
+    distance = math.dist((start.x, start.y), (end.x, end.y))
+    rate, why = general_rate(state, general)
+    problems = []
+    if distance > rate + TOUCH_MM:
+        problems.append(
+            Problem(
+                "illegal.general.too-far",
+                f"{path}.{'to' if 'to' in entry else 'join'}",
+                f"{general} would ride {distance:.0f} mm ({in_bw(state, distance)}), but {why}: at most {rate:.0f} mm",
+            )
+        )
+    table = state["table"]
+    if not (0 <= end.x <= table["width_mm"] and 0 <= end.y <= table["depth_mm"]):
+        problems.append(Problem("illegal.general.off-table", f"{path}.to", f"{general} would ride off the table"))
+    return problems
+
+
+def general_rate(state: Mapping[str, Any], general: str) -> tuple[float, str]:
+    """Return how far a general rides this turn (mm) and the rule that says so (L263)."""
+    record = state["generals"][general]
+    division = record.get("division")
+    if division is not None and state["divisions"][division].get("formation") == "defile":
+        return 4 * bw(state), "a general with troops in march formation rides 4BW (L263)"
+    if record["grade"] == "lethargic":
+        return bw(state), "a lethargic general rides 1BW (L263)"
+    return 3 * bw(state), "a general rides 3BW (L263)"
+
+
+def general_destination(state: Mapping[str, Any], entry: Mapping[str, Any]) -> Pose | None:
+    """Return where a general's order takes him on the table: a point, or just behind the base he joins."""
+    if "to" in entry:
+        here = pose_from(state["generals"][entry["general"]]["pose"])
+        return Pose(float(entry["to"][0]), float(entry["to"][1]), here.facing)
+    join = entry.get("join")
+    if join is None or "pose" not in state["bases"][join]:
+        return None
+    base = pose_from(state["bases"][join]["pose"])
+    return moved(base, -bd(state))  # his 1BD-deep base touching the rear of the one he joins
 
 
 def resolve_command(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
@@ -156,7 +207,12 @@ def resolve_command(r: Resolution, army: str, orders: Mapping[str, Any]) -> None
     for entry in orders.get("generals", []):
         general = names[entry["general"]]
         general["with_base"] = entry.get("join")
+        end = general_destination(state, entry) if "pose" in general else None
+        if end is not None:
+            general["pose"] = to_state(end)
         where = f"joins {entry['join']}" if entry.get("join") else "leaves the troops"
+        if "to" in entry:
+            where = f"rides to ({entry['to'][0]}, {entry['to'][1]}) mm"
         r.say(
             "command.general",
             f"{general['name']} {where}.",
@@ -430,5 +486,5 @@ def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
     r.say("moves.orders", text, {"army": army, "title": title, "orders": priced, "left": left})
 
 
-def _bases_of(state: State, brigades: list[str]) -> list[str]:
+def _bases_of(state: Mapping[str, Any], brigades: list[str]) -> list[str]:
     return [b for brigade in brigades for b in state["brigades"][brigade]["bases"]]

@@ -138,12 +138,12 @@ def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: st
     if not any(touching_bases(state, outline_of(state, b), theirs) for b in mine):
         nearest = min(((outline_of(state, a).distance(outline_of(state, e)), a, e) for a in mine for e in theirs),
                       default=None)  # fmt: skip
-        where = f": the nearest are {nearest[1]} and {nearest[2]}, {in_bw(state, nearest[0])} apart" if nearest else ""
+        apart = f": the nearest are {nearest[1]} and {nearest[2]}, {in_bw(state, nearest[0])} apart" if nearest else ""
         return [
             Problem(
                 "illegal.attack.no-contact",
                 path,
-                f"no base of {titles[division]} touches {titles[target]} on the table{where}; an attack opens "
+                f"no base of {titles[division]} touches {titles[target]} on the table{apart}; an attack opens "
                 "from contact made by a move (move into contact in your moves phase)",
             )
         ]
