@@ -55,7 +55,6 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
     side_of_army = {a["id"]: a["side"] for a in view["armies"]}
     width, depth = table["bw_mm"], table["bw_mm"] / 2
     items = [feature_item(piece, f"{piece['kind']} {piece['id']}") for piece in table["terrain"]]
-    items += _arrows(events)
     where: dict[str, Pose] = {}
     for division in view["divisions"]:
         if division["spent"]:
@@ -75,6 +74,7 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
         if general["status"] == "active" and "pose" in general:
             pose = pose_from(general["pose"])
             items.append(unit_item(pose, Size(width / 2, depth), side_of_army[general["army"]], _initials(general)))
+    items += _arrows(events, where)
     items += _fights(events, where)
     return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items)
 
@@ -89,10 +89,18 @@ def _title(view: Mapping[str, Any], player: str | None) -> str:
     return f"Turn {view['turn']}, {view['phase']}: the battlefield {who}"
 
 
-def _arrows(events: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+def _arrows(events: Sequence[Mapping[str, Any]], where: Mapping[str, Pose]) -> Iterator[dict[str, Any]]:
     for event in events:
         data = event["data"]
-        if event["kind"] == "moves.orders":
+        if event["kind"] == "bombardment.fire" and data["battery"] in where:
+            battery = where[data["battery"]]
+            start = data["move"]["path"][0] if "move" in data else None
+            target = start or ([where[data["target"]].x, where[data["target"]].y] if data["target"] in where else None)
+            if target is not None:
+                yield arrow_item([[battery.x, battery.y], target], "shot")
+            if "move" in data:
+                yield arrow_item(data["move"]["path"], "flee" if data["outcome"] == "broken" else "fall-back")
+        elif event["kind"] == "moves.orders":
             for order in data.get("orders", []):
                 for path in order.get("paths", {}).values():
                     if len(path) >= 2:

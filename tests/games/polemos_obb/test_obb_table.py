@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from obb_helpers import event, new_game, play
+from obb_helpers import TEST_TABLES, event, new_game, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
 
 from games.polemos_obb import GAME
@@ -318,3 +318,18 @@ def test_steps_are_refused_without_the_table(options: dict[str, Any]) -> None:
     state, _, _ = play(state, {"dutch": {"allocate": [{"general": "van-gelder", "tp": 7}]}})
     state, _, _ = play(state, {})
     assert GAME.validate(state, "dutch", {"moves": [move(["V"], {"advance": 10})]})
+
+
+def test_a_bombarded_base_recoils_1bd_on_the_table_and_the_shot_is_drawn() -> None:
+    """The combat chart's distances (L403) for the bombardment's recoil: p. 17's rules are missing."""
+    state = danube("franco-bavarian")
+    state["overlays"]["tables"] = TEST_TABLES
+    state["step"] = "tempo-bombardment"
+    fire = {"fire": [{"battery": "G1", "target": "X"}]}
+    assert GAME.validate(state, "bavarian", fire) == []
+    after, events = GAME.resolve(state, {"bavarian": fire}, ScriptedDice([5]))
+    assert pose(after, "X") == (360, 180 - BD, 0)
+    seen = [{"kind": e.kind, "text": e.text, "data": e.data} for e in events]
+    scene = GAME.picture(GAME.view(after, "dutch"), "dutch", seen)
+    assert scene is not None
+    assert [i["kind"] for i in scene["items"] if i["item"] == "arrow"] == ["shot", "fall-back"]
