@@ -333,3 +333,13 @@ def test_a_bombarded_base_recoils_1bd_on_the_table_and_the_shot_is_drawn() -> No
     scene = GAME.picture(GAME.view(after, "dutch"), "dutch", seen)
     assert scene is not None
     assert [i["kind"] for i in scene["items"] if i["item"] == "arrow"] == ["shot", "fall-back"]
+
+
+def test_a_contact_step_with_no_base_touching_the_enemy_is_adjudicated_at_once() -> None:
+    """Option pace: skip-idle: on the table an attack opens from contact, so without any the step is idle."""
+    state = danube()
+    state["config"]["pace"] = "skip-idle"
+    after, events = GAME.resolve(state, {"dutch": {"moves": [move(["V"], {"advance": 30})]}}, ScriptedDice([]))
+    idle = [e for e in events if e.kind == "pace.at-once"]
+    assert idle and "touches an enemy base" in idle[0].data["why"]
+    assert after["step"] == "other-command"
