@@ -278,8 +278,12 @@ def priced_moves(
             where.update({b: pose_from(p) for b, p in planned["ends"].items()})
             geometry = {"ends": planned["ends"], "paths": planned["paths"], "length": planned["length"],
                         "allowance": planned["allowance"]}  # fmt: skip
-            if any("deploy" in step for step in entry.get("steps", [])):
-                geometry["deployed"] = True
+            if "deploying" in planned:
+                if kind != "continue" and state["divisions"][division].get("formation") == "deploying":
+                    text = "a deployment's later turns are continuation moves (L278): order continue"
+                    problems.append(Problem("illegal.moves.deploy", f"{path}.order", text))
+                    continue
+                geometry["deploying"] = planned["deploying"]
         elif table and entry.get("steps"):
             problems.append(Problem("illegal.moves.steps", f"{path}.steps", f"a {kind} order takes no steps"))
             continue
@@ -452,6 +456,16 @@ def _cost(
     )
 
 
+def _deploying(division: dict[str, Any], outcome: Mapping[str, Any]) -> None:
+    """Keep how far a division has deployed from defile: deployed, or deploying with its line so far."""
+    if outcome["column"]:
+        division["formation"] = "deploying"
+        division["deploying"] = {"line": list(outcome["line"])}
+    else:
+        division["formation"] = "deployed"
+        division.pop("deploying", None)
+
+
 def _not_on_table(path: str) -> Problem:
     return Problem(
         "illegal.moves.steps",
@@ -468,8 +482,8 @@ def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
     for order in priced:
         for base, pose in order.get("ends", {}).items():
             place(state, base, pose_from(pose))
-        if order.get("deployed"):
-            state["divisions"][order["division"]]["formation"] = "deployed"
+        if "deploying" in order:
+            _deploying(state["divisions"][order["division"]], order["deploying"])
         state["tp_spent"][order["payer"]] = state["tp_spent"].get(order["payer"], 0) + order["tp"]
         if order["order"] in MOVING:
             state["moved"] += [b for b in order["brigades"] if b not in state["moved"]]

@@ -60,6 +60,7 @@ WHEEL_BW = 1  # L267 (artillery: 1BD, L268)
 DEPLOY_RIGHT_BW = 4  # L283
 DEPLOY_WHEEL_DEGREES = 45  # L283
 DEPLOY_LINE = 4  # the leading base and the next three form the line (L283)
+DEPLOYING = "(deploying)"  # the key of a deployment's outcome among a step's moves
 
 
 class Planned(dict[str, Any]):
@@ -84,6 +85,7 @@ def plan(
     swept: dict[str, list[Polygon]] = {b: [outline(poses[b], size_of(state, b))] for b in bases}
     trails: dict[str, list[tuple[float, float]]] = {b: [(poses[b].x, poses[b].y)] for b in bases}
     length = wheeled = 0.0
+    deployment: Any = None
     for number, step in enumerate(steps):
         at = f"{path}.steps[{number}]"
         done, problem = _step(state, poses, bases, step, at, len(steps))
@@ -91,6 +93,7 @@ def plan(
             return None, [*problems, problem]
         assert done is not None
         step_length, moves = done
+        deployment = moves.pop(DEPLOYING, deployment)
         length += step_length
         if "wheel" in step:
             wheeled += step_length
@@ -100,6 +103,8 @@ def plan(
             trails[base] += trail
     if steps and "retire" in steps[0]:
         allowance, rate = bd(state), "a retire is 1BD (L269)"
+    if deployment is not None:
+        allowance, rate = DEPLOY_RIGHT_BW * bw(state), "a deploying column's leading base moves 4BW to the right (L283)"
     problems += _rate_problems(state, bases, entry, length, wheeled, allowance, rate, path)
     problems += _ground_problems(state, where, poses, swept, bases, entry, path)
     planned = Planned(
@@ -107,6 +112,7 @@ def plan(
         paths={b: [[round(x, 1), round(y, 1)] for x, y in _dedup(trails[b])] for b in bases},
         length=round(length, 1),
         allowance=round(allowance, 1),
+        **({"deploying": deployment} if deployment is not None else {}),
     )
     return (None if problems else planned), problems
 
@@ -295,38 +301,81 @@ def _point(pose: Pose) -> Point:
 def _deploy(
     state: Mapping[str, Any], poses: Mapping[str, Pose], bases: Sequence[str], spec: Mapping[str, Any], at: str
 ) -> tuple[tuple[float, dict] | None, Problem | None]:
-    """Deploy from defile, the first turn (L283): the leading base wheels up to 45 degrees free, moves
-    up to 4BW to the right; the next three form on its left; the rest close up in column 1BD behind."""
-    if any(state["divisions"][state["bases"][b]["division"]].get("formation") != "defile" for b in bases):
+    """Deploy from defile (L276-L295), the leading base moving up to 4BW to the right.
+
+    First turn (a division in defile): the leading base wheels up to 45 degrees free, moves right;
+    the next three form on its left in one line; the rest close up in column 1BD behind the line's
+    left end. Second turn (a division deploying, a continuation move, L278), `option`: `a` the line
+    moves right and the next four from the column form on its left; `b` the leading base still in
+    column makes the same wheel, moves right and stands 1BD behind the first line (up to 1BW, L295)
+    with the next three on its left, a second line. Bases still in column close up behind.
+    """
+    division = state["divisions"][state["bases"][bases[0]]["division"]]
+    formation = division.get("formation")
+    if formation not in ("defile", "deploying"):
         return None, Problem("illegal.moves.deploy", at, "only a division in defile deploys from defile (L276)")
+    if formation == "deploying" and spec.get("option") not in ("a", "b"):
+        return None, Problem(
+            "illegal.moves.deploy", f"{at}.option", "the second turn of a deployment is option a (the line goes on "
+            "to the right, the column forms on its left) or b (a second line behind the first) (L289-L295)"
+        )  # fmt: skip
     if spec["right"] > DEPLOY_RIGHT_BW * bw(state):
         return None, Problem(
             "illegal.moves.deploy", f"{at}.right", f"the leading base moves at most 4BW to the right (L283): "
             f"{DEPLOY_RIGHT_BW * bw(state):g} mm"
         )  # fmt: skip
-    reference = poses[bases[0]]
+    line = [b for b in division.get("deploying", {}).get("line", []) if b in bases]
+    rest = [b for b in bases if b not in line]
+    reference = poses[rest[0]] if rest else poses[line[0]]
     hx, hy = heading(reference.facing)
-    column = sorted(bases, key=lambda b: -((poses[b].x - reference.x) * hx + (poses[b].y - reference.y) * hy))
-    head = poses[column[0]]
-    facing = turned(head.facing, spec.get("wheel", 0))
-    lead = moved(Pose(head.x, head.y, facing), spec["right"], turned(facing, 90))
-    ends = {column[0]: lead}
-    here, previous = lead, size_of(state, column[0])
-    for base in column[1:DEPLOY_LINE]:
+    column = sorted(rest, key=lambda b: -((poses[b].x - reference.x) * hx + (poses[b].y - reference.y) * hy))
+    ends: dict[str, Pose] = {}
+    if formation == "defile":
+        head = poses[column[0]]
+        facing = turned(head.facing, spec.get("wheel", 0))
+        lead = moved(Pose(head.x, head.y, facing), spec["right"], turned(facing, 90))
+        formed, column = column[:DEPLOY_LINE], column[DEPLOY_LINE:]
+    elif spec["option"] == "a":
+        facing = poses[line[0]].facing
+        for base in line:
+            ends[base] = moved(poses[base], spec["right"], turned(facing, 90))
+        left_end = min(line, key=lambda b: _lateral(ends[b], ends[line[0]]))
+        lead = moved(ends[left_end], -(size_of(state, left_end).width + size_of(state, column[0]).width) / 2,
+                     turned(facing, 90)) if column else ends[left_end]  # fmt: skip
+        formed, column = column[:DEPLOY_LINE], column[DEPLOY_LINE:]
+    else:
+        facing = poses[line[0]].facing
+        head = poses[column[0]]
+        beside = moved(Pose(head.x, head.y, facing), spec["right"], turned(facing, 90))
+        first_rear = min(_ahead(poses[b], facing) - size_of(state, b).depth / 2 for b in line)
+        behind = _ahead(beside, facing) - (first_rear - bd(state) - size_of(state, column[0]).depth / 2)
+        lead = moved(beside, -behind)
+        formed, column = column[:DEPLOY_LINE], column[DEPLOY_LINE:]
+    here, previous = lead, size_of(state, formed[0]) if formed else size_of(state, line[0])
+    for index, base in enumerate(formed):
         size = size_of(state, base)
-        here = moved(here, (previous.width + size.width) / 2, turned(facing, -90))
-        ends[base], previous = here, size
+        if index:
+            here = moved(here, (previous.width + size.width) / 2, turned(facing, -90))
+        ends[base], previous = Pose(here.x, here.y, facing), size
     back = moved(here, -(previous.depth / 2 + bd(state)))
-    for base in column[DEPLOY_LINE:]:
+    for base in column:
         size = size_of(state, base)
         back = moved(Pose(back.x, back.y, facing), -size.depth / 2)
         ends[base] = back
         back = moved(back, -size.depth / 2)
     moves = {}
-    for base in column:
-        move = slide(poses[base], size_of(state, base), (ends[base].x, ends[base].y), facing=ends[base].facing)
-        moves[base] = (move.end, move.swept, [(ends[base].x, ends[base].y)])
+    for base in bases:
+        end = ends.get(base, poses[base])
+        move = slide(poses[base], size_of(state, base), (end.x, end.y), facing=end.facing)
+        moves[base] = (move.end, move.swept, [(end.x, end.y)])
+    moves[DEPLOYING] = {"line": [*line, *formed], "column": column}
     return (float(spec["right"]), moves), None
+
+
+def _ahead(pose: Pose, facing: float) -> float:
+    """Return how far along `facing` a pose's centre stands."""
+    hx, hy = heading(facing)
+    return pose.x * hx + pose.y * hy
 
 
 def _rate_problems(

@@ -247,7 +247,8 @@ STEP = {
     "{wheel: left|right, by: MM} the group wheels about its front-left (right) corner, MM measured at the outer "
     "corner; {retire: true} 1BD straight back (alone); {to: [X, Y]} the group slides so its first base's centre "
     "ends there; {march: [[X, Y], ...]} a column in defile follows its head along the waypoints; "
-    "{deploy: {wheel: DEGREES, right: MM}} deploy from defile, first turn (L283)",
+    "{deploy: {wheel: DEGREES, right: MM}} deploy from defile, first turn (L283); {deploy: {option: a|b, "
+    "right: MM}} its second turn, a continue order (L289-L295)",
     "fields": {
         "advance": _MM,
         "wheel": {"type": "str", "enum": ["left", "right"]},
@@ -258,7 +259,11 @@ STEP = {
         "deploy": {
             "type": "map",
             "required": ["right"],
-            "fields": {"wheel": {"type": "int", "min": -45, "max": 45}, "right": _MM},
+            "fields": {
+                "wheel": {"type": "int", "min": -45, "max": 45},
+                "right": _MM,
+                "option": {"type": "str", "enum": ["a", "b"], "description": "the second turn (L289-L295)"},
+            },
         },
     },
 }

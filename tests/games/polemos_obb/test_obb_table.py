@@ -343,3 +343,33 @@ def test_a_contact_step_with_no_base_touching_the_enemy_is_adjudicated_at_once()
     idle = [e for e in events if e.kind == "pace.at-once"]
     assert idle and "touches an enemy base" in idle[0].data["why"]
     assert after["step"] == "other-command"
+
+
+@pytest.mark.parametrize(
+    ("option", "z_ends"),
+    [("a", (120, 300, 0)), ("b", (180, 240, 0))],
+)
+def test_the_second_turn_of_a_deployment_extends_the_line_or_forms_a_second(option: str, z_ends: tuple) -> None:
+    """L289: (a) the line goes on to the right and the rest form on its left; L295: (b) the leading
+    base still in column makes the same move and ends behind the first line, up to 1BW to the rear."""
+    state = danube()
+    state["divisions"]["van-gelder"]["formation"] = "defile"
+    for index, base in enumerate("VWXYZ"):
+        state["bases"][base]["pose"] = {"x": 240, "y": 300 - index * BD, "facing": 0}
+    first = move(["V", "W", "X", "Y", "Z"], {"deploy": {"right": BW}})
+    state, _, _ = play(state, {"dutch": {"moves": [first]}})
+    assert [pose(state, b) for b in "VWXYZ"] == [
+        (300, 300, 0),
+        (240, 300, 0),
+        (180, 300, 0),
+        (120, 300, 0),
+        (120, 240, 0),
+    ]
+    assert state["divisions"]["van-gelder"]["formation"] == "deploying"
+    state["moved"], state["tp_spent"], state["step"] = [], {}, "tempo-moves"
+    second = {**first, "steps": [{"deploy": {"option": option, "right": BW}}]}
+    assert moves(state, "dutch", second) == ["illegal.moves.deploy"]  # a continuation move (L278)
+    state["overlays"]["order_costs"] = {**COSTS, "continue": [{"brigades": 5, "tp": 4}]}
+    state, _, _ = play(state, {"dutch": {"moves": [{**second, "order": "continue"}]}})
+    assert pose(state, "Z") == z_ends
+    assert state["divisions"]["van-gelder"]["formation"] == "deployed"
