@@ -363,7 +363,7 @@ def _deploy(
         back = moved(Pose(back.x, back.y, facing), -size.depth / 2)
         ends[base] = back
         back = moved(back, -size.depth / 2)
-    moves = {}
+    moves: dict[str, Any] = {}
     for base in bases:
         end = ends.get(base, poses[base])
         move = slide(poses[base], size_of(state, base), (end.x, end.y), facing=end.facing)
