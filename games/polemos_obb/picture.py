@@ -42,7 +42,8 @@ ARROWS = {
 
 
 def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """Return the scene of the table as `view` shows it (None without the referee's table)."""
+    """Return the scene of the table as `view` shows it (None without the referee's table, or before
+    the muster has laid the armies out on it)."""
     table = view.get("table")
     if table is None:
         return None
@@ -74,6 +75,8 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
         if general["status"] == "active" and "pose" in general:
             pose = pose_from(general["pose"])
             items.append(unit_item(pose, Size(width / 2, depth), side_of_army[general["army"]], _initials(general)))
+    if not where:
+        return None  # before the muster lays the armies out: an empty cloth says nothing
     items += _arrows(events, where)
     items += _fights(events, where)
     return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items)

@@ -7,15 +7,21 @@ Lengths are in mm with the default base width: 1BW = 60 mm, 1BD = 30 mm (L105, L
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from obb_helpers import TEST_TABLES, event, new_game, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
 
 from games.polemos_obb import GAME
 from games.polemos_obb.options import NEW_GAME_OPTIONS
+from referee.game.engine import adjudicate, init_game
 from referee.kit.tabletop.picture import check_scene
+from referee.letters.post import read_kept_html
+from referee.protocol.signatures import generate_keypair
 
 from scripted_dice import ScriptedDice
 
@@ -373,3 +379,39 @@ def test_the_second_turn_of_a_deployment_extends_the_line_or_forms_a_second(opti
     state, _, _ = play(state, {"dutch": {"moves": [{**second, "order": "continue"}]}})
     assert pose(state, "Z") == z_ends
     assert state["divisions"]["van-gelder"]["formation"] == "deployed"
+
+
+def test_a_new_game_s_letters_carry_the_battlefield(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the core: `referee init` gives a new game the table, and its muster report and the
+    bid notice show the battlefield as SVG in the HTML letter."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)  # durability is not under test here
+    setup = tmp_path / "setup"
+    (setup / "keys").mkdir(parents=True)
+    for player in ("dutch", "bavarian"):
+        generate_keypair(setup / "keys" / player, comment=f"{player}@example.org")
+    config = {
+        "game": "table-test",
+        "module": "polemos-obb",
+        "scenario": "combat-example",
+        "options": {"army_morale": {"cmf": {"dutch": 9, "bavarian": 9}}},
+        "referee": {"email": "referee@example.org", "name": "The Umpire"},
+        "players": [
+            {"name": p, "email": f"{p}@example.org", "key_file": f"keys/{p}.pub"} for p in ("dutch", "bavarian")
+        ],
+    }
+    (setup / "game.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    init_game(tmp_path / "game", setup / "game.yaml")
+    adjudicate(tmp_path / "game")
+    mail = tmp_path / "game" / "mail"
+    kept = sorted(mail.rglob("dutch.*.html.gz"))
+    assert [p.parent.name[5:] + "/" + p.name for p in kept] == [
+        "t1-muster/dutch.notice.html.gz",
+        "t1-muster/dutch.report.html.gz",
+        "t1-bid/dutch.notice.html.gz",
+    ]
+    assert "<svg " not in read_kept_html(kept[0].with_suffix(""))  # before the armies are laid out
+    for path in kept[1:]:
+        html = read_kept_html(path.with_suffix(""))
+        assert html.count("<svg ") == 1, path
+        svg = html[html.index("<svg ") : html.index("</svg>")]
+        assert ">X<" in svg and ">M<" in svg  # each base labelled, its id on the first line
