@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.polemos_obb.generals import capture_roll, risk_to_general
+from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
     State,
     arm_of,
@@ -39,7 +40,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.table import bd, bw, conform_pose, go_back, go_to, on_table, pose_of
+from games.polemos_obb.table import bd, bw, conform_pose, go_back, go_to, on_table, pose_of, supports
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
@@ -166,8 +167,9 @@ def _standing_support(state: State, group: list[dict[str, Any]], side: str) -> l
     """Give the defending bases of an encounter the support their players' standing orders declare.
 
     The book implies defenders have support; a defender gives no orders in the attacker's contact
-    phase, so its standing orders declare it. A supporter that is down, or itself fighting where
-    option fighting_bases_support is false, gives none. Return the standing orders used (pointers).
+    phase, so its standing orders declare it. A supporter that is down, itself fighting where
+    option fighting_bases_support is false, or (on the referee's table) not beside or directly
+    behind the base, gives none. Return the standing orders used (pointers).
     """
     used = []
     fighting = {b for e in state["engagements"] for p in live_pairs(state, e) for b in p["bases"]}
@@ -181,6 +183,9 @@ def _standing_support(state: State, group: list[dict[str, Any]], side: str) -> l
                 by = [b for b in declared if is_standing(state, b)]
                 if not setting(state, "fighting_bases_support"):
                     by = [b for b in by if b not in fighting]
+                if on_table(state):  # beside or directly behind it on the table (L396, L426)
+                    where = poses_now(state)
+                    by = [b for b in by if b in where and base in where and supports(state, base, b, where)]
                 if by:
                     _declare_support(state, engagement, [{"base": base, "by": by}])
                     used.append(json_pointer("standing", army, "support", base))

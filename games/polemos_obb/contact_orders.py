@@ -163,17 +163,7 @@ def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: st
                 )
             )
         where[own] = end
-    for index, entry in enumerate(attack.get("support", [])):
-        for supporter in entry["by"]:
-            if supporter in where and not supports(state, entry["base"], supporter, where):
-                problems.append(
-                    Problem(
-                        "illegal.support.not-beside",
-                        f"{path}.support[{index}].by",
-                        f"{supporter} does not stand beside or directly behind {entry['base']} on the table "
-                        "(support is a friend touching its flank or rear, L396, L426)",
-                    )
-                )
+    problems += _beside_problems(state, attack.get("support", []), where, f"{path}.support")
     if attack.get("column") and state["divisions"][target].get("formation") != "defile":
         problems.append(
             Problem(
@@ -183,6 +173,25 @@ def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: st
                 "reads it from the table",
             )
         )
+    return problems
+
+
+def _beside_problems(
+    state: Mapping[str, Any], support: Sequence[Mapping[str, Any]], where: Mapping[str, Any], path: str
+) -> list[Problem]:
+    """Return the supporters not beside or directly behind the base they support on the table."""
+    problems = []
+    for index, entry in enumerate(support):
+        for supporter in entry["by"]:
+            if supporter in where and entry["base"] in where and not supports(state, entry["base"], supporter, where):
+                problems.append(
+                    Problem(
+                        "illegal.support.not-beside",
+                        f"{path}[{index}].by",
+                        f"{supporter} does not stand beside or directly behind {entry['base']} on the table "
+                        "(support is a friend touching its flank or rear, L396, L426)",
+                    )
+                )
     return problems
 
 
@@ -229,10 +238,13 @@ def _engagement_problems(state: Mapping[str, Any], army: str, plan: Mapping[str,
         ]
     own = [b for p in live_pairs(state, engagement) for b in p["bases"] if army_of_base(state, b) == army]
     paired = {b for p in live_pairs(state, engagement) for b in p["bases"]}
-    return [
+    problems = [
         *_support_problems(state, plan.get("support", []), paired | _engaged(state), f"{path}.support", paired),
         *_round_problems(plan.get("rounds", []), own, f"{path}.rounds"),
     ]
+    if on_table(state) and not problems:
+        problems += _beside_problems(state, plan.get("support", []), poses_now(state), f"{path}.support")
+    return problems
 
 
 def _engaged(state: Mapping[str, Any]) -> set[str]:

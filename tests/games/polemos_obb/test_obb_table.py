@@ -256,6 +256,16 @@ def test_pairs_support_and_column_are_held_to_the_table() -> None:
     assert [p.code for p in GAME.validate(state, "dutch", overrun)] == ["illegal.overrun.not-in-the-way"]
 
 
+def test_a_defender_s_standing_support_counts_only_from_beside_or_behind() -> None:
+    """L396, L426: P, two bases from M, gives M no support however its standing orders declare it."""
+    state = turn_one_contact(**NEW)
+    state["standing"]["bavarian"] = {"respond": "fight", "bases": {}, "support": {"M": ["P"]}}
+    attack = {"division": "van-gelder", "target": "de-salon", "pairs": [["X", "M"]]}
+    state, events, _ = play(state, {"dutch": {"attacks": [attack]}}, [4, 4, 4, 4, 4, 4, 3, 3])
+    for played in event(events, "combat.encounter").data["rounds"]:
+        assert played["combats"][0]["defender"]["modifiers"] == []
+
+
 def test_recoils_follow_ups_and_advances_move_the_bases_as_the_book_tells() -> None:
     """L403/L407: N and O recoil 1BD; L409: Y follows up, Z stays; L439: Z advances back into contact."""
     state, events, _ = play(turn_one_contact(**NEW), VAN_GELDER_ATTACKS, [*TURN_ONE_DICE, 2, 5])
