@@ -40,7 +40,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.table import bd, bw, conform_pose, go_back, go_to, on_table, pose_of, supports
+from games.polemos_obb.table import bd, blocking, bw, conform_pose, go_back, go_to, on_table, pose_of, supports
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
@@ -322,10 +322,13 @@ def _fights(
     if attacker in order and not setting(state, "recoiled_bases_readvance") and attacker in pair.get("pushed_back", []):
         return False, f"{attacker} was pushed back by {defender}: only a base that did not recoil may advance again"
     if attacker in order:
+        end = conform_pose(state, attacker, defender) if on_table(state) else None
+        if end is not None and (blocked := blocking(state, attacker, end)):
+            return False, f"{attacker} cannot advance back into contact: {', '.join(blocked)} stands in the way"
         pair["contact"] = True
         state["bases"][attacker]["moved_in_combat"] = True
-        if on_table(state):
-            _moved(state, engagement, attacker, conform_pose(state, attacker, defender), "advances into contact")
+        if end is not None:
+            _moved(state, engagement, attacker, end, "advances into contact")
         return True, f"{attacker} advances back into contact"
     return False, "not in contact"
 
@@ -494,11 +497,15 @@ def _follow_up(r: Resolution, engagement: dict[str, Any], number: int, combat: d
         )
         follows, roll = lookup.result == "follows-up", lookup.natural
     combat["follow_up"] = {"base": winner, "roll": roll, "automatic": roll is None, "follows": follows}
+    end = conform_pose(state, winner, combat["loser"]) if follows and on_table(state) else None
+    if end is not None and (blocked := blocking(state, winner, end)):
+        follows = False  # the ground the loser left is taken: a follow-up never ends on another base
+        combat["follow_up"].update(follows=False, blocked=blocked)
     if follows:
         state["bases"][winner].update(followed_up=True, moved_in_combat=True)
         pair["contact"], pair["last"] = True, "followed-up"
-        if on_table(state):
-            _moved(state, engagement, winner, conform_pose(state, winner, combat["loser"]), "follows up")
+        if end is not None:
+            _moved(state, engagement, winner, end, "follows up")
 
 
 # -- the outcome round --------------------------------------------------------------------

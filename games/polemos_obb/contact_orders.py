@@ -17,6 +17,7 @@ from games.polemos_obb.options import setting
 from games.polemos_obb.table import (
     CONFORM_BW,
     TOUCH_MM,
+    blocking,
     bw,
     conform_pose,
     general_outline,
@@ -160,6 +161,15 @@ def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: st
                     f"{path}.pairs[{number}]",
                     f"{own} cannot reach {enemy}: conforming would carry it {in_bw(state, distance)}, and the line "
                     "conforms by wheeling forward up to 2BW (L382)",
+                )
+            )
+        blocked = [b for b in blocking(state, own, end, where) if b != enemy]
+        if blocked and distance > TOUCH_MM:
+            problems.append(
+                Problem(
+                    "illegal.attack.blocked",
+                    f"{path}.pairs[{number}]",
+                    f"{own} cannot conform onto {enemy}: it would end on {', '.join(blocked)}",
                 )
             )
         where[own] = end

@@ -28,6 +28,7 @@ from referee.kit.tabletop import (
     Size,
     moved,
     outline,
+    overlapping,
     pose_from,
     side_touched,
     snap_to,
@@ -297,3 +298,14 @@ def supports(state: Mapping[str, Any], base: str, supporter: str, where: Mapping
     """Return whether `supporter` stands beside or directly behind `base`, touching it (L396, L426)."""
     shape = outline(where[supporter], size_of(state, supporter))
     return side_touched(where[base], size_of(state, base), shape, TOUCH_MM) in ("left", "right", "rear")
+
+
+def blocking(state: Mapping[str, Any], base: str, end: Pose, where: Mapping[str, Pose] | None = None) -> list[str]:
+    """Return the other bases on the field that a base standing at `end` would overlap."""
+    shape = outline(end, size_of(state, base))
+    poses = where if where is not None else {b: pose_of(state, b) for b in standing_on_table(state)}
+    return [
+        other
+        for other, pose in poses.items()
+        if other != base and overlapping(shape, outline(pose, size_of(state, other)), TOUCH_MM)
+    ]

@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 import test_obb_game
-from test_obb_game import bot_orders, make_game, notice_view, order_file
+from test_obb_game import _play, bot_orders
 
-from referee.game.engine import adjudicate, submit
 from referee.game.status import status
+from referee.kit.tabletop import Size, corners, pose_from
 from referee.letters.post import read_kept_html
-from referee.protocol.signatures import NAMESPACE_ORDERS, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
 
 pytestmark = pytest.mark.skipif(
@@ -42,7 +41,7 @@ def table_orders(view: dict[str, Any]) -> dict[str, Any]:
 
 
 def _boxes(view: dict[str, Any]) -> dict[str, tuple[float, float, float, float, str, str]]:
-    """Each base on the field as (x1, y1, x2, y2, army, division): every base in this scenario faces north or south."""
+    """Each base on the field as the box round it (x1, y1, x2, y2), its army and its division."""
     bw = view["table"]["bw_mm"]
     boxes = {}
     for division in view["divisions"]:
@@ -51,16 +50,9 @@ def _boxes(view: dict[str, Any]) -> dict[str, tuple[float, float, float, float, 
         for brigade in division["brigades"]:
             for base in brigade["bases"]:
                 if base["state"] in ("fresh", "shaken") and "pose" in base:
-                    half = (bw / 4 if base["type"].endswith("artillery") else bw / 2), bw / 4
-                    x, y = base["pose"]["x"], base["pose"]["y"]
-                    boxes[base["id"]] = (
-                        x - half[0],
-                        y - half[1],
-                        x + half[0],
-                        y + half[1],
-                        division["army"],
-                        division["id"],
-                    )
+                    size = Size(bw / 2 if base["type"].endswith("artillery") else bw, bw / 2)
+                    xs, ys = zip(*corners(pose_from(base["pose"]), size), strict=True)
+                    boxes[base["id"]] = (min(xs), min(ys), max(xs), max(ys), division["army"], division["id"])
     return boxes
 
 
@@ -88,11 +80,15 @@ def _advance(view: dict[str, Any]) -> dict[str, Any]:
         return {}
     boxes = _boxes(view)
     brigades = [br["id"] for br in division["brigades"] if any(b["id"] in boxes for b in br["bases"])]
-    brigades = brigades[: given - 1]  # n brigades cost n + 1 TP (COSTS, and the book's 2 and 5)
+    if len(brigades) + 1 > given:  # n brigades cost n + 1 TP (COSTS, and the book's 2 and 5): all or none
+        return {}
     mine = [b["id"] for br in division["brigades"] if br["id"] in brigades for b in br["bases"] if b["id"] in boxes]
     if not mine or any(b in {x for e in view["engagements"] for p in e["pairs"] for x in p["bases"]} for b in mine):
         return {}
-    north = next(b["pose"]["facing"] for br in division["brigades"] for b in br["bases"] if b["id"] in boxes) == 0
+    facings = {b["pose"]["facing"] for br in division["brigades"] for b in br["bases"] if b["id"] in mine}
+    if len(facings) != 1 or facings & {0, 180} != facings:  # a base turned in a fight: the bot stands
+        return {"moves": [{"order": "move", "brigades": brigades}]}
+    north = facings == {0}
     rate = view["table"]["bw_mm"] * (4 if division.get("formation") == "defile" else 1)
     room = rate
     for base in mine:
@@ -100,9 +96,9 @@ def _advance(view: dict[str, Any]) -> dict[str, Any]:
         for other, (a1, b1, a2, b2, _, _) in boxes.items():
             if other in mine or a2 <= x1 + 1 or a1 >= x2 - 1:
                 continue
-            gap = b1 - y2 if north else y1 - b2
-            if gap >= -1:
-                room = min(room, max(gap, 0))
+            ahead = b2 > y1 + 1 if north else b1 < y2 - 1  # not wholly behind the base
+            if ahead:
+                room = min(room, max(b1 - y2 if north else y1 - b2, 0))
     room = int(room)
     order: dict[str, Any] = {"order": "move", "brigades": brigades}
     if room > 0:
@@ -147,22 +143,11 @@ def test_the_three_armies_fight_on_the_table_to_the_end(tmp_path: Path, monkeypa
     monkeypatch.setattr(os, "fsync", lambda fd: None)
     options = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
     monkeypatch.setattr(test_obb_game, "OPTIONS", {**options, "order_costs": COSTS})
-    game_dir, keys = make_game(tmp_path)
-    kinds: list[str] = []
-    records = 0
-    for _ in range(120):
-        info = status(game_dir)
-        if info["over"]:
-            break
-        for player in info["active"]:
-            raw = order_file(game_dir, player, table_orders(notice_view(game_dir, player)))
-            receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
-            assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems], raw)
-        kinds += [e.kind for e in adjudicate(game_dir).events]
-        records += 1
+    game_dir, log = _play(tmp_path, table_orders)
+    kinds = {kind for entry in log for kind in entry["kinds"]}
     assert status(game_dir)["over"]
-    assert {"table.deployed", "moves.orders", "combat.encounter"} <= set(kinds)
+    assert {"table.deployed", "moves.orders", "combat.encounter"} <= kinds
     report = verify_game_dir(game_dir)
-    assert report.problems == [] and report.records == records
+    assert report.problems == [] and report.records == len(log)
     reports = sorted((game_dir / "mail").rglob("*.report.html.gz"))
     assert all(read_kept_html(p.with_suffix("")).count("<svg ") == 1 for p in reports[3:])
