@@ -252,7 +252,7 @@ def test_pairs_support_and_column_are_held_to_the_table() -> None:
     assert contact(state, "dutch", **{**book, "support": [], "pairs": [*book["pairs"], ["W", "P"]]}) == [
         "illegal.attack.out-of-reach"
     ]
-    blocked = {**book, "support": [], "pairs": [["V", "M"]]}  # V would conform onto M where X stands
+    blocked = {**book, "support": [], "rounds": [], "pairs": [["V", "M"]]}  # V would conform onto M, where X stands
     assert contact(state, "dutch", **blocked) == ["illegal.attack.blocked"]
     overrun = {"attacks": [book], "overrun_generals": ["de-salon"]}
     assert [p.code for p in GAME.validate(state, "dutch", overrun)] == ["illegal.overrun.not-in-the-way"]
