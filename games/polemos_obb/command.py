@@ -497,6 +497,11 @@ def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
     title = state["armies"][army]["title"]
     total = sum(o["tp"] for o in priced)
     text = f"{title}: {len(priced)} move order(s) for {total} TP." if priced else f"{title} gives no move orders."
+    moved = [o for o in priced if "length" in o]
+    if moved:  # on the referee's table: how far each group went, of how far it might
+        text += (
+            " " + "; ".join(f"{', '.join(o['brigades'])} {o['length']:g} mm of {o['allowance']:g}" for o in moved) + "."
+        )
     r.say("moves.orders", text, {"army": army, "title": title, "orders": priced, "left": left})
 
 

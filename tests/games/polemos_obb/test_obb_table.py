@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from obb_helpers import TEST_TABLES, event, new_game, play
+from obb_helpers import TEST_TABLES, army_event, event, new_game, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
 
 from games.polemos_obb import GAME
@@ -427,3 +427,9 @@ def test_a_new_game_s_letters_carry_the_battlefield(tmp_path: Path, monkeypatch:
         assert html.count("<svg ") == 1, path
         svg = html[html.index("<svg ") : html.index("</svg>")]
         assert ">X<" in svg and ">M<" in svg  # each base labelled, its id on the first line
+
+
+def test_the_moves_report_says_how_far_each_group_went() -> None:
+    state = danube()
+    _, events, _ = play(state, {"dutch": {"moves": [move(["V", "W"], {"advance": 30})]}})
+    assert army_event(events, "moves.orders", "dutch").text.endswith("V, W 30 mm of 60.")
