@@ -49,7 +49,7 @@ from referee.kit.tabletop import (
     turn_about,
     turned,
 )
-from referee.kit.tabletop.terrain import crossings
+from referee.kit.tabletop.terrain import crossings, footprint
 
 DEFILE_BW = 4  # L249
 DEPLOYED_BW = 1  # L251
@@ -58,9 +58,9 @@ CHARGE_BW = 1  # L255
 MANHANDLED_BW = 1  # L265
 WHEEL_BW = 1  # L267 (artillery: 1BD, L268)
 DEPLOY_RIGHT_BW = 4  # L283
-DEPLOY_WHEEL_DEGREES = 45  # L283
 DEPLOY_LINE = 4  # the leading base and the next three form the line (L283)
 DEPLOYING = "(deploying)"  # the key of a deployment's outcome among a step's moves
+ROADS = ("road",)  # terrain a move may always enter: baggage goes faster on it (L262)
 
 
 class Planned(dict[str, Any]):
@@ -174,7 +174,12 @@ def _allowance(state: Mapping[str, Any], entry: Mapping[str, Any], bases: Sequen
                 bw_rate = DEFILE_BW if column == "defile" else DEPLOYED_BW
                 rates.append((bw_rate * width, f"limbered guns move at their column's rate, {bw_rate}BW (L249, L264)"))
             else:
-                rates.append((bd(state), "limbered guns move as baggage, 1BD (limbers count as baggage, L144, L262)"))
+                if _on_road(state, base):
+                    rates.append((width, "limbered guns on a road move as baggage, 1BW (L144, L262)"))
+                else:
+                    rates.append(
+                        (bd(state), "limbered guns move as baggage, 1BD (limbers count as baggage, L144, L262)")
+                    )
         elif formation == "defile":
             rates.append((DEFILE_BW * width, "a march column (defile) moves 4BW (L249)"))
         elif record["type"] == "hussars":
@@ -186,6 +191,13 @@ def _allowance(state: Mapping[str, Any], entry: Mapping[str, Any], bases: Sequen
         allowance += CHARGE_BW * width
         rate += ", +1BW for cavalry launching an attack (L255)"
     return allowance, rate
+
+
+def _on_road(state: Mapping[str, Any], base: str) -> bool:
+    """Return whether a base stands on a road (its centre within a road piece's strip)."""
+    pose = pose_from(state["bases"][base]["pose"])
+    roads = [p for p in pieces_from(state["table"]["terrain"]) if p.kind in ROADS]
+    return any(footprint(road).buffer(TOUCH_MM).contains(Point(pose.x, pose.y)) for road in roads)
 
 
 def _step(
@@ -429,7 +441,8 @@ def _ground_problems(
     cloth = box(0, 0, table["width_mm"], table["depth_mm"])
     others = [b for b in where if b not in bases and is_standing(state, b)]
     shapes = {b: outline(where[b], size_of(state, b)) for b in others}
-    pieces = pieces_from(table["terrain"]) if setting(state, "terrain_moves") == "refuse" else []
+    refused = setting(state, "terrain_moves") == "refuse"
+    pieces = [p for p in pieces_from(table["terrain"]) if p.kind not in ROADS] if refused else []
     in_contact = False
     for base in bases:
         end = outline(poses[base], size_of(state, base))

@@ -433,3 +433,12 @@ def test_the_moves_report_says_how_far_each_group_went() -> None:
     state = danube()
     _, events, _ = play(state, {"dutch": {"moves": [move(["V", "W"], {"advance": 30})]}})
     assert army_event(events, "moves.orders", "dutch").text.endswith("V, W 30 mm of 60.")
+
+
+def test_limbered_guns_on_a_road_move_1bw_and_roads_are_no_obstacle() -> None:
+    """L262: baggage moves 1BD, or 1BW on roads; limbers count as baggage (L144)."""
+    state = danube()
+    road = {"id": "road-1", "kind": "road", "line": [[735, 0], [735, 960]], "width": 20}
+    state["table"]["terrain"].append(road)
+    assert moves(state, "imperial", move(["imperial-guns-1"], {"advance": BW})) == []
+    assert moves(state, "imperial", move(["imperial-guns-2"], {"advance": BW})) == ["illegal.moves.too-far"]
