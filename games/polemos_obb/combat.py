@@ -1,7 +1,9 @@
 """Combat in the contact phase: engagements fought round by round, then the division outcome round.
 
-Geometry stays on the players' table: the attacking player declares which division attacks
-which, the pairs of bases in contact once the line has conformed, and any supporting base.
+The attacking player declares which division attacks which, the pairs of bases in contact once
+the line has conformed, and any supporting base; on the referee's table (option battlefield:
+table) contact_orders.py holds them to the positions, and the bases are moved here: the conform,
+recoils, breaks, follow-ups, re-advances and falls back.
 The rules here are those of the book's worked example (pp. 31-36; the contact-phase pages
 are missing), see the README for each reconstruction:
 

@@ -5,7 +5,8 @@ to rally shaken bases (on the referee's rally table: the procedure is missing fr
 and moves himself and his generals (joining or leaving a base, which puts them at risk).
 
 Moves (steps 4 and 8): each order moves one group of brigades of one division acting on a
-single order (those within 1BW of each other; the geometry stays on the players' table).
+single order (those within 1BW of each other: on the referee's table, manoeuvres.py checks it
+and the move itself; otherwise the geometry stays on the players' table).
 Its commander pays its cost from the points he was given. The file gives two costs (a single
 brigade 2 TP, four brigades 5 TP) and the rule for dismounting dragoons; every other cost is
 in the referee's order_costs, and an order whose cost nobody supplied is refused, naming it.
