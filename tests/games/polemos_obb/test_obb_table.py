@@ -442,3 +442,16 @@ def test_limbered_guns_on_a_road_move_1bw_and_roads_are_no_obstacle() -> None:
     state["table"]["terrain"].append(road)
     assert moves(state, "imperial", move(["imperial-guns-1"], {"advance": BW})) == []
     assert moves(state, "imperial", move(["imperial-guns-2"], {"advance": BW})) == ["illegal.moves.too-far"]
+
+
+def test_a_follow_up_onto_ground_another_base_holds_does_not_happen() -> None:
+    """Y wins against N and tests to follow up (L403, L409), but M stands half across the ground N
+    left: Y stays, and the report says why."""
+    state = turn_one_contact(**NEW)
+    state["bases"]["M"]["pose"] = {"x": 250, "y": 210, "facing": 180}
+    attack = {"division": "van-gelder", "target": "de-salon", "pairs": [["Y", "N"]], "rounds": [["Y"], [], []]}
+    state, events, _ = play(state, {"dutch": {"attacks": [attack]}}, [4, 2, 5, 3, 3])
+    encounter = event(events, "combat.encounter")
+    combat = encounter.data["rounds"][0]["combats"][0]
+    assert combat["follow_up"]["follows"] is False and combat["follow_up"]["blocked"] == ["M"]
+    assert pose(state, "Y") == (300, 180, 0) and pose(state, "N") == (300, 240, 180)
