@@ -1,11 +1,11 @@
 """polemos-obb: Polemos, War of the Spanish Succession, "Obstinate and Bloody Battle" (Chris Grice).
 
 Sealed Tempo bids, every die of combat, morale and the risk to generals rolled by a neutral
-referee; geometry stays on the players' table. See README.md for what is from the book,
-what is reconstructed, the options and what the referee must supply.
+referee; in new games the battlefield is on the referee's table (option battlefield).
+See README.md for what is from the book, what is reconstructed, the options and what the referee must supply.
 """
 
-from games.polemos_obb import board_view, rules, standing
+from games.polemos_obb import board_view, picture, rules, standing
 from games.polemos_obb.options import NEW_GAME_OPTIONS
 from games.polemos_obb.supplies import SUPPLIES
 from referee.kit import GameModule
@@ -31,4 +31,5 @@ GAME = GameModule(
     supplies=SUPPLIES,
     new_game_options=NEW_GAME_OPTIONS,
     board=board_view.board_picture,
+    picture=picture.picture,
 )

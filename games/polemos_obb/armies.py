@@ -15,6 +15,7 @@ from typing import Any
 from games.polemos_obb.model import PACKAGE, TROOPS, State
 from games.polemos_obb.options import require_table
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import check_table_data
 from referee.kit import GameDataError, MissingTableError, load_data
 
 BUILT_IN_SCENARIOS = ("combat-example", "danube-demo")
@@ -61,7 +62,7 @@ def scenario_roles(scenario: Mapping[str, Any]) -> tuple[str, ...]:
 
 def check_scenario(data: Any, source: str) -> None:
     """Raise GameDataError naming the first thing wrong in a scenario's data."""
-    _keys(data, source, required=("schema_version", "id", "title", "sides", "armies"), optional=("source",))
+    _keys(data, source, required=("schema_version", "id", "title", "sides", "armies"), optional=("source", "table"))
     if data["schema_version"] != 1:
         raise GameDataError(f"{source}: schema_version must be 1")
     sides = data["sides"]
@@ -83,6 +84,8 @@ def check_scenario(data: Any, source: str) -> None:
     ids: dict[str, set[str]] = {"general": set(), "division": set(), "brigade": set(), "base": set()}
     for army_id, army in armies.items():
         _army(army_id, army, f"{source}: armies.{army_id}", ids)
+    if "table" in data:
+        check_table_data(data["table"], source, sorted(ids["division"]))
 
 
 def _army(army_id: str, army: Any, where: str, ids: dict[str, set[str]]) -> None:

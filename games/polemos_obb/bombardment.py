@@ -14,8 +14,9 @@ from typing import Any
 from games.polemos_obb.combat import apply_result
 from games.polemos_obb.generals import capture_roll, risk_to_general
 from games.polemos_obb.model import arm_of, army_of_base, is_standing, side_of, side_of_base
-from games.polemos_obb.options import REFEREE_CAN_SUPPLY, game_tables, missing_table_message, require_table
+from games.polemos_obb.options import COMBAT, REFEREE_CAN_SUPPLY, game_tables, missing_table_message, require_table
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import bd, bw, go_back, on_table
 from referee.kit import Problem
 
 
@@ -94,6 +95,10 @@ def resolve_fire(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
             column=column,
         )
         outcome = None if lookup.result == "no-effect" else apply_result(state, target, str(lookup.result))
+        moved = {}
+        if outcome and on_table(state):  # the combat chart's distances (L403, L506): the file lacks p. 17's
+            distance = COMBAT["broken_back_bw"] * bw(state) if outcome == "broken" else COMBAT["recoil_bd"] * bd(state)
+            moved = {"move": go_back(state, target, distance)}
         r.say(
             "bombardment.fire",
             f"{battery} fires at {target}: {lookup.natural}"
@@ -106,6 +111,7 @@ def resolve_fire(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
                 "lookup": lookup.as_dict(),
                 "outcome": outcome,
                 "state_after": state["bases"][target]["state"],
+                **moved,
             },  # fmt: skip
         )
         for general_id in sorted(

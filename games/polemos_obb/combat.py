@@ -1,7 +1,9 @@
 """Combat in the contact phase: engagements fought round by round, then the division outcome round.
 
-Geometry stays on the players' table: the attacking player declares which division attacks
-which, the pairs of bases in contact once the line has conformed, and any supporting base.
+The attacking player declares which division attacks which, the pairs of bases in contact once
+the line has conformed, and any supporting base; on the referee's table (option battlefield:
+table) contact_orders.py holds them to the positions, and the bases are moved here: the conform,
+recoils, breaks, follow-ups, re-advances and falls back.
 The rules here are those of the book's worked example (pp. 31-36; the contact-phase pages
 are missing), see the README for each reconstruction:
 
@@ -25,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.polemos_obb.generals import capture_roll, risk_to_general
+from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
     State,
     arm_of,
@@ -39,6 +42,7 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import bd, blocking, bw, conform_pose, go_back, go_to, on_table, pose_of, supports
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
@@ -123,12 +127,35 @@ def _open_engagement(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]
     }
     _declare_support(state, engagement, attack.get("support", []))
     state["engagements"].append(engagement)
-    if attack.get("column"):
+    column = attack.get("column")
+    if on_table(state):
+        column = state["divisions"][attack["target"]].get("formation") == "defile"  # read from the table (L249)
+        for own, enemy in attack["pairs"]:
+            _moved(state, engagement, own, conform_pose(state, own, enemy), "conforms")
+    if column:
         shaken = [b for b in standing_bases(state, attack["target"]) if state["bases"][b]["state"] == "fresh"]
         for base in shaken:
             state["bases"][base]["state"] = "shaken"
         engagement["column_shaken"] = shaken
     return engagement
+
+
+def _moved(state: State, engagement: dict[str, Any], base: str, end: Any, why: str) -> None:
+    """Put a base at `end` on the table; the encounter's report draws the move (an arrow)."""
+    start = pose_of(state, base)
+    if (round(start.x, 1), round(start.y, 1), round(start.facing, 1)) == (
+        round(end.x, 1),
+        round(end.y, 1),
+        round(end.facing, 1),
+    ):
+        return
+    move = go_to(state, base, end)
+    engagement.setdefault("moves", []).append({**move, "why": why})
+
+
+def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> None:
+    """Move a base straight back `distance` mm on the table, facing kept."""
+    engagement.setdefault("moves", []).append({**go_back(state, base, distance), "why": why})
 
 
 def _declare_support(state: State, engagement: dict[str, Any], support: Sequence[Mapping[str, Any]]) -> None:
@@ -142,8 +169,9 @@ def _standing_support(state: State, group: list[dict[str, Any]], side: str) -> l
     """Give the defending bases of an encounter the support their players' standing orders declare.
 
     The book implies defenders have support; a defender gives no orders in the attacker's contact
-    phase, so its standing orders declare it. A supporter that is down, or itself fighting where
-    option fighting_bases_support is false, gives none. Return the standing orders used (pointers).
+    phase, so its standing orders declare it. A supporter that is down, itself fighting where
+    option fighting_bases_support is false, or (on the referee's table) not beside or directly
+    behind the base, gives none. Return the standing orders used (pointers).
     """
     used = []
     fighting = {b for e in state["engagements"] for p in live_pairs(state, e) for b in p["bases"]}
@@ -157,6 +185,9 @@ def _standing_support(state: State, group: list[dict[str, Any]], side: str) -> l
                 by = [b for b in declared if is_standing(state, b)]
                 if not setting(state, "fighting_bases_support"):
                     by = [b for b in by if b not in fighting]
+                if on_table(state):  # beside or directly behind it on the table (L396, L426)
+                    where = poses_now(state)
+                    by = [b for b in by if b in where and base in where and supports(state, base, b, where)]
                 if by:
                     _declare_support(state, engagement, [{"base": base, "by": by}])
                     used.append(json_pointer("standing", army, "support", base))
@@ -201,6 +232,7 @@ def _fight_encounter(
             "launched_by": e["launched_by"],
             "new": e["new"],
             "column_shaken": e.get("column_shaken", []),
+            **({"moves": e["moves"]} if e.get("moves") else {}),
         }
         for e in group
     ]
@@ -208,6 +240,7 @@ def _fight_encounter(
         engagement["new"] = False
         engagement["fought_turn"] = state["turn"]
         engagement.pop("column_shaken", None)
+        engagement.pop("moves", None)
         for pair in engagement["pairs"]:
             pair.pop("pushed_back", None)
     names = "; ".join(f"{e['titles'][0]} against {e['titles'][1]} ({e['id']})" for e in summaries)
@@ -238,7 +271,7 @@ def _fight_round(
     for key in ordered:
         pair = by_id[key]
         attacker, defender = sorted(pair["bases"], key=lambda b: side_of_base(state, b) != side)
-        fights, reason = _fights(state, pair, kind, attacker, defender, order)
+        fights, reason = _fights(state, engagement, pair, kind, attacker, defender, order)
         army = army_of_base(state, defender)
         if kind == "defender-response" and pair["last"] == "no-effect" and army in state["standing"]:
             reveals.add(json_pointer("standing", army))  # the base did what its standing order says
@@ -266,7 +299,13 @@ def _fight_round(
 
 
 def _fights(
-    state: State, pair: dict[str, Any], kind: str, attacker: str, defender: str, order: Sequence[str]
+    state: State,
+    engagement: dict[str, Any],
+    pair: dict[str, Any],
+    kind: str,
+    attacker: str,
+    defender: str,
+    order: Sequence[str],
 ) -> tuple[bool, str]:
     """Return whether a pair fights this round, and why (or why not)."""
     if kind == "advance-to-contact":
@@ -285,8 +324,13 @@ def _fights(
     if attacker in order and not setting(state, "recoiled_bases_readvance") and attacker in pair.get("pushed_back", []):
         return False, f"{attacker} was pushed back by {defender}: only a base that did not recoil may advance again"
     if attacker in order:
+        end = conform_pose(state, attacker, defender) if on_table(state) else None
+        if end is not None and (blocked := blocking(state, attacker, end)):
+            return False, f"{attacker} cannot advance back into contact: {', '.join(blocked)} stands in the way"
         pair["contact"] = True
         state["bases"][attacker]["moved_in_combat"] = True
+        if end is not None:
+            _moved(state, engagement, attacker, end, "advances into contact")
         return True, f"{attacker} advances back into contact"
     return False, "not in contact"
 
@@ -335,6 +379,9 @@ def _fight(
         loser, winner = (attacker, defender) if a_total < d_total else (defender, attacker)
         outcome = apply_result(state, loser, result)
         _mark(tally, state, loser, outcome)
+        if on_table(state):
+            distance = COMBAT["broken_back_bw"] * bw(state) if outcome == "broken" else COMBAT["recoil_bd"] * bd(state)
+            _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils")
         pair["contact"], pair["last"] = False, "apart"
         if not setting(state, "recoiled_bases_readvance"):
             # Kept for this encounter only by games that tell who recoiled (older states lack it).
@@ -438,7 +485,7 @@ def _mark(tally: dict[str, dict[str, Any]], state: Mapping[str, Any], base: str,
         division[outcome].append(base)
 
 
-def _follow_up(r: Resolution, engagement: Mapping[str, Any], number: int, combat: dict[str, Any]) -> None:
+def _follow_up(r: Resolution, engagement: dict[str, Any], number: int, combat: dict[str, Any]) -> None:
     state = r.state
     winner = combat["winner"]
     pair = next(p for p in engagement["pairs"] if p["bases"] == combat["pair"])
@@ -452,9 +499,15 @@ def _follow_up(r: Resolution, engagement: Mapping[str, Any], number: int, combat
         )
         follows, roll = lookup.result == "follows-up", lookup.natural
     combat["follow_up"] = {"base": winner, "roll": roll, "automatic": roll is None, "follows": follows}
+    end = conform_pose(state, winner, combat["loser"]) if follows and on_table(state) else None
+    if end is not None and (blocked := blocking(state, winner, end)):
+        follows = False  # the ground the loser left is taken: a follow-up never ends on another base
+        combat["follow_up"].update(follows=False, blocked=blocked)
     if follows:
         state["bases"][winner].update(followed_up=True, moved_in_combat=True)
         pair["contact"], pair["last"] = True, "followed-up"
+        if end is not None:
+            _moved(state, engagement, winner, end, "follows up")
 
 
 # -- the outcome round --------------------------------------------------------------------
@@ -569,12 +622,16 @@ def _apply_fall_back(state: State, division: str, entry: Mapping[str, Any]) -> d
             else:
                 state["bases"][base]["state"] = "shaken"
                 shaken.append(base)
+    moves = []
+    if on_table(state):
+        moves = [{**go_back(state, base, entry["bd"] * bd(state)), "why": "falls back"}
+                 for base in standing_bases(state, division)]  # fmt: skip
     title = state["divisions"][division]["title"]
     text = f"{title} falls back {entry['bd']}BD ({entry['why']})"
     if shaken or broken:
         text += f": {', '.join(shaken) or 'no base'} shaken, {', '.join(broken) or 'none'} broken"
     return {"division": division, "title": title, "bd": entry["bd"], "why": entry["why"], "shaken": shaken,
-            "broken": broken, "text": text + "."}  # fmt: skip
+            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {})}  # fmt: skip
 
 
 def _end(state: State, engagement: dict[str, Any]) -> None:

@@ -5,7 +5,8 @@ to rally shaken bases (on the referee's rally table: the procedure is missing fr
 and moves himself and his generals (joining or leaving a base, which puts them at risk).
 
 Moves (steps 4 and 8): each order moves one group of brigades of one division acting on a
-single order (those within 1BW of each other; the geometry stays on the players' table).
+single order (those within 1BW of each other: on the referee's table, manoeuvres.py checks it
+and the move itself; otherwise the geometry stays on the players' table).
 Its commander pays its cost from the points he was given. The file gives two costs (a single
 brigade 2 TP, four brigades 5 TP) and the rule for dismounting dragoons; every other cost is
 in the referee's order_costs, and an order whose cost nobody supplied is refused, naming it.
@@ -13,12 +14,14 @@ in the referee's order_costs, and an order whose cost nobody supplied is refused
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb import manoeuvres
+from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
     TROOPS,
-    State,
     commander_of,
     general_can_move,
     general_can_order,
@@ -33,7 +36,9 @@ from games.polemos_obb.options import (
     setting,
 )
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import TOUCH_MM, bd, bw, in_bw, on_table, place
 from referee.kit import Problem
+from referee.kit.tabletop import Pose, moved, pose_from, to_state
 
 MOVING = ("move", "continue")
 ORDER_KINDS = ("move", "continue", "dismount", "remount", "limber", "unlimber")
@@ -128,9 +133,60 @@ def _general_move_problems(state: Mapping[str, Any], army: str, entry: Mapping[s
         or not is_standing(state, join)
     ):
         return [Problem("illegal.general.join", f"{path}.join", f"{join!r} is not one of your bases on the field")]
-    if join is None and not entry.get("leave"):
-        return [Problem("illegal.general.where", path, "give join: <base> or leave: true")]
+    if join is None and not entry.get("leave") and "to" not in entry:
+        return [Problem("illegal.general.where", path, "give join: <base>, leave: true or to: [X, Y]")]
+    if "to" in entry and (join is not None or entry.get("leave")):
+        return [Problem("illegal.general.where", path, "give one of join, leave and to")]
+    if on_table(state) and "pose" in record:
+        return _general_ride_problems(state, entry, path)
     return []
+
+
+def _general_ride_problems(state: Mapping[str, Any], entry: Mapping[str, Any], path: str) -> list[Problem]:
+    """A general rides 3BW a turn, 1BW if lethargic, 4BW with troops in march formation (L263)."""
+    general = entry["general"]
+    end = general_destination(state, entry)
+    if end is None:
+        return []
+    start = pose_from(state["generals"][general]["pose"])
+    distance = math.dist((start.x, start.y), (end.x, end.y))
+    rate, why = general_rate(state, general)
+    problems = []
+    if distance > rate + TOUCH_MM:
+        problems.append(
+            Problem(
+                "illegal.general.too-far",
+                f"{path}.{'to' if 'to' in entry else 'join'}",
+                f"{general} would ride {distance:.0f} mm ({in_bw(state, distance)}), but {why}: at most {rate:.0f} mm",
+            )
+        )
+    table = state["table"]
+    if not (0 <= end.x <= table["width_mm"] and 0 <= end.y <= table["depth_mm"]):
+        problems.append(Problem("illegal.general.off-table", f"{path}.to", f"{general} would ride off the table"))
+    return problems
+
+
+def general_rate(state: Mapping[str, Any], general: str) -> tuple[float, str]:
+    """Return how far a general rides this turn (mm) and the rule that says so (L263)."""
+    record = state["generals"][general]
+    division = record.get("division")
+    if division is not None and state["divisions"][division].get("formation") == "defile":
+        return 4 * bw(state), "a general with troops in march formation rides 4BW (L263)"
+    if record["grade"] == "lethargic":
+        return bw(state), "a lethargic general rides 1BW (L263)"
+    return 3 * bw(state), "a general rides 3BW (L263)"
+
+
+def general_destination(state: Mapping[str, Any], entry: Mapping[str, Any]) -> Pose | None:
+    """Return where a general's order takes him on the table: a point, or just behind the base he joins."""
+    if "to" in entry:
+        here = pose_from(state["generals"][entry["general"]]["pose"])
+        return Pose(float(entry["to"][0]), float(entry["to"][1]), here.facing)
+    join = entry.get("join")
+    if join is None or "pose" not in state["bases"][join]:
+        return None
+    base = pose_from(state["bases"][join]["pose"])
+    return moved(base, -bd(state))  # his 1BD-deep base touching the rear of the one he joins
 
 
 def resolve_command(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
@@ -152,7 +208,12 @@ def resolve_command(r: Resolution, army: str, orders: Mapping[str, Any]) -> None
     for entry in orders.get("generals", []):
         general = names[entry["general"]]
         general["with_base"] = entry.get("join")
+        end = general_destination(state, entry) if "pose" in general else None
+        if end is not None:
+            general["pose"] = to_state(end)
         where = f"joins {entry['join']}" if entry.get("join") else "leaves the troops"
+        if "to" in entry:
+            where = f"rides to ({entry['to'][0]}, {entry['to'][1]}) mm"
         r.say(
             "command.general",
             f"{general['name']} {where}.",
@@ -191,9 +252,13 @@ def priced_moves(
     priced: list[dict[str, Any]] = []
     moving: set[str] = set(state["moved"])
     ordered: set[str] = set()
+    table = on_table(state)
+    where = poses_now(state) if table else {}
     for index, entry in enumerate(orders.get("moves", [])):
         path = f"orders.moves[{index}]"
         found = _group_problems(state, army, entry, path, ordered)
+        if not found and not table and ("steps" in entry or "charge" in entry):
+            found = [_not_on_table(path)]
         if found:
             problems += found
             continue
@@ -204,12 +269,31 @@ def priced_moves(
         if problem:
             problems.append(problem)
             continue
+        geometry: dict[str, Any] = {}
+        bases = [b for b in _bases_of(state, brigades) if b in where]
+        if bases and kind in MOVING:  # on the table, once the armies are deployed
+            planned, found = manoeuvres.plan(state, where, entry, bases, path)
+            if planned is None:
+                problems += found
+                continue
+            where.update({b: pose_from(p) for b, p in planned["ends"].items()})
+            geometry = {"ends": planned["ends"], "paths": planned["paths"], "length": planned["length"],
+                        "allowance": planned["allowance"]}  # fmt: skip
+            if "deploying" in planned:
+                if kind != "continue" and state["divisions"][division].get("formation") == "deploying":
+                    text = "a deployment's later turns are continuation moves (L278): order continue"
+                    problems.append(Problem("illegal.moves.deploy", f"{path}.order", text))
+                    continue
+                geometry["deploying"] = planned["deploying"]
+        elif table and entry.get("steps"):
+            problems.append(Problem("illegal.moves.steps", f"{path}.steps", f"a {kind} order takes no steps"))
+            continue
         payer = commander_of(state, entry.get("by") or entry.get("with") or division)
         if kind in MOVING:
             moving.update(brigades)
             ordered.update(brigades)
         priced.append({"order": kind, "brigades": list(brigades), "division": division, "payer": payer, "tp": cost,
-                       "note": entry.get("note", ""), **_label(state, entry)})  # fmt: skip
+                       "note": entry.get("note", ""), **_label(state, entry), **geometry})  # fmt: skip
     for payer in dict.fromkeys(p["payer"] for p in priced):
         spend = sum(p["tp"] for p in priced if p["payer"] == payer)
         left = state["allocations"].get(army, {}).get(payer, 0) - state["tp_spent"].get(payer, 0)
@@ -373,11 +457,34 @@ def _cost(
     )
 
 
+def _deploying(division: dict[str, Any], outcome: Mapping[str, Any]) -> None:
+    """Keep how far a division has deployed from defile: deployed, or deploying with its line so far."""
+    if outcome["column"]:
+        division["formation"] = "deploying"
+        division["deploying"] = {"line": list(outcome["line"])}
+    else:
+        division["formation"] = "deployed"
+        division.pop("deploying", None)
+
+
+def _not_on_table(path: str) -> Problem:
+    return Problem(
+        "illegal.moves.steps",
+        path,
+        "this game keeps no battlefield (option battlefield: players): positions are on your own table, "
+        "so give no steps or charge",
+    )
+
+
 def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
-    """Pay for and apply an army's moves: brigades moved, dragoons dismounted, guns limbered."""
+    """Pay for and apply an army's moves: brigades moved, dragoons dismounted, guns limbered, bases placed."""
     state = r.state
     priced, _ = priced_moves(state, army, orders)
     for order in priced:
+        for base, pose in order.get("ends", {}).items():
+            place(state, base, pose_from(pose))
+        if "deploying" in order:
+            _deploying(state["divisions"][order["division"]], order["deploying"])
         state["tp_spent"][order["payer"]] = state["tp_spent"].get(order["payer"], 0) + order["tp"]
         if order["order"] in MOVING:
             state["moved"] += [b for b in order["brigades"] if b not in state["moved"]]
@@ -391,8 +498,13 @@ def resolve_moves(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:
     title = state["armies"][army]["title"]
     total = sum(o["tp"] for o in priced)
     text = f"{title}: {len(priced)} move order(s) for {total} TP." if priced else f"{title} gives no move orders."
+    moved = [o for o in priced if "length" in o]
+    if moved:  # on the referee's table: how far each group went, of how far it might
+        text += (
+            " " + "; ".join(f"{', '.join(o['brigades'])} {o['length']:g} mm of {o['allowance']:g}" for o in moved) + "."
+        )
     r.say("moves.orders", text, {"army": army, "title": title, "orders": priced, "left": left})
 
 
-def _bases_of(state: State, brigades: list[str]) -> list[str]:
+def _bases_of(state: Mapping[str, Any], brigades: list[str]) -> list[str]:
     return [b for brigade in brigades for b in state["brigades"][brigade]["bases"]]

@@ -1,17 +1,35 @@
 """The contact phase's orders: new attacks, carried-over engagements, generals overrun, checked.
 
-Geometry is the players': these checks hold a declaration to what the state can tell (whose
-bases, which still stand, who is already in contact, who moved this turn), not to distances.
+These checks hold a declaration to what the state can tell (whose bases, which still stand, who
+is already in contact, who moved this turn) and, on the referee's table (option battlefield:
+table), to the positions: contact, reach, support, column and generals overrun.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.polemos_obb.model import army_of_base, is_standing, live_pairs, side_of
+from games.polemos_obb.manoeuvres import poses_now
+from games.polemos_obb.model import army_of_base, is_standing, live_pairs, side_of, standing_bases
 from games.polemos_obb.options import setting
+from games.polemos_obb.table import (
+    CONFORM_BW,
+    TOUCH_MM,
+    blocking,
+    bw,
+    conform_pose,
+    general_outline,
+    in_bw,
+    on_table,
+    outline_of,
+    size_of,
+    supports,
+    touching_bases,
+)
 from referee.kit import Problem
+from referee.kit.tabletop import outline
 
 
 def contact_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]) -> list[Problem]:
@@ -39,6 +57,8 @@ def contact_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, A
                     f"{general_id!r} is not an enemy general on the field",
                 )
             )
+        elif on_table(state) and (why := overrun_problem(state, general_id, orders.get("attacks", []))):
+            problems.append(Problem("illegal.overrun.not-in-the-way", f"orders.overrun_generals[{index}]", why))
     return problems
 
 
@@ -99,7 +119,108 @@ def _attack_problems(
     paired = {b for pair in attack["pairs"] for b in pair}
     problems += _support_problems(state, attack.get("support", []), paired | engaged, f"{path}.support", paired)
     problems += _round_problems(attack.get("rounds", []), own_bases, f"{path}.rounds")
+    if on_table(state) and not problems:
+        problems += table_problems(state, attack, path)
     return problems
+
+
+def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: str) -> list[Problem]:
+    """Hold an attack's claims to the referee's table (option battlefield: table).
+
+    The attack needs a first contact: a base of the division touching a base of the target.
+    Each pair touches, or the attacking base reaches its enemy as the line conforms, up to 2BW
+    (L382); each supporter stands beside or directly behind its base once the line has
+    conformed (L396, L426); the target is caught in march column exactly when it is in defile.
+    """
+    division, target = attack["division"], attack["target"]
+    mine = [b for b in standing_bases(state, division) if "pose" in state["bases"][b]]
+    theirs = [b for b in standing_bases(state, target) if "pose" in state["bases"][b]]
+    titles = {d: state["divisions"][d]["title"] for d in (division, target)}
+    if not any(touching_bases(state, outline_of(state, b), theirs) for b in mine):
+        nearest = min(((outline_of(state, a).distance(outline_of(state, e)), a, e) for a in mine for e in theirs),
+                      default=None)  # fmt: skip
+        apart = f": the nearest are {nearest[1]} and {nearest[2]}, {in_bw(state, nearest[0])} apart" if nearest else ""
+        return [
+            Problem(
+                "illegal.attack.no-contact",
+                path,
+                f"no base of {titles[division]} touches {titles[target]} on the table{apart}; an attack opens "
+                "from contact made by a move (move into contact in your moves phase)",
+            )
+        ]
+    problems = []
+    where = poses_now(state)
+    reach = CONFORM_BW * bw(state)
+    for number, (own, enemy) in enumerate(attack["pairs"]):
+        end = conform_pose(state, own, enemy)
+        distance = math.dist((end.x, end.y), (where[own].x, where[own].y))
+        if distance > reach + TOUCH_MM:
+            problems.append(
+                Problem(
+                    "illegal.attack.out-of-reach",
+                    f"{path}.pairs[{number}]",
+                    f"{own} cannot reach {enemy}: conforming would carry it {in_bw(state, distance)}, and the line "
+                    "conforms by wheeling forward up to 2BW (L382)",
+                )
+            )
+        blocked = [b for b in blocking(state, own, end, where) if b != enemy]
+        if blocked and distance > TOUCH_MM:
+            problems.append(
+                Problem(
+                    "illegal.attack.blocked",
+                    f"{path}.pairs[{number}]",
+                    f"{own} cannot conform onto {enemy}: it would end on {', '.join(blocked)}",
+                )
+            )
+        where[own] = end
+    problems += _beside_problems(state, attack.get("support", []), where, f"{path}.support")
+    if attack.get("column") and state["divisions"][target].get("formation") != "defile":
+        problems.append(
+            Problem(
+                "illegal.attack.column",
+                f"{path}.column",
+                f"{titles[target]} is deployed, not in march column (defile): leave column out, the referee "
+                "reads it from the table",
+            )
+        )
+    return problems
+
+
+def _beside_problems(
+    state: Mapping[str, Any], support: Sequence[Mapping[str, Any]], where: Mapping[str, Any], path: str
+) -> list[Problem]:
+    """Return the supporters not beside or directly behind the base they support on the table."""
+    problems = []
+    for index, entry in enumerate(support):
+        for supporter in entry["by"]:
+            if supporter in where and entry["base"] in where and not supports(state, entry["base"], supporter, where):
+                problems.append(
+                    Problem(
+                        "illegal.support.not-beside",
+                        f"{path}[{index}].by",
+                        f"{supporter} does not stand beside or directly behind {entry['base']} on the table "
+                        "(support is a friend touching its flank or rear, L396, L426)",
+                    )
+                )
+    return problems
+
+
+def overrun_problem(state: Mapping[str, Any], general_id: str, attacks: Sequence[Mapping[str, Any]]) -> str | None:
+    """Return why a named general is not in the way of the advance (his base touching or under an
+    attacking base once its line has conformed), or None when he is."""
+    general = state["generals"][general_id]
+    if "pose" not in general:
+        return None
+    shape = general_outline(state, general_id)
+    for attack in attacks:
+        where = poses_now(state)
+        for own, enemy in attack["pairs"]:
+            if own in where and enemy in where:
+                where[own] = conform_pose(state, own, enemy)
+        for base in standing_bases(state, attack["division"]):
+            if base in where and outline(where[base], size_of(state, base)).distance(shape) <= TOUCH_MM:
+                return None
+    return f"{general_id} stands in the way of none of your attacking bases on the table"
 
 
 def _engagement_problems(state: Mapping[str, Any], army: str, plan: Mapping[str, Any], path: str) -> list[Problem]:
@@ -127,10 +248,13 @@ def _engagement_problems(state: Mapping[str, Any], army: str, plan: Mapping[str,
         ]
     own = [b for p in live_pairs(state, engagement) for b in p["bases"] if army_of_base(state, b) == army]
     paired = {b for p in live_pairs(state, engagement) for b in p["bases"]}
-    return [
+    problems = [
         *_support_problems(state, plan.get("support", []), paired | _engaged(state), f"{path}.support", paired),
         *_round_problems(plan.get("rounds", []), own, f"{path}.rounds"),
     ]
+    if on_table(state) and not problems:
+        problems += _beside_problems(state, plan.get("support", []), poses_now(state), f"{path}.support")
+    return problems
 
 
 def _engaged(state: Mapping[str, Any]) -> set[str]:

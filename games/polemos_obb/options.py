@@ -54,6 +54,13 @@ OPTIONS = {
     "army_board": "brigades (new games): with letters army-board, the army board is a table of one row a brigade "
     "and a picture (an SVG in the HTML letter, a PNG attached); divisions (games begun before): one text row a "
     "division",
+    "battlefield": "table (new games): every base has a position on the referee's table, moves are checked against "
+    "the book's rates and contacts, support and columns are read from the positions; players (games begun before): "
+    "geometry stays on the players' own table and the referee accepts their declarations",
+    "base_width_mm": "the base width (BW) in mm on the referee's table, a base depth (BD) being half of it (the book: "
+    "BW:BD = 2:1, absolute size the players' choice; default 60, the book's 60 x 30 mm bases)",
+    "terrain_moves": "refuse (default: the terrain effects of p. 22 are missing from the rulebook file) refuses a move "
+    "that enters a terrain piece, naming it; free lets bases cross terrain at their full rate",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -82,6 +89,9 @@ LATER_DEFAULTS: dict[str, Any] = {
     "pace": "every-phase",
     "letters": "plain",
     "army_board": "divisions",
+    "battlefield": "players",
+    "base_width_mm": 60,
+    "terrain_moves": "refuse",
 }
 NEW_GAME_OPTIONS: dict[str, Any] = {
     "recoiled_bases_readvance": False,
@@ -91,6 +101,7 @@ NEW_GAME_OPTIONS: dict[str, Any] = {
     "pace": "skip-idle",
     "letters": "army-board",
     "army_board": "brigades",
+    "battlefield": "table",
 }
 OVERLAYS = ("tables", "order_costs", "army_morale", "combat_results", "combat_modifiers", "generators", "scenarios")
 COMBAT_RESULTS = ("no-effect", "recoil", "recoil-shaken", "broken")
@@ -157,6 +168,13 @@ def _checked_setting(name: str, value: Any) -> Any:
         _one_of(where, value, ("plain", "army-board"))
     elif name == "army_board":
         _one_of(where, value, ("divisions", "brigades"))
+    elif name == "battlefield":
+        _one_of(where, value, ("players", "table"))
+    elif name == "terrain_moves":
+        _one_of(where, value, ("refuse", "free"))
+    elif name == "base_width_mm":
+        if not _is_int(value) or not 10 <= value <= 1000:
+            raise GameDataError(f"{where} must be a whole number of mm from 10 to 1000, got {value!r}")
     elif name == "morale_losses":
         _one_of(where, value, ("game", "turn"))
     elif name == "fall_back_shakes_bd":

@@ -33,6 +33,7 @@ from games.polemos_obb.model import (
     standing_bases,
 )
 from games.polemos_obb.options import COSTS, game_tables, setting
+from games.polemos_obb.table import on_table, outline_of, touching_bases
 
 AHEAD = ("bombardment", "moves", "contact")  # the steps orders may be sent ahead for
 AHEAD_KEYS = {"bombardment": ("fire",), "moves": ("moves",), "contact": ("attacks", "engagements", "overrun_generals")}
@@ -71,6 +72,8 @@ def why_idle(state: Mapping[str, Any], kind: str) -> str:
     if kind == "moves":
         return "no general of this side has Tempo points left"
     if kind == "contact":
+        if on_table(state):
+            return "no base of this side free to attack touches an enemy base and no engagement is carried over"
         return "no base of this side is free to attack and no engagement is carried over"
     return "nobody gives orders in it"
 
@@ -123,4 +126,7 @@ def _can_fight(state: Mapping[str, Any], army: str) -> bool:
         for b in standing_bases(state, d)
         if b not in engaged and is_standing(state, b)
     ]
+    if on_table(state) and free and targets:  # an attack opens from contact on the table
+        placed = [b for b in targets if "pose" in state["bases"][b]]
+        return any(touching_bases(state, outline_of(state, b), placed) for b in free if "pose" in state["bases"][b])
     return bool(free and targets)

@@ -37,10 +37,11 @@ from games.polemos_obb.model import (
     players_of,
     step_kind,
 )
-from games.polemos_obb.options import OPTIONS, game_tables, read_options, setting
+from games.polemos_obb.options import LATER_DEFAULTS, OPTIONS, game_tables, read_options, setting
 from games.polemos_obb.resolution import Resolution
 from games.polemos_obb.schemas import DEFAULTS, EXAMPLES, schemas
 from games.polemos_obb.supplies import outstanding
+from games.polemos_obb.table import deploy, new_table, on_table
 from games.polemos_obb.views import secrets, view
 from referee.kit import Dice, Event, GameDataError, PhaseSpec, Problem, thaw
 
@@ -72,6 +73,9 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         raise GameDataError(f"option army_morale.cmf names {', '.join(strays)}, which are not armies of {scenario}")
     for army, value in cmf.items():
         forces["armies"][army]["cmf"] = value
+    table = {}
+    if {**LATER_DEFAULTS, **settings}["battlefield"] == "table":
+        table = {"table": new_table(data, settings, f"scenario {scenario}")}
     return {
         "schema_version": SCHEMA_VERSION,
         "scenario": scenario,
@@ -95,6 +99,7 @@ def setup(scenario: str, players: Sequence[str], options: Mapping[str, Any]) -> 
         "overlays": overlays,
         "generators": load_generators(data, overlays),
         "ignored_options": ignored,
+        **table,
     }
 
 
@@ -127,7 +132,10 @@ def phase(state: Mapping[str, Any]) -> PhaseSpec | None:
         active=active,
         sealed=True,
         schema=schemas(
-            setting(state, "defenders_support"), pace.skips_idle(state), setting(state, "guns_move_with_column")
+            setting(state, "defenders_support"),
+            pace.skips_idle(state),
+            setting(state, "guns_move_with_column"),
+            on_table(state),
         )[kind],
         default_orders=DEFAULTS[kind],
         example=EXAMPLES[kind],
@@ -348,6 +356,15 @@ def _muster(r: Resolution) -> None:
     state = r.state
     roll_random_grades(r)
     generate_armies(r)
+    if on_table(state):
+        placed = deploy(state)
+        table = state["table"]
+        r.say(
+            "table.deployed",
+            f"The armies are deployed on the referee's table ({table['width_mm']:g} x {table['depth_mm']:g} mm, "
+            f"1BW = {table['bw_mm']:g} mm): {len(placed)} divisions placed; every view gives each base's position.",
+            {"divisions": placed, "bw_mm": table["bw_mm"]},
+        )
     missing = outstanding(state)
     stops = [p["title"] for p in missing if p["when"] in ("now", "later")]
     rebuilt = [p["title"] for p in missing if p["when"] == "default"]

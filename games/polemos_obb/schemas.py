@@ -239,14 +239,59 @@ SUPPORT_IN_STANDING = {
 WITH_COLUMN = _id("move/continue of limbered guns only: the division whose column they move with (no TP)", "van-gelder")
 
 
+_MM = {"type": "int", "min": 0, "max": 100000}
+_XY = {"type": "list", "min": 2, "max": 2, "items": {"type": "int", "min": -100000, "max": 100000}}
+STEP = {
+    "type": "map",
+    "description": "one manoeuvre, all lengths in mm on the referee's table: {advance: MM} straight ahead; "
+    "{wheel: left|right, by: MM} the group wheels about its front-left (right) corner, MM measured at the outer "
+    "corner; {retire: true} 1BD straight back (alone); {to: [X, Y]} the group slides so its first base's centre "
+    "ends there; {march: [[X, Y], ...]} a column in defile follows its head along the waypoints; "
+    "{deploy: {wheel: DEGREES, right: MM}} deploy from defile, first turn (L283); {deploy: {option: a|b, "
+    "right: MM}} its second turn, a continue order (L289-L295)",
+    "fields": {
+        "advance": _MM,
+        "wheel": {"type": "str", "enum": ["left", "right"]},
+        "by": _MM,
+        "retire": {"type": "bool"},
+        "to": _XY,
+        "march": {"type": "list", "min": 1, "max": 20, "items": _XY},
+        "deploy": {
+            "type": "map",
+            "required": ["right"],
+            "fields": {
+                "wheel": {"type": "int", "min": -45, "max": 45},
+                "right": _MM,
+                "option": {"type": "str", "enum": ["a", "b"], "description": "the second turn (L289-L295)"},
+            },
+        },
+    },
+}
+TABLE_MOVE_FIELDS = {
+    "steps": {
+        "type": "list",
+        "max": 10,
+        "description": "the manoeuvres of this move, in order (none: the brigades stand where they are)",
+        "items": STEP,
+    },
+    "charge": {"type": "bool", "description": "cavalry launching an attack: +1BW, and the move must end in contact"},
+}
+GENERAL_TO = {**_XY, "description": "where the general rides to: [X, Y] in mm (3BW; 1BW lethargic; 4BW with a column)"}
+
+
 @lru_cache(maxsize=16)
-def schemas(support: bool, later: bool, with_column: bool) -> dict[str, Any]:
+def schemas(support: bool, later: bool, with_column: bool, table: bool = False) -> dict[str, Any]:
     """Return each phase kind's schema for a game whose options allow these additions."""
     standing = {**STANDING, "fields": {**STANDING["fields"], "support": SUPPORT_IN_STANDING}} if support else STANDING
     move = MOVES["fields"]["moves"]
-    entry = {**move["items"], "fields": {**move["items"]["fields"], "with": WITH_COLUMN}} if with_column else None
+    more = {**({"with": WITH_COLUMN} if with_column else {}), **(TABLE_MOVE_FIELDS if table else {})}
+    entry = {**move["items"], "fields": {**move["items"]["fields"], **more}} if more else None
     moves = {**MOVES, "fields": {"moves": {**move, "items": entry}}} if entry else MOVES
     command = {**COMMAND, "fields": {**COMMAND["fields"], "standing": standing}}
+    if table:
+        generals = COMMAND["fields"]["generals"]
+        items = {**generals["items"], "fields": {**generals["items"]["fields"], "to": GENERAL_TO}}
+        command["fields"]["generals"] = {**generals, "items": items}
     if later:
         fields = {**BOMBARDMENT["fields"], **moves["fields"], **CONTACT["fields"]}
         command["fields"]["later"] = {

@@ -17,6 +17,7 @@ from games.polemos_obb.board_view import board_table, has_table_board
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
 from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase
+from games.polemos_obb.table_form import with_table_notes
 from games.polemos_obb.tempo import MINIMUM_BID
 from games.polemos_obb.views import view
 from referee.kit import Example, Fact
@@ -120,7 +121,7 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
     if kind == "command":
         return _command(state, seen, army, on_field)
     if setting(state, "letters") == "army-board" and kind in ("moves", "contact"):
-        return _board_form(state, seen, army, divisions, kind)
+        return with_table_notes(_board_form(state, seen, army, divisions, kind), state, seen, army_id, kind)
     if kind == "bombardment":
         guns = [b["id"] for b in on_field if arm_of(state, b["id"]) == "artillery"]
         enemies = [

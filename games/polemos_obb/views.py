@@ -49,7 +49,17 @@ def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
         "referee_supplied": supplied(state),
         "missing": outstanding(state),
         "ignored_options": list(state["ignored_options"]),
+        **_table(state),
     }
+
+
+def _table(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The referee's table (option battlefield: table): public, as everything on it is."""
+    if "table" not in state:
+        return {}
+    table = state["table"]
+    keys = ("bw_mm", "width_mm", "depth_mm")
+    return {"table": {**{k: table[k] for k in keys}, "terrain": [dict(p) for p in table["terrain"]]}}
 
 
 def _army(state: Mapping[str, Any], army: str) -> dict[str, Any]:
@@ -74,7 +84,8 @@ def _army(state: Mapping[str, Any], army: str) -> dict[str, Any]:
 def _general(state: Mapping[str, Any], general: str) -> dict[str, Any]:
     record = state["generals"][general]
     keys = ("name", "rank", "grade", "army", "division", "status", "with_base", "no_move_turn", "no_orders_until")
-    return {"id": general, **{k: record[k] for k in keys}, "successor_due": record["successor_due"]}
+    shown = {"id": general, **{k: record[k] for k in keys}, "successor_due": record["successor_due"]}
+    return {**shown, "pose": dict(record["pose"])} if "pose" in record else shown
 
 
 def _division(state: Mapping[str, Any], division: str) -> dict[str, Any]:
@@ -87,6 +98,7 @@ def _division(state: Mapping[str, Any], division: str) -> dict[str, Any]:
         "line": record["line"],
         "bases_at_start": record["bases_at_start"],
         "spent": record["spent"],
+        **({"formation": record["formation"]} if "formation" in record else {}),
         "brigades": [
             {"id": b, "bases": [_base(state, x) for x in state["brigades"][b]["bases"]]} for b in record["brigades"]
         ],
@@ -100,6 +112,8 @@ def _base(state: Mapping[str, Any], base: str) -> dict[str, Any]:
     for flag in ("dismounted", "limbered"):
         if flag in record:
             shown[flag] = record[flag]
+    if "pose" in record:
+        shown["pose"] = dict(record["pose"])
     return shown
 
 

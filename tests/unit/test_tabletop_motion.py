@@ -136,3 +136,16 @@ def test_a_turn_about_any_point_sweeps_every_position_between(
     # Each draws its arcs a little outside the circle, by at most the reach times 1/cos(half a degree) - 1.
     reach = max(math.dist((x, y), corner) for corner in tabletop.corners(pose, size))
     assert sampled.buffer(2 * reach * (1 / math.cos(math.radians(0.5)) - 1) + 1e-6).contains(exact)
+
+
+def test_turn_about_a_point_off_the_stand_moves_it_round_the_point() -> None:
+    """The second stand of a line wheeling a quarter about the line's front-left corner."""
+    from shapely.geometry import Point
+
+    from referee.kit.tabletop import turn_about
+
+    move = turn_about(Pose(75, 15, 0), Size(50, 30), (0, 30), -90)
+    assert (round(move.end.x, 6), round(move.end.y, 6), move.end.facing) == (15, 105, 270)
+    # its corner farthest from the pivot (rear-right, at (100, 0)) travels a quarter circle
+    assert move.length == pytest.approx(math.hypot(100, 30) * math.pi / 2)
+    assert move.swept.contains(Point(15, 105))

@@ -19,7 +19,7 @@ from referee.kit.tabletop.contact import (
     zone_of,
 )
 from referee.kit.tabletop.measure import centre_distance, front_to_front, gap, within
-from referee.kit.tabletop.motion import Move, along_path, pivot_about_centre, slide, wheel
+from referee.kit.tabletop.motion import Move, along_path, pivot_about_centre, rotated, slide, turn_about, wheel
 from referee.kit.tabletop.shapes import (
     COMPASS,
     SIDES,
@@ -76,7 +76,9 @@ __all__ = [
     "pose_from",
     "side_touched",
     "sight",
+    "rotated",
     "slide",
+    "turn_about",
     "snap_to",
     "to_state",
     "touching",

@@ -115,6 +115,12 @@ def pivot_about_centre(pose: Pose, size: Size, degrees: float) -> Move:
     return _rotation(pose, size, (pose.x, pose.y), degrees)
 
 
+def turn_about(pose: Pose, size: Size, about: Point, degrees: float) -> Move:
+    """Turn the stand about any point by `degrees` (positive clockwise), as one stand of a line
+    wheeling about the line's end does. The length is the arc its corner farthest from `about` travels."""
+    return _rotation(pose, size, about, degrees)
+
+
 def _translation(start: Pose, end: Pose, size: Size) -> Polygon:
     # A convex shape moved in a straight line sweeps the convex hull of where it starts and ends.
     return union_all([outline(start, size), outline(end, size)]).convex_hull

@@ -111,6 +111,22 @@ def rect_item(piece_id: str, kind: str, rect: Sequence[float], label: str | None
     return item
 
 
+def feature_item(feature: Mapping[str, Any], label: str | None = None) -> dict[str, Any]:
+    """Return a terrain item for a piece as a map's plain data gives it (`terrain.pieces_from`'s
+    shape: `id`, `kind` and one of `rect`, `points`, or `line` with `width`)."""
+    if "rect" in feature:
+        return rect_item(feature["id"], feature["kind"], feature["rect"], label)
+    item: dict[str, Any] = {"item": "terrain", "kind": feature["kind"], "id": feature["id"]}
+    if "points" in feature:
+        item["points"] = [point(xy) for xy in feature["points"]]
+    else:
+        item["line"] = [point(xy) for xy in feature["line"]]
+        item["width"] = rounded(feature.get("width", 20))
+    if label:
+        item["label"] = label
+    return item
+
+
 def arrow_item(points: Iterable[Sequence[float]], kind: str = "move", side: str | None = None) -> dict[str, Any]:
     """Return an arrow along `points` (a move's path, a wheel's arc, a shot's line)."""
     item: dict[str, Any] = {"item": "arrow", "points": [point(xy) for xy in points], "kind": kind}

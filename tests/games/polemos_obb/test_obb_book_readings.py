@@ -94,7 +94,7 @@ def test_a_defending_winner_tests_to_follow_up_unless_the_option_says_not() -> N
 
 
 def test_a_defending_base_has_the_support_its_standing_orders_declare() -> None:
-    state = contact_phase(NEW, {"support": [{"base": "M", "by": ["P"]}]})
+    state = contact_phase(NEW, {"support": [{"base": "M", "by": ["N"]}]})  # N beside M on the table
     state, events, _ = play(state, attack([["X", "M"]]), [4, 4, 4, 4, 4, 4, 3, 3])
     for played in rounds_of(events):
         line = combat_line(played["combats"][0])

@@ -31,6 +31,8 @@ OPTIONS = {
     "rounds": 4,
     "army_morale": {"cmf": {"dutch": 8, "imperial": 8, "bavarian": 10}},  # test values: the book's are missing
     "attack_needs_move": True,
+    # Its bots declare contacts as on the players' own table; test_obb_table.py plays on the referee's.
+    "battlefield": "players",
 }
 DUTCH_STANDING = {"respond": "fight", "bases": [{"base": "W", "respond": "decline"}]}
 
@@ -191,7 +193,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
         return _play(tmp_path_factory.mktemp("obb"))
 
 
-def _play(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
+def _play(folder: Path, orders_for: Any = None) -> tuple[Path, list[dict[str, Any]]]:
+    """Play the game to its end, the bots writing `orders_for(view)` (default `bot_orders`); return folder and log."""
+    orders_for = orders_for or bot_orders
     game_dir, keys = make_game(folder)
     log = []
     for _ in range(80):
@@ -199,7 +203,7 @@ def _play(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
         if info["over"]:
             break
         for player in info["active"]:
-            raw = order_file(game_dir, player, bot_orders(notice_view(game_dir, player)))
+            raw = order_file(game_dir, player, orders_for(notice_view(game_dir, player)))
             receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
             assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems], raw)
         result = adjudicate(game_dir)

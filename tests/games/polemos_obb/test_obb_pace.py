@@ -144,8 +144,8 @@ def test_a_half_turn_sent_in_one_signed_file_plays_verifies_and_audits(tmp_path:
     adjudicate(game_dir)
     assert status(game_dir)["active"] == ["dutch"]  # a bid of 2 against 1 wins the Tempo
     # 2 TP for one brigade: the Dutch hold at least 3 (1 + 1 + a die, their bid of 2 paid, 2 for the Tempo)
-    attack = {"division": "van-gelder", "target": "de-salon", "pairs": [["V", "M"]]}
-    later = {"moves": [{"order": "move", "brigades": ["V"]}], "attacks": [attack]}
+    attack = {"division": "van-gelder", "target": "de-salon", "pairs": [["Y", "N"]]}  # Y faces N on the table
+    later = {"moves": [{"order": "move", "brigades": ["Y"]}], "attacks": [attack]}
     send("dutch", {"allocate": [{"general": "van-gelder", "tp": 2}], "later": later})
     result = adjudicate(game_dir)
     assert [e.data["step"] for e in result.events if e.kind == "pace.at-once"] == [

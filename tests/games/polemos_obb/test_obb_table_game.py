@@ -1,0 +1,153 @@
+"""The three-army game on the referee's table (option battlefield: table), through signed orders:
+bots that read only their views advance their leading division as far as the table lets them,
+attack from contact, and the referee checks every move and claim; then every record verifies and
+every report carries the battlefield.
+
+A whole game takes several seconds: opt in with POLEMOS_TABLE_GAME=1.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_obb_game
+from test_obb_game import _play, bot_orders
+
+from referee.game.status import status
+from referee.kit.tabletop import Size, corners, pose_from
+from referee.letters.post import read_kept_html
+from referee.protocol.verify import verify_game_dir
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("POLEMOS_TABLE_GAME") != "1", reason="a whole game on the table: POLEMOS_TABLE_GAME=1"
+)
+COSTS = {"move": [{"brigades": n, "tp": n + 1} for n in (2, 3, 5, 6)]}  # test values: the book's table is missing
+
+
+def table_orders(view: dict[str, Any]) -> dict[str, Any]:
+    """The plain-minded bot of test_obb_game, on the table: its leading division advances straight
+    ahead as far as its rate and the bases ahead allow, and attacks what it touches."""
+    phase = view["phase"]
+    if phase.endswith("bombardment"):
+        return {}
+    if phase.endswith("moves"):
+        return _advance(view)
+    if phase.endswith("contact"):
+        return _attack(view)
+    return bot_orders(view)
+
+
+def _boxes(view: dict[str, Any]) -> dict[str, tuple[float, float, float, float, str, str]]:
+    """Each base on the field as the box round it (x1, y1, x2, y2), its army and its division."""
+    bw = view["table"]["bw_mm"]
+    boxes = {}
+    for division in view["divisions"]:
+        if division["spent"]:
+            continue
+        for brigade in division["brigades"]:
+            for base in brigade["bases"]:
+                if base["state"] in ("fresh", "shaken") and "pose" in base:
+                    size = Size(bw / 2 if base["type"].endswith("artillery") else bw, bw / 2)
+                    xs, ys = zip(*corners(pose_from(base["pose"]), size), strict=True)
+                    boxes[base["id"]] = (min(xs), min(ys), max(xs), max(ys), division["army"], division["id"])
+    return boxes
+
+
+def _leading(view: dict[str, Any]) -> dict[str, Any] | None:
+    me = view["your_army"]
+    generals = {g["id"]: g for g in view["generals"]}
+    for division in view["divisions"]:
+        general = generals[division["commander"]]
+        if (
+            division["army"] == me
+            and not division["spent"]
+            and not division["title"].endswith("train")
+            and general["status"] == "active"
+            and general["no_orders_until"] < view["turn"]
+        ):
+            return division
+    return None
+
+
+def _advance(view: dict[str, Any]) -> dict[str, Any]:
+    division = _leading(view)
+    army = next(a for a in view["armies"] if a["id"] == view["your_army"])
+    given = army["allocated"].get(division["commander"], {"given": 0})["given"] if division else 0
+    if division is None or given < 2:
+        return {}
+    boxes = _boxes(view)
+    brigades = [br["id"] for br in division["brigades"] if any(b["id"] in boxes for b in br["bases"])]
+    if len(brigades) + 1 > given:  # n brigades cost n + 1 TP (COSTS, and the book's 2 and 5): all or none
+        return {}
+    mine = [b["id"] for br in division["brigades"] if br["id"] in brigades for b in br["bases"] if b["id"] in boxes]
+    if not mine or any(b in {x for e in view["engagements"] for p in e["pairs"] for x in p["bases"]} for b in mine):
+        return {}
+    facings = {b["pose"]["facing"] for br in division["brigades"] for b in br["bases"] if b["id"] in mine}
+    if len(facings) != 1 or facings & {0, 180} != facings:  # a base turned in a fight: the bot stands
+        return {"moves": [{"order": "move", "brigades": brigades}]}
+    north = facings == {0}
+    rate = view["table"]["bw_mm"] * (4 if division.get("formation") == "defile" else 1)
+    room = rate
+    for base in mine:
+        x1, y1, x2, y2, _, _ = boxes[base]
+        for other, (a1, b1, a2, b2, _, _) in boxes.items():
+            if other in mine or a2 <= x1 + 1 or a1 >= x2 - 1:
+                continue
+            ahead = b2 > y1 + 1 if north else b1 < y2 - 1  # not wholly behind the base
+            if ahead:
+                room = min(room, max(b1 - y2 if north else y1 - b2, 0))
+    room = int(room)
+    order: dict[str, Any] = {"order": "move", "brigades": brigades}
+    if room > 0:
+        order["steps"] = [{"advance": room}]
+    return {"moves": [order]}
+
+
+def _attack(view: dict[str, Any]) -> dict[str, Any]:
+    division = _leading(view)
+    if division is None or division["id"] in {d for e in view["engagements"] for d in e["divisions"]}:
+        return {}
+    boxes = _boxes(view)
+    me = view["your_army"]
+    my_side = next(a["side"] for a in view["armies"] if a["id"] == me)
+    enemies = {a["id"] for a in view["armies"] if a["side"] != my_side}
+    engaged = {b for e in view["engagements"] for p in e["pairs"] for b in p["bases"]}
+    ready = [
+        b["id"]
+        for br in division["brigades"]
+        if br["id"] in view["moved_this_turn"]
+        for b in br["bases"]
+        if b["id"] in boxes and b["id"] not in engaged
+    ]
+    pairs: dict[str, list[list[str]]] = {}
+    taken: set[str] = set()
+    for base in ready:
+        x1, y1, x2, y2, _, _ = boxes[base]
+        for other, (a1, b1, a2, b2, army, target) in boxes.items():
+            faces = abs(b1 - y2) <= 1 or abs(y1 - b2) <= 1
+            overlap = min(x2, a2) - max(x1, a1) > 1
+            if army in enemies and faces and overlap and other not in taken and other not in engaged:
+                pairs.setdefault(target, []).append([base, other])
+                taken.add(other)
+                break
+    if not pairs:
+        return {}
+    target = max(pairs, key=lambda t: len(pairs[t]))
+    return {"attacks": [{"division": division["id"], "target": target, "pairs": pairs[target]}]}
+
+
+def test_the_three_armies_fight_on_the_table_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    options = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
+    monkeypatch.setattr(test_obb_game, "OPTIONS", {**options, "order_costs": COSTS})
+    game_dir, log = _play(tmp_path, table_orders)
+    kinds = {kind for entry in log for kind in entry["kinds"]}
+    assert status(game_dir)["over"]
+    assert {"table.deployed", "moves.orders", "combat.encounter"} <= kinds
+    report = verify_game_dir(game_dir)
+    assert report.problems == [] and report.records == len(log)
+    reports = sorted((game_dir / "mail").rglob("*.report.html.gz"))
+    assert all(read_kept_html(p.with_suffix("")).count("<svg ") == 1 for p in reports[3:])
