@@ -85,6 +85,11 @@ def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEP
                     break
                 fields, size, in_content_type = 0, 0, False
                 if frames and frames[-1] is _STATUS:  # a block of a delivery status ends, or its body starts
+                    # The parser reads each block as a message of its own, so a block's Content-Type
+                    # may open parts inside the status, which a blank line then closes all at once.
+                    # Real reports never give a block one: such a block is refused, not followed.
+                    if _nesting(content_type) is not None:
+                        return MimeExcess("parts nested in a delivery status report's fields", 1, 0)
                     content_type = b""
                     in_headers = not line
                     if line:
