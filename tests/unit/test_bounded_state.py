@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -85,16 +87,28 @@ def test_init_writes_the_new_game_option_and_states_stay_the_same_size(tmp_path:
     assert report.ok, report.divergence
 
 
-def test_a_game_begun_before_the_option_still_audits_and_plays_on(
-    tmp_path: Path, make_game: MakeGame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for option in list(rules.NEW_GAME_OPTIONS):  # `referee init` as it was before
-        monkeypatch.delitem(rules.NEW_GAME_OPTIONS, option)
-    game = make_game(tmp_path)
-    assert yaml.safe_load((game.dir / "game.yaml").read_text())["options"] == {}
-    _play_rounds(game, 1, 2)
-    monkeypatch.undo()  # today's code plays on
-    _play_rounds(game, 3, 3)
+@contextmanager
+def without_new_game_options() -> Iterator[None]:
+    """`referee init` as it was before the module had options for new games.
+
+    The module's dict is emptied and filled again in its own order: monkeypatch's delitem puts
+    keys back in reverse order, and every game made later in the same process would write its
+    game.yaml's options in that order (the golden games' bytes depend on it)."""
+    kept = dict(rules.NEW_GAME_OPTIONS)
+    rules.NEW_GAME_OPTIONS.clear()
+    try:
+        yield
+    finally:
+        rules.NEW_GAME_OPTIONS.clear()
+        rules.NEW_GAME_OPTIONS.update(kept)
+
+
+def test_a_game_begun_before_the_option_still_audits_and_plays_on(tmp_path: Path, make_game: MakeGame) -> None:
+    with without_new_game_options():
+        game = make_game(tmp_path)
+        assert yaml.safe_load((game.dir / "game.yaml").read_text())["options"] == {}
+        _play_rounds(game, 1, 2)
+    _play_rounds(game, 3, 3)  # today's code plays on
     report = audit(game.dir)
     assert report.ok, report.divergence
     game_dir = GameDir(game.dir)
