@@ -71,6 +71,13 @@ def pending_write(path: Path) -> bool:
     return _group is not None and path in _group.writes
 
 
+def pending_writes(folder: Path) -> dict[Path, bytes]:
+    """Return the files of `folder` written in the open group and not yet landed, with their bytes."""
+    if _group is None:
+        return {}
+    return {path: data for path, (data, _, _) in _group.writes.items() if path.parent == folder}
+
+
 @contextmanager
 def group_commit() -> Iterator[None]:
     """Hold the block's `atomic_write`s and land them together at its end (see the docstring);
