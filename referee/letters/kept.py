@@ -39,7 +39,9 @@ PACK_DATE = (1980, 1, 1, 0, 0, 0)
 PACK_LEVEL = 6  # zlib's default: level 9 made a 10,000-roll phase's letters slower for 1% fewer bytes
 
 _gathering: dict[Path, dict[str, bytes]] | None = None  # folder -> the letters' files held by `gathered`
-_indexes: dict[Path, tuple[tuple[str, ...], dict[str, Path]]] = {}  # folder -> (its packs, member -> pack)
+_indexes: dict[
+    Path, tuple[tuple[tuple[str, tuple[float, int]], ...], dict[str, Path]]
+] = {}  # folder -> (packs, member -> pack)
 INDEXES_KEPT = 64
 
 
@@ -150,19 +152,26 @@ def _read_member(folder: Path, name: str, peek: bool = False) -> bytes | None:
 
 
 def _index(folder: Path) -> dict[str, Path]:
-    """Return which pack of `folder` holds each member (the newest, should two hold one), packs
-    listed each time and read again only when the list changed."""
-    pending = pending_writes(folder)
+    """Return which pack of `folder` holds each member (the newest, should two hold one), the packs
+    listed each time and read again only when one was added or replaced."""
+    pending = {path: data for path, data in pending_writes(folder).items() if is_pack(path.name)}
+    on_disk: dict[str, tuple[float, int, int]] = {}  # name -> (time, size, inode): a pack replaced is read again
     try:
-        on_disk = [name for name in os.listdir(folder) if is_pack(name)]
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if is_pack(entry.name):
+                    found = entry.stat()
+                    on_disk[entry.name] = (found.st_mtime, found.st_size, found.st_ino)
     except FileNotFoundError:
-        on_disk = []
-    packs = tuple(sorted(set(on_disk) | {path.name for path in pending if is_pack(path.name)}))
+        pass
+    for path, data in pending.items():
+        on_disk[path.name] = (float("inf"), len(data), 0)  # held in a group, not landed yet: the newest
+    packs = tuple(sorted(on_disk.items()))
     cached = _indexes.get(folder)
     if cached is not None and cached[0] == packs:
         return cached[1]
     index: dict[str, Path] = {}
-    for name in sorted(packs, key=lambda n: (_mtime(folder / n), n)):
+    for name in sorted(on_disk, key=lambda n: (on_disk[n][0], n)):
         data = pending.get(folder / name)
         with zipfile.ZipFile(io.BytesIO(data) if data is not None else folder / name) as opened:
             index.update(dict.fromkeys(opened.namelist(), folder / name))
