@@ -39,9 +39,8 @@ PACK_DATE = (1980, 1, 1, 0, 0, 0)
 PACK_LEVEL = 6  # zlib's default: level 9 made a 10,000-roll phase's letters slower for 1% fewer bytes
 
 _gathering: dict[Path, dict[str, bytes]] | None = None  # folder -> the letters' files held by `gathered`
-_indexes: dict[
-    Path, tuple[tuple[tuple[str, tuple[float, int]], ...], dict[str, Path]]
-] = {}  # folder -> (packs, member -> pack)
+PackSeen = tuple[str, tuple[float, int, int]]  # a pack's name, time, size and inode
+_indexes: dict[Path, tuple[tuple[PackSeen, ...], dict[str, Path]]] = {}  # folder -> (its packs, member -> pack)
 INDEXES_KEPT = 64
 
 
@@ -172,8 +171,8 @@ def _index(folder: Path) -> dict[str, Path]:
         return cached[1]
     index: dict[str, Path] = {}
     for name in sorted(on_disk, key=lambda n: (on_disk[n][0], n)):
-        data = pending.get(folder / name)
-        with zipfile.ZipFile(io.BytesIO(data) if data is not None else folder / name) as opened:
+        held = pending.get(folder / name)
+        with zipfile.ZipFile(io.BytesIO(held) if held is not None else folder / name) as opened:
             index.update(dict.fromkeys(opened.namelist(), folder / name))
     _indexes.pop(folder, None)
     _indexes[folder] = (packs, index)
