@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from referee.files import atomic_write, pending_writes
+from referee.files import Writer, atomic_write, held_in_group, peek_held, pending_writes
 
 PACK_PREFIX = "letters-"
 PACK_SUFFIX = ".zip"
@@ -67,13 +67,26 @@ def pack_bytes(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+GROUP_KEY = "kept-letters"  # what a group commit holds of the letters kept while it is open
+
+
 def keep_packed(folder: Path, members: dict[str, bytes]) -> None:
-    """Keep one letter's files in `folder`: in the block's pack inside `gathered`, else in a
-    pack of their own, written now."""
+    """Keep one letter's files in `folder`: in the block's pack inside `gathered`; inside a group
+    commit (a batch of mails, each with its acknowledgement) in one pack a folder for the group,
+    made when it lands; else in a pack of their own, written now."""
     if _gathering is not None:
         _gathering.setdefault(folder, {}).update(members)
         return
+    held = held_in_group(GROUP_KEY, _write_packs)
+    if held is not None:
+        held.setdefault(folder, {}).update(members)
+        return
     atomic_write(folder / pack_name(list(members)), pack_bytes(members))
+
+
+def _write_packs(held: dict[Path, dict[str, bytes]], write: Writer) -> None:
+    for folder, members in held.items():
+        write(folder / pack_name(list(members)), pack_bytes(members))
 
 
 @contextmanager
@@ -122,6 +135,7 @@ def kept_names(folder: Path) -> list[str]:
     except FileNotFoundError:
         pass
     names.update(_index(folder))
+    names.update(peek_held(GROUP_KEY).get(folder, {}))
     if _gathering is not None:
         names.update(_gathering.get(folder, {}))
     return sorted(names)
@@ -140,6 +154,9 @@ def kept_time(path: Path) -> float:
 def _read_member(folder: Path, name: str, peek: bool = False) -> bytes | None:
     if _gathering is not None and name in _gathering.get(folder, {}):
         return _gathering[folder][name]
+    held = peek_held(GROUP_KEY).get(folder, {})
+    if name in held:
+        return held[name]
     pack = _index(folder).get(name)
     if pack is None:
         return None

@@ -129,7 +129,13 @@ def test_letters_gathered_land_together_or_not_at_all(tmp_path: Path) -> None:
         keep_packed(tmp_path / "g", {"c.txt": b"c"})
         raise RuntimeError("a crash before the block ends")
     assert not (tmp_path / "g").exists()
-    with files.group_commit():  # held by a group commit: read before it lands
+    with files.group_commit():  # a batch of mails: their acknowledgements in one pack a folder
         keep_packed(tmp_path / "h", {"d.txt": b"d"})
+        keep_packed(tmp_path / "h", {"e.txt": b"e"})
         assert read_kept(tmp_path / "h" / "d.txt") == b"d" and not (tmp_path / "h").exists()
-    assert read_kept(tmp_path / "h" / "d.txt") == b"d"
+        assert kept_names(tmp_path / "h") == ["d.txt", "e.txt"]
+    assert len(os.listdir(tmp_path / "h")) == 1 and read_kept(tmp_path / "h" / "e.txt") == b"e"
+    with pytest.raises(RuntimeError), files.group_commit():
+        keep_packed(tmp_path / "i", {"f.txt": b"f"})
+        raise RuntimeError("a crash before the batch lands")
+    assert not (tmp_path / "i").exists()
