@@ -131,7 +131,8 @@ def kept_names(folder: Path) -> list[str]:
     or in packs, sorted; the packs themselves are not named."""
     names: set[str] = set()
     try:
-        names.update(name for name in os.listdir(folder) if not is_pack(name) and not name.startswith("."))
+        with os.scandir(folder) as entries:
+            names.update(e.name for e in entries if e.is_file() and not is_pack(e.name) and not e.name.startswith("."))
     except FileNotFoundError:
         pass
     names.update(_index(folder))
