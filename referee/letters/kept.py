@@ -36,7 +36,7 @@ PACK_PREFIX = "letters-"
 PACK_SUFFIX = ".zip"
 # Members are dated at the start of the zip format's calendar: the same letters make the same pack.
 PACK_DATE = (1980, 1, 1, 0, 0, 0)
-PACK_LEVEL = 6  # zlib's default: level 9 made a 10,000-roll phase's letters slower for 1% fewer bytes
+PACK_LEVEL = 6  # zlib's default: letters are deflated on the adjudication's path, megabytes in a long phase
 
 _gathering: dict[Path, dict[str, bytes]] | None = None  # folder -> the letters' files held by `gathered`
 PackSeen = tuple[str, tuple[float, int, int]]  # a pack's name, time, size and inode
@@ -104,8 +104,7 @@ def gathered() -> Iterator[None]:
         _gathering = None
         raise
     held, _gathering = _gathering, None
-    for folder, members in held.items():
-        atomic_write(folder / pack_name(list(members)), pack_bytes(members))
+    _write_packs(held, atomic_write)
 
 
 def read_kept(path: Path) -> bytes:
