@@ -241,7 +241,9 @@ def submit(gamedir: Path, orderfile: Path, sigfile: Path | None) -> None:
 
 def _show_receipt(receipt: Any, orderfile: Path) -> None:
     """Print the acknowledgement; a refusal then fails the command (exit 1)."""
-    _say(receipt.letter.read_bytes().decode("utf-8") if receipt.letter else "", nl=False)
+    from referee.letters.kept import read_kept  # a file, or a member of a pack of letters
+
+    _say(read_kept(receipt.letter).decode("utf-8") if receipt.letter else "", nl=False)
     if not receipt.accepted:
         raise RefereeError(f"{orderfile} was refused ({len(receipt.problems)} problem(s), listed above)")
 

@@ -152,7 +152,8 @@ def run_demo(directory: Path, say: Callable[[str], None]) -> None:
         f"{report.hidden_proven} hidden draws and {report.openings} public openings "
         "(a card played, a note revealed) proven"
     )
-    say(f"reports and notices: {game / 'mail'} (e.g. {game / 'mail' / '0003-t3-round' / 'alice.report.txt'})")
+    packs = game / "mail" / "0003-t3-round" / "letters-*.zip"
+    say(f"reports and notices: {game / 'mail'}, in packs of letters (e.g. unzip -p '{packs}' alice.report.txt)")
     say(f"outgoing mail (maildir): {game / 'outbox' / 'new'}")
     say(f"check it yourself: referee verify --final {game}")
 

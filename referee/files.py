@@ -4,23 +4,31 @@ Inside `group_commit()` writes are held and landed together when the block ends:
 written to a temporary name, one sync, every rename and hard link, one sync. A crash before the
 end leaves none of them (a temporary file at most); after, all of them. Mail intake lands a
 batch of mails' letters so, and an adjudication its record and letters, with two syncs instead
-of two or three per file.
+of two or three per file. A module may also gather what it writes while the group is open
+(`held_in_group`: the letters kept in a pack a folder) and make its files as the group lands,
+with the group's.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+Writer = Callable[[Path, bytes], None]
 
 
 @dataclass
 class _Group:
     writes: dict[Path, tuple[bytes, int, Path | None]] = field(default_factory=dict)  # final -> (data, mode, staged)
     links: dict[Path, tuple[Path, bytes]] = field(default_factory=dict)  # final -> (source, its data)
+    # What a module gathers while the group is open, by its key, with what makes its files when the group lands.
+    held: dict[str, tuple[dict[Path, dict[str, bytes]], Callable[[dict[Path, dict[str, bytes]], Writer], None]]] = (
+        field(default_factory=dict)
+    )
 
 
 _group: _Group | None = None
@@ -74,6 +82,31 @@ def pending_data(path: Path) -> bytes | None:
     return _group.links[path][1] if path in _group.links else None
 
 
+def pending_writes(folder: Path) -> dict[Path, bytes]:
+    """Return the files of `folder` written in the open group and not yet landed, with their bytes."""
+    if _group is None:
+        return {}
+    return {path: data for path, (data, _, _) in _group.writes.items() if path.parent == folder}
+
+
+def held_in_group(
+    key: str, on_landing: Callable[[dict[Path, dict[str, bytes]], Writer], None]
+) -> dict[Path, dict[str, bytes]] | None:
+    """Return what the open group holds for `key` (a dict, empty at first), or None outside a group.
+    When the group lands, `on_landing(held, write)` is called first: the files it writes land
+    with the group's. An exception that drops the group drops what it held."""
+    if _group is None:
+        return None
+    if key not in _group.held:
+        _group.held[key] = ({}, on_landing)
+    return _group.held[key][0]
+
+
+def peek_held(key: str) -> dict[Path, dict[str, bytes]]:
+    """Return what the open group holds for `key`, without making it (empty: nothing, or no group)."""
+    return _group.held[key][0] if _group is not None and key in _group.held else {}
+
+
 @contextmanager
 def group_commit() -> Iterator[None]:
     """Hold the block's `atomic_write`s and land them together at its end (see the docstring);
@@ -94,6 +127,8 @@ def group_commit() -> Iterator[None]:
 
 
 def land(group: _Group) -> None:
+    for held, on_landing in group.held.values():
+        on_landing(held, lambda path, data: group.writes.__setitem__(path, (data, 0o644, None)))
     if not group.writes and not group.links:
         return
     staged: list[tuple[Path, Path]] = []

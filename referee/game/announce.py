@@ -25,6 +25,7 @@ from referee.kit.schema import describe
 from referee.letters import board_pictures
 from referee.letters.content import OTHERS_SHOWN, PhaseLetters, orders_listed, view_yaml
 from referee.letters.forms import order_form
+from referee.letters.kept import gathered
 from referee.letters.outbox import Attachment
 from referee.letters.pictures import letter_picture, png
 from referee.letters.post import deliver, to_every_player
@@ -77,20 +78,24 @@ def standing_of(module: GameModule, state: Any, player: str) -> list[Fact]:
 def post_notices(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any) -> None:
     """Announce an open phase to every player: its commitment and, for the active, an order form."""
     game.keep_notice_deadline(phase)
-    for player in game.config.players:
-        name = player.name
-        context, view_bytes = notice_context(game, phase, spec, state, name)
-        deliver(
-            game.letterhead,
-            name,
-            phase.folder,
-            f"{name}.notice",
-            f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
-            "notice",
-            context,
-            notice_message_id(game, phase, name),
-            [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml"), *picture_attachments(context, name, "")],
-        )
+    with gathered():  # one pack of letters for the phase's notices, in a game that packs them
+        for player in game.config.players:
+            _post_notice(game, phase, spec, state, player.name)
+
+
+def _post_notice(game: Game, phase: OpenPhase, spec: PhaseSpec, state: Any, name: str) -> None:
+    context, view_bytes = notice_context(game, phase, spec, state, name)
+    deliver(
+        game.letterhead,
+        name,
+        phase.folder,
+        f"{name}.notice",
+        f"[{game.config.game}] turn {phase.turn} {phase.phase}: orders open",
+        "notice",
+        context,
+        notice_message_id(game, phase, name),
+        [Attachment(f"{name}.view.yaml", view_bytes, "text/yaml"), *picture_attachments(context, name, "")],
+    )
 
 
 def notice_message_id(game: Game, phase: OpenPhase, name: str) -> str:
@@ -363,29 +368,32 @@ def post_reports(game: Game, outcome: Outcome, record_sig: bytes) -> list[Path]:
     phase = outcome.phase
     record_name = f"{phase.stem}.json"
     paths = []
-    for player in game.config.players:
-        name = player.name
-        context, attachments = report_context(game, outcome, name)
-        paths.append(
-            deliver(
-                game.letterhead,
-                name,
-                phase.folder,
-                f"{name}.report",
-                f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
-                "report",
-                context,
-                game.letterhead.message_id(phase.folder, "report", name),
-                [
-                    *attachments,
-                    *picture_attachments(context, name, "-after"),
-                    # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
-                    Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
-                    Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),
-                ],
-            )
-        )
+    with gathered():  # one pack of letters for the phase's reports, in a game that packs them
+        for player in game.config.players:
+            paths.append(_post_report(game, outcome, player.name, record_name, record_sig))
     return paths
+
+
+def _post_report(game: Game, outcome: Outcome, name: str, record_name: str, record_sig: bytes) -> Path:
+    phase = outcome.phase
+    context, attachments = report_context(game, outcome, name)
+    return deliver(
+        game.letterhead,
+        name,
+        phase.folder,
+        f"{name}.report",
+        f"[{game.config.game}] turn {phase.turn} {phase.phase}: report",
+        "report",
+        context,
+        game.letterhead.message_id(phase.folder, "report", name),
+        [
+            *attachments,
+            *picture_attachments(context, name, "-after"),
+            # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
+            Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
+            Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),
+        ],
+    )
 
 
 def post_change(

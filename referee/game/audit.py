@@ -24,6 +24,7 @@ from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game
 from referee.game.results import Opening, Outcome
 from referee.game.states import state_hash, wrap_state
+from referee.letters.kept import read_kept
 from referee.letters.render import render
 from referee.protocol.bulk import bulk_work
 from referee.protocol.canonical import canonical_json, sha256_hex
@@ -157,11 +158,12 @@ class _Replay:
             )
         for player in self.game.config.players:
             letter = self.game.dir.mail / phase.folder / f"{player.name}.notice.txt"
-            if not letter.exists():  # a phase replayed after a rollback sends no notice
+            try:
+                found = read_kept(letter)
+            except FileNotFoundError:  # a phase replayed after a rollback sends no notice
                 continue
             # The notice shows the state the phase had when it opened: the referee may have
             # edited the state of the open phase since (each edit was told in a letter of its own).
-            found = letter.read_bytes()
             texts: list[str] = []
             for envelope in reversed(opening.chain):  # the newest first: rendered until one matches
                 context = notice_context(self.game, phase, opening.spec, envelope["state"], player.name)[0]
@@ -264,7 +266,7 @@ class _Replay:
     def _check_letter(self, where: str, path: Path, replayed: str) -> None:
         shown = str(path.relative_to(self.game.dir.path))
         try:
-            found = path.read_bytes()
+            found = read_kept(path)
         except OSError:
             raise _Divergence(f"{where}: {shown} is missing") from None
         if found != replayed.encode("utf-8"):
@@ -282,12 +284,17 @@ class _Replay:
     def _check_signature(self, where: str, path: Path, data: bytes) -> None:
         shown = str(path.relative_to(self.game.dir.path))
         try:
-            signer = verify(data, path.with_name(path.name + ".sig").read_bytes(), NAMESPACE_REFEREE)
+            signer = verify(data, _signature_of(path), NAMESPACE_REFEREE)
         except (OSError, RefereeError) as error:
             reason = error.message if isinstance(error, RefereeError) else "it is missing"
             raise _Divergence(f"{where}: the signature of {shown}: {reason}") from None
         if signer != self.key:
             raise _Divergence(f"{where}: {shown} is signed by {signer.fingerprint}, not by the referee's key")
+
+
+def _signature_of(path: Path) -> bytes:
+    """Return the signature kept beside a record or letter (a letter's may be in a pack)."""
+    return read_kept(path.with_name(path.name + ".sig"))
 
 
 def _parsed(data: bytes) -> Any:

@@ -22,7 +22,7 @@ from referee.game.adjudication import adjudicate_phase, open_phase, prepare_open
 from referee.game.announce import post_ack
 from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
-from referee.game.journal import GameDir, OpenPhase
+from referee.game.journal import KEPT_LETTERS_META, KEPT_LETTERS_PACKED, GameDir, OpenPhase
 from referee.game.opened import Game, parse_expect
 from referee.game.operations import Intent
 from referee.game.pinning import pin
@@ -114,6 +114,7 @@ def init_game(path: Path, config_file: Path, operation: str | None = None) -> di
                     json.dumps({"game": config.game, "module": module.id, "title": config.title, "players": names}),
                 )
                 pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
+                game_dir.set_meta(KEPT_LETTERS_META, KEPT_LETTERS_PACKED)  # a new game packs its letters
                 game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         if not game_dir.phases():
             state = module.setup(scenario, names, config.module_options())

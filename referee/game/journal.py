@@ -91,6 +91,11 @@ LOCK_WAIT_SECONDS = 10.0
 # The meta key naming the newest state whose chain, back to the game's first state, the referee
 # has checked (GameDir.check_state_chain): a check starts there instead of at the first state.
 CHAIN_CHECKED_META = "chain_checked"
+# The meta key saying how the game keeps its letters under mail/: "packed" (a zip of the letters
+# written together, `referee.letters.kept`) in a game begun since; absent, one file each, as games
+# begun before keep them for good. Readers read both.
+KEPT_LETTERS_META = "kept_letters"
+KEPT_LETTERS_PACKED = "packed"
 RECENT_STATES = 4  # states kept in memory once read (GameDir.state_bytes): a phase's few, not the game's
 # Each step brings a journal from the version before it to the next (PRAGMA user_version); a
 # step runs in one transaction with its version bump, so a crash never leaves half a step.
@@ -488,6 +493,11 @@ class GameDir:
         """Store a meta value unless the key has one already; return the value stored (the first)."""
         self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value))
         return str(self.get_meta(key))
+
+    @property
+    def letters_packed(self) -> bool:
+        """Whether this game keeps its letters in packs (a game begun since), not a file each."""
+        return self.get_meta(KEPT_LETTERS_META) == KEPT_LETTERS_PACKED
 
     # -- states -----------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ class Game:
         check_pinned(game_dir, config)
         game = cls(game_dir, config, find_game(config.module))
         check_module_version(game_dir, game.module)
-        if pin(game_dir, config):  # a game made before the pin: pinned as it stands, on first open
+        if pin(game_dir, config):  # a game made before the pin (and its letters kept a file each), on first open
             for phase in game_dir.phases():
                 if any((game_dir.mail / phase.folder).glob("*.notice.txt")):
                     game.keep_notice_deadline(phase)
@@ -137,6 +137,7 @@ class Game:
             players=self.config.players,
             module=self.module,
             unreachable=tuple(sorted(unreachable_players(self.dir))),
+            packed=self.dir.letters_packed,
         )
 
     def envelope(self, digest: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from referee.game.engine import adjudicate
 from referee.game.journal import CHAIN_CHECKED_META, GameDir
 from referee.game.results import Adjudication
 from referee.game.supplies import WaitingOnReferee
+from referee.letters.kept import read_kept
 
 SCRATCH_PREFIX = ".preview-"
 # The journal is copied through SQLite's backup API (consistent even in WAL mode); the
@@ -57,7 +58,7 @@ def preview(path: Path, force: bool = False, scratch_root: Path | None = None) -
             result = adjudicate(scratch, force=force)
         except WaitingOnReferee as waiting:  # say it of the game, not of its scratch copy
             raise WaitingOnReferee(game_dir.path, waiting.phase, waiting.needs, waiting.why) from None
-        reports = [(report.name, report.read_bytes().decode("utf-8")) for report in result.reports]
+        reports = [(report.name, read_kept(report).decode("utf-8")) for report in result.reports]
         return Preview(result, reports, result.record.read_bytes())
     finally:
         shutil.rmtree(scratch_folder, ignore_errors=True)

@@ -1,7 +1,8 @@
 """The letters: what leaves for the players.
 
 The Jinja2 environment (`render`), posting a letter (`post`: render, sign, keep under
-GAMEDIR/mail/, put in the outbox), what letters show made from plain values (`content`),
+GAMEDIR/mail/, put in the outbox), the letters kept there, a file each or packed
+(`kept`), what letters show made from plain values (`content`),
 order forms with a comment on each field (`forms`), encryption to a player's SSH key
 (`encryption`), battlefield pictures as SVG and PNG (`pictures`), boards drawn alike
 (`board_pictures`), the outbox maildir (`outbox`) and a letter's MIME written by bytes

@@ -3,9 +3,11 @@
 Every message has a deterministic Message-ID and a file name made from it, so writing the
 same letter twice (after a crash) leaves one message, and a sender can tell a resend.
 
-A letter sent is moved to cur/ and kept there as its headers alone (`keep_sent`): its text and
-files are kept once, under GAMEDIR/mail/, where the audit reads them; the headers are what
-cur/ is for (the Message-ID never posted twice, a bounce matched to its letter and player).
+A letter sent is moved to cur/, then kept as its headers alone (`keep_sent`) in the outbox's
+`sent.sqlite` (one row a letter, `sent_copy` reads it): its text and files are kept once, under
+GAMEDIR/mail/, where the audit reads them; the headers are what is kept of a letter sent for
+(the Message-ID never posted twice, a bounce matched to its letter and player). Outboxes kept
+before hold a file in cur/ for each letter sent, read the same way.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import hashlib
 import os
 import random
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
@@ -217,6 +221,8 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
     for folder in ("new", "cur"):
         if (outbox / folder / name).exists():
             return outbox / folder / name
+    if sent_copy(outbox, name) is not None:
+        return outbox / "cur" / name
     for folder in FOLDERS:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
@@ -231,20 +237,32 @@ KEPT_HEADERS = frozenset(
     for name in ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References", "Auto-Submitted", "X-Loop")
 )
 KEPT_MARK = b"X-Referee-Kept: headers\n"
-SENT_NOTE = (
-    b"MIME-Version: 1.0\n"
-    b'Content-Type: text/plain; charset="utf-8"\n'
-    b"Content-Transfer-Encoding: 7bit\n"
-    b"\n"
-    b"This letter was sent. The outbox keeps its headers only: its text and files are kept once,\n"
-    b"in the game directory's mail/ folder.\n"
-)
+# The headers of the letters sent, one row each, by their file name in the maildir. A file in
+# cur/ for each took a 4 KiB block for some 600 bytes (12 of them a round of a 4-player game);
+# SQLite packs the rows into its pages and finds one by name without reading the others.
+SENT_INDEX = "sent.sqlite"
+SENT_SCHEMA = "CREATE TABLE IF NOT EXISTS sent (name TEXT PRIMARY KEY, headers BLOB NOT NULL)"
+
+
+def sent_copy(outbox: Path, name: str) -> bytes | None:
+    """Return what is kept of the letter sent as maildir file `name`: its headers (a file in cur/,
+    whole or cut, in an outbox kept before, else its row in sent.sqlite), or None if not sent."""
+    try:
+        return (outbox / "cur" / name).read_bytes()
+    except FileNotFoundError:
+        pass
+    if not (outbox / SENT_INDEX).is_file():
+        return None
+    with closing(sqlite3.connect(outbox / SENT_INDEX)) as db:
+        row = db.execute("SELECT headers FROM sent WHERE name = ?", (name,)).fetchone()
+    return bytes(row[0]) if row is not None else None
 
 
 def keep_sent(outbox: Path, path: Path) -> Path:
-    """Move a letter just sent from new/ to cur/, then cut that copy down to its headers (see
-    the module docstring); return its path in cur/. The move comes first: after a crash before
-    the cut, cur/ keeps the whole letter, which is only some bytes too many."""
+    """Move a letter just sent from new/ to cur/, then keep its headers alone in sent.sqlite and
+    remove the copy in cur/ (see the module docstring); return the path it had in cur/. The move
+    comes first, as the record that the letter was sent: after a crash before the headers are
+    kept, cur/ keeps the whole letter, which is only some bytes too many."""
     (outbox / "cur").mkdir(exist_ok=True)
     kept = outbox / "cur" / path.name
     os.replace(path, kept)
@@ -263,10 +281,10 @@ def keep_sent(outbox: Path, path: Path) -> Path:
     chosen = [
         field for field in fields if field.split(b":", 1)[0].strip().decode("ascii", "replace").lower() in KEPT_HEADERS
     ]
-    staged = outbox / "tmp" / path.name
-    staged.parent.mkdir(exist_ok=True)
-    staged.write_bytes(b"".join(chosen) + KEPT_MARK + SENT_NOTE)
-    # No sync: the whole letter is under mail/, and a copy cut short by a crash still names the
-    # letter in cur/; a rename over a file makes the common file systems write its data first.
-    os.replace(staged, kept)
+    with closing(sqlite3.connect(outbox / SENT_INDEX)) as db, db:
+        db.execute(SENT_SCHEMA)
+        db.execute(
+            "INSERT OR REPLACE INTO sent (name, headers) VALUES (?, ?)", (path.name, b"".join(chosen) + KEPT_MARK)
+        )
+    kept.unlink()  # no sync: after a crash the whole letter in cur/ names it as well as its row
     return kept

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from referee.files import atomic_write, link_or_write, pending_data, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
+from referee.letters.kept import gathered, keep_packed, read_kept
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
 from referee.letters.render import render
 from referee.protocol.records import PROTOCOL
@@ -60,6 +61,7 @@ class Letterhead:
     players: Sequence[Recipient]
     module: GameModule | None = None  # whose own templates a letter may include
     unreachable: Sequence[str] = ()  # players whose mail bounces: the others' letters say so
+    packed: bool = False  # letters kept in packs (`referee.letters.kept`): a game begun since
 
     def player(self, name: str | None) -> Recipient | None:
         """Return the player with this name, or None."""
@@ -105,12 +107,12 @@ def keep_html(html: str) -> bytes:
 
 
 def read_kept_html(path: Path) -> str:
-    """Return the HTML a letter was sent with, kept as `path` (NAME.html) by an older game or as
-    NAME.html.gz since."""
+    """Return the HTML a letter was sent with, kept as `path` (NAME.html): plain by an older game,
+    as NAME.html.gz since, or in a pack of letters (`referee.letters.kept`) by a game begun since."""
     packed = path.with_name(path.name + KEPT_HTML_SUFFIX)
     if packed.exists():
         return gzip.decompress(packed.read_bytes()).decode("utf-8")
-    return path.read_text(encoding="utf-8")
+    return read_kept(path).decode("utf-8")
 
 
 # Files kept lately, by content: a report's view after the phase is, byte for byte, the view
@@ -163,7 +165,8 @@ def deliver(
     in_reply_to: str | None = None,
     fallback_address: str | None = None,
 ) -> Path:
-    """Render, sign, keep and post one letter; return the path of its signed text.
+    """Render, sign, keep and post one letter; return the path of its signed text (in a game
+    whose letters are packed, the path it is read by: `referee.letters.kept.read_kept`).
 
     The letter goes to the player's registered address; `fallback_address` is used only when
     the letter concerns no known player (a mail whose signature matched no one). A player who
@@ -177,12 +180,16 @@ def deliver(
     signature = head.sign(text_bytes).encode()
     base = head.mail_dir / folder
     text_path = base / f"{name}.txt"
-    atomic_write(text_path, text_bytes)
-    atomic_write(base / f"{name}.txt.sig", signature)
-    atomic_write(base / f"{name}.html{KEPT_HTML_SUFFIX}", keep_html(html))
-    for item in attachments:
-        if item.kept:
-            keep_file(head.mail_dir, base / item.filename, item.data)
+    if head.packed:
+        members = {f"{name}.txt": text_bytes, f"{name}.txt.sig": signature, f"{name}.html": html.encode("utf-8")}
+        keep_packed(base, {**members, **{item.filename: item.data for item in attachments if item.kept}})
+    else:
+        atomic_write(text_path, text_bytes)
+        atomic_write(base / f"{name}.txt.sig", signature)
+        atomic_write(base / f"{name}.html{KEPT_HTML_SUFFIX}", keep_html(html))
+        for item in attachments:
+            if item.kept:
+                keep_file(head.mail_dir, base / item.filename, item.data)
     recipient = head.player(player)
     address = recipient.email if recipient is not None else fallback_address
     if address is not None:
@@ -220,17 +227,18 @@ def to_every_player(
     attachments: Sequence[Attachment] = (),
 ) -> list[Path]:
     """Post letter `kind` to every player, kept as GAMEDIR/mail/FOLDER/PLAYER.NAME; return the paths."""
-    return [
-        deliver(
-            head,
-            player.name,
-            folder,
-            f"{player.name}.{name}",
-            subject,
-            kind,
-            {**head.common(player.name), **context(player.name)},
-            head.message_id(folder, name, player.name),
-            list(attachments),
-        )
-        for player in head.players
-    ]
+    with gathered():
+        return [
+            deliver(
+                head,
+                player.name,
+                folder,
+                f"{player.name}.{name}",
+                subject,
+                kind,
+                {**head.common(player.name), **context(player.name)},
+                head.message_id(folder, name, player.name),
+                list(attachments),
+            )
+            for player in head.players
+        ]

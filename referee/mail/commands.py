@@ -11,11 +11,13 @@ often as the stranger limiter allows (`referee.mail.strangers`).
 from __future__ import annotations
 
 from datetime import date, datetime
+from fnmatch import fnmatch
 from pathlib import Path
 
 from referee.game.attendance import declare_absence, declare_back, game_schedule, open_deadline
 from referee.game.journal import GameDir
 from referee.game.status import status, status_text
+from referee.letters.kept import kept_exists, kept_names, kept_time, read_kept
 from referee.letters.outbox import Attachment
 from referee.letters.post import filed_name
 from referee.mail.command_files import CHANGING, SIGN_HINT, CommandFile, ready_to_sign
@@ -213,10 +215,13 @@ def _status(
 
 
 def _latest_report(seat: Seat) -> Path | None:
-    reports = sorted(
-        (GameDir(seat.path).mail).glob(f"*/{seat.player}.report*.txt"), key=lambda p: (p.parent.name, p.stat().st_mtime)
-    )
-    return reports[-1] if reports else None
+    """Return the path of the player's last report, kept as a file or in a pack of letters."""
+    mail = GameDir(seat.path).mail
+    for folder in sorted((p for p in mail.iterdir() if p.is_dir()), reverse=True) if mail.is_dir() else []:
+        reports = [folder / n for n in kept_names(folder) if fnmatch(n, f"{seat.player}.report*.txt")]
+        if reports:
+            return max(reports, key=kept_time)
+    return None
 
 
 def _report(home: Home, config: HomeConfig, incoming: Incoming, seat: Seat) -> Answer:
@@ -226,13 +231,13 @@ def _report(home: Home, config: HomeConfig, incoming: Incoming, seat: Seat) -> A
             home, config, incoming, seat.email, f"[{seat.game}] no report yet", ["No phase has been adjudicated yet."]
         )
         return Answer("processed", "report: none yet")
-    text = text_path.read_text(encoding="utf-8")
+    text = read_kept(text_path).decode("utf-8")
     own = [text_path, text_path.with_name(text_path.name + ".sig")]
-    own += sorted(text_path.parent.glob(f"{seat.player}.view-after*.yaml"))
+    own += [text_path.parent / n for n in kept_names(text_path.parent) if fnmatch(n, f"{seat.player}.view-after*.yaml")]
     record = GameDir(seat.path).records / f"{text_path.parent.name}.json"
     # Named as the report named them when it was first sent; the record keeps its own name.
     attachments = [
-        Attachment(filed_name(seat.game, text_path.parent.name, p.name), p.read_bytes()) for p in own if p.exists()
+        Attachment(filed_name(seat.game, text_path.parent.name, p.name), read_kept(p)) for p in own if kept_exists(p)
     ]
     attachments += [
         Attachment(p.name, p.read_bytes(), public=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from referee.game.journal import GameDir
 from referee.game.unreachable import mark_reachable, mark_unreachable
-from referee.letters.outbox import maildir_name
+from referee.letters.outbox import maildir_name, sent_copy
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig
 from referee.mail.ledger import Ledger
@@ -216,14 +216,15 @@ def _diagnostic(message: Message) -> str:
 def _find_letter(directory: Directory, outboxes: list[Path], message_id: str) -> SentLetter | None:
     name = maildir_name(message_id)
     for outbox in outboxes:
-        for folder in KEPT_FOLDERS:
-            path = outbox / folder / name
-            if path.is_file():
-                headers = BytesParser(policy=policy.default).parsebytes(path.read_bytes(), headersonly=True)
-                to = [address for _, address in getaddresses([str(v) for v in headers.get_all("To", [])])]
-                return SentLetter(
-                    _game_of(directory, outbox), message_id, to[0] if to else "", str(headers.get("Subject", ""))
-                )
+        found = next(((outbox / f / name).read_bytes() for f in KEPT_FOLDERS if (outbox / f / name).is_file()), None)
+        if found is None:
+            found = sent_copy(outbox, name)  # the headers of a letter sent, kept in the outbox's sent.sqlite
+        if found is not None:
+            headers = BytesParser(policy=policy.default).parsebytes(found, headersonly=True)
+            to = [address for _, address in getaddresses([str(v) for v in headers.get_all("To", [])])]
+            return SentLetter(
+                _game_of(directory, outbox), message_id, to[0] if to else "", str(headers.get("Subject", ""))
+            )
     return None
 
 

@@ -19,8 +19,10 @@ from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
+import kept_letters
 import pytest
 
+from referee.letters.kept import read_kept
 from referee.letters.post import read_kept_html
 
 TABLES = """\
@@ -297,8 +299,13 @@ def test_adjudicate_expect_mismatch(played: Played) -> None:
 @pytest.mark.parametrize(
     "name", ["records/0001-t1-round.json", "mail/0001-t1-round/alice.report.txt", "mail/0002-t2-round/bob.notice.txt"]
 )
-def test_referee_signatures_verify_with_ssh_keygen(played: Played, ssh_keygen: str, name: str) -> None:
-    result = ssh_verify(ssh_keygen, played.referee_signers, "referee", "pbem-referee", played.game / name)
+def test_referee_signatures_verify_with_ssh_keygen(played: Played, ssh_keygen: str, name: str, tmp_path: Path) -> None:
+    path = played.game / name
+    if name.startswith("mail/"):  # a letter may be kept in a pack of letters: taken out, as a player has it
+        path = tmp_path / path.name
+        for suffix in ("", ".sig"):
+            path.with_name(path.name + suffix).write_bytes(read_kept(played.game / (name + suffix)))
+    result = ssh_verify(ssh_keygen, played.referee_signers, "referee", "pbem-referee", path)
     assert result.returncode == 0, result.stderr
 
 
@@ -330,7 +337,7 @@ def test_report_html_is_autoescaped(played: Played) -> None:
     folder = played.game / "mail" / "0001-t1-round"
     for player in ("alice", "carol"):
         html = read_kept_html(folder / f"{player}.report.html")
-        text = (folder / f"{player}.report.txt").read_text()
+        text = kept_letters.read_text(folder / f"{player}.report.txt")
         assert "<script>" not in html
         assert "&lt;script&gt;alert(&#34;gotcha&#34;)&lt;/script&gt; &amp; more" in html
         assert SCRIPT_NOTE in text

@@ -19,10 +19,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import kept_letters
 import pytest
 
 from referee.demo import TABLES
 from referee.game.engine import adjudicate, init_game, submit
+from referee.letters.kept import read_kept
 from referee.protocol.signatures import generate_keypair, load_private_key, sign, verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +113,7 @@ def test_every_command_of_the_players_page_runs(tmp_path: Path, player_env: dict
         shutil.copy(record, folder / "blenheim" / "records")
     shutil.copy(game / "referee.pub", folder / "blenheim" / "referee.pub")
     for name in ("tallard.report.txt", "tallard.report.txt.sig"):
-        shutil.copy(game / "mail" / "0001-t1-round" / name, folder / name)
+        (folder / name).write_bytes(read_kept(game / "mail" / "0001-t1-round" / name))
     order_yaml, command_yaml = blocks("yaml")
     (folder / "orders.yaml").write_text(order_yaml)
     (folder / "command.yaml").write_text(command_yaml)
@@ -138,9 +140,7 @@ def test_every_command_of_the_players_page_runs(tmp_path: Path, player_env: dict
     assert "(the record says [" in said["referee explain"]
     assert said["python3 check_record.py"].startswith("OK: 2 rolls re-derived")
     if shutil.which("age"):
-        assert (folder / "tallard.report.txt").read_bytes() == (
-            game / "mail/0001-t1-round/tallard.report.txt"
-        ).read_bytes()
+        assert read_kept(folder / "tallard.report.txt") == read_kept(game / "mail/0001-t1-round/tallard.report.txt")
         assert any(block.startswith("age -d") for block in outputs)
 
     # The order file the page signs is one the game accepts (the last signature: referee sign's).
@@ -173,4 +173,4 @@ def test_the_refusal_the_page_shows_is_the_one_players_get(tmp_path: Path) -> No
     assert not receipt.accepted
     assert receipt.letter is not None
     # The letter wraps long lines; the page shows the problem on one line.
-    assert " ".join(shown.group(1).split()) in " ".join(receipt.letter.read_text(encoding="utf-8").split())
+    assert " ".join(shown.group(1).split()) in " ".join(kept_letters.read_text(receipt.letter).split())

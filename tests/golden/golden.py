@@ -31,12 +31,15 @@ import re
 import secrets
 import shutil
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
+
+from referee.letters.kept import is_pack
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios"
@@ -159,7 +162,12 @@ class Play:
         for root in (self.inputs, self.work / self.script.get("game_dir", "game")):
             for path in sorted(root.rglob("*")):
                 relative = path.relative_to(self.work)
-                if path.is_file() and not any(part in SKIPPED for part in relative.parts):
+                if not path.is_file() or any(part in SKIPPED for part in relative.parts):
+                    continue
+                if is_pack(path.name):  # a pack of letters: its letters' files, by the names they had
+                    with zipfile.ZipFile(path) as pack:
+                        found.update({str(relative.parent / name): pack.read(name) for name in pack.namelist()})
+                else:
                     found[str(relative)] = path.read_bytes()
         return {path: _steady(_key_material(data), self.work) for path, data in found.items()}
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import golden
+import kept_letters
 import pytest
 from headless import Browser, find_chromium
 
@@ -25,6 +26,7 @@ from referee.game.disputes import resolve_dispute
 from referee.game.journal import GameDir
 from referee.game.status import status, status_text
 from referee.letters.encryption import seal_letter
+from referee.letters.kept import read_kept
 from referee.letters.outbox import Attachment, Letter
 from referee.letters.post import read_kept_html
 from referee.letters.render import TEXT_WIDTH, render
@@ -51,13 +53,15 @@ def letters(tmp_path_factory: pytest.TempPathFactory) -> Letters:
         golden.play(name, root / name)
         if name == REFEREED:
             _more_letters(root / name)
-        for path in sorted((root / name / "game" / "mail").rglob("*.txt")):
-            text[f"{name}/{path.relative_to(root / name / 'game' / 'mail')}"] = path.read_text(encoding="utf-8")
+        mail = root / name / "game" / "mail"
+        for path in kept_letters.glob(mail, "*/*.txt"):
+            text[f"{name}/{path.relative_to(mail)}"] = kept_letters.read_text(path)
         # One HTML letter of each kind per game, the longest: long dice tables, many proofs.
         longest: dict[str, Path] = {}
-        for packed in (root / name / "game" / "mail").rglob("*.html.gz"):
-            path = packed.with_suffix("")  # mail/ keeps the HTML gzipped: the browser reads it plain
-            path.write_text(read_kept_html(path), encoding="utf-8")
+        for kept in kept_letters.glob(mail, "*/*.html"):  # in packs of letters: the browser reads a file
+            path = root / name / "html" / kept.parent.name / kept.name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(read_kept_html(kept), encoding="utf-8")
             kind = re.sub(r"-.*$", "", path.stem.split(".", 1)[1])
             if kind not in longest or path.stat().st_size > longest[kind].stat().st_size:
                 longest[kind] = path
@@ -80,7 +84,7 @@ def _more_letters(work: Path) -> None:
     resolve_dispute(work / "game", 1, "upheld", "The roll stands: the record and the table agree.")
     out = work / "letters"
     out.mkdir()
-    report = sorted((work / "game" / "mail").rglob("alice.report.txt"))[-1]
+    report = sorted(kept_letters.glob(work / "game" / "mail", "*/alice.report.txt"))[-1]
     view = report.with_name("alice.view-after.yaml")
     sent = Letter(
         "alice@example.org",
@@ -89,8 +93,8 @@ def _more_letters(work: Path) -> None:
         "",
         "<x@example.org>",
         attachments=[
-            Attachment(f"golden-moderator-{report.parent.name}-alice.report.txt", report.read_bytes()),
-            Attachment(f"golden-moderator-{report.parent.name}-alice.view-after.yaml", view.read_bytes()),
+            Attachment(f"golden-moderator-{report.parent.name}-alice.report.txt", read_kept(report)),
+            Attachment(f"golden-moderator-{report.parent.name}-alice.view-after.yaml", read_kept(view)),
             Attachment("0003-t3-round.json", b"{}", public=True),
         ],
     )

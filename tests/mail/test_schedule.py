@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 from referee.game.attendance import absent_players
 from referee.game.journal import GameDir
 from referee.game.status import status
+from referee.letters.kept import read_kept
 
 from mailworld import ALERTS, MailWorld, add_game
 
@@ -123,7 +124,7 @@ def test_the_absent_policy_stops_waiting_after_missed_phases(mail_world: MailWor
 
 def test_the_notice_states_the_deadline_rule(mail_world: MailWorld) -> None:
     scheduled(mail_world, "default")
-    notice = (mail_world.game_dirs["sched"] / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    notice = read_kept(mail_world.game_dirs["sched"] / "mail" / "0001-t1-round" / "alice.notice.txt").decode()
     assert "Deadline: 72h after this notice was sent; late orders are still taken for 1h;" in notice
     assert "the game's default orders stand for missing ones" in notice
 

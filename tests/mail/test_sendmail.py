@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from email import message_from_bytes, policy
 from pathlib import Path
 
 import pytest
 
 from referee.errors import ConfigError
-from referee.letters.outbox import Letter, post
+from referee.letters.outbox import SENT_INDEX, Letter, post
 from referee.mail import sendmail as sendmail_module
 from referee.mail.home import Home
 from referee.mail.sendmail import find_sendmail
@@ -68,6 +70,12 @@ def _outbox(game_dir: Path, folder: str) -> list[Path]:
     return sorted((game_dir / "outbox" / folder).glob("*.eml"))
 
 
+def _sent(game_dir: Path) -> dict[str, bytes]:
+    """Return what the outbox keeps of each letter sent (its headers), by its file name."""
+    with closing(sqlite3.connect(game_dir / "outbox" / SENT_INDEX)) as db:
+        return {name: bytes(headers) for name, headers in db.execute("SELECT name, headers FROM sent")}
+
+
 @pytest.fixture
 def fake_sendmail(tmp_path: Path) -> tuple[Path, Path]:
     """Return (a bin folder holding `sendmail`, the folder where it records each call)."""
@@ -113,10 +121,9 @@ def test_the_outbox_leaves_through_a_real_sendmail(tmp_path: Path, make_game: Ma
         sent = {message_from_bytes(raw, policy=policy.default)["Message-ID"] for _, raw in server.delivered}
         assert sent == {message_from_bytes(raw, policy=policy.default)["Message-ID"] for raw in waiting.values()}
         assert _outbox(game.dir, "new") == []
-        # cur/ keeps each letter sent by its name and headers (its text and files are under mail/)
-        kept = {
-            path.name: message_from_bytes(path.read_bytes(), policy=policy.default) for path in _outbox(game.dir, "cur")
-        }
+        # sent.sqlite keeps each letter sent by its name and headers (its text and files are under mail/)
+        assert _outbox(game.dir, "cur") == []
+        kept = {name: message_from_bytes(raw, policy=policy.default) for name, raw in _sent(game.dir).items()}
         assert kept.keys() == waiting.keys()
         for name, raw in waiting.items():
             original = message_from_bytes(raw, policy=policy.default)
@@ -153,7 +160,7 @@ def test_a_refused_letter_waits_and_the_others_go(
     ]
     (waiting,) = _outbox(game.dir, "new")
     assert "bob@example.org" in waiting.read_text()
-    assert len(_outbox(game.dir, "cur")) == 2
+    assert len(_sent(game.dir)) == 2
 
     accepted = referee_send(game.dir, env=_env(tmp_path, bin_dir, FAKE_SENDMAIL_LOG=str(log)))
     assert accepted.returncode == 0, accepted.stderr

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import kept_letters
 import pytest
 
 import referee.letters.post
@@ -116,9 +117,10 @@ def alter(path: Path, data: bytes) -> None:
 
 
 def _rewrite(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
+    """Change a kept letter of the copy (a file, or a member of its pack of letters)."""
+    text = kept_letters.read_text(path)
     assert old in text, (path, old)
-    alter(path, text.replace(old, new, 1).encode())
+    kept_letters.rewrite(path, text.replace(old, new, 1).encode())
 
 
 def test_an_altered_record_is_the_first_divergence(copy: Path) -> None:
@@ -139,7 +141,7 @@ def test_an_altered_record_is_the_first_divergence(copy: Path) -> None:
 
 def test_an_altered_report_is_named_with_its_line(copy: Path) -> None:
     report_path = copy / "mail" / "0045-t45-round" / "bob.report.txt"
-    number = report_path.read_text().splitlines().index("  * alice notes: alice in round 45") + 1
+    number = kept_letters.read_text(report_path).splitlines().index("  * alice notes: alice in round 45") + 1
     _rewrite(report_path, "alice notes: alice in round 45", "alice notes: alice surrenders")
     report = audit(copy)
     assert report.divergence == (

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 
 import referee.game.beacons
@@ -84,7 +85,7 @@ def snapshot(game: TestGame) -> tuple[Any, ...]:
 
 
 def notice(game: TestGame, turn: int, player: str = "alice") -> str:
-    return (game.dir / "mail" / f"0{turn}-t{turn}-round" / f"{player}.notice.txt").read_text(encoding="utf-8")
+    return kept_letters.read_text(game.dir / "mail" / f"0{turn}-t{turn}-round" / f"{player}.notice.txt")
 
 
 def play(tmp_path: Path, chain: str, beacon: BeaconServer, clock: Clock) -> TestGame:
@@ -132,8 +133,8 @@ def play(tmp_path: Path, chain: str, beacon: BeaconServer, clock: Clock) -> Test
 
 
 def notice_text(game: TestGame, turn: int = 1) -> str:
-    folders = sorted((game.dir / "mail").glob(f"*t{turn}-round"))
-    return (folders[-1] / "alice.notice.txt").read_text(encoding="utf-8")
+    folders = sorted(kept_letters.glob(game.dir / "mail", f"*t{turn}-round"))
+    return kept_letters.read_text(folders[-1] / "alice.notice.txt")
 
 
 def records(game: TestGame) -> list[Path]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import kept_letters
 import pytest
 
 from referee.game.engine import submit
@@ -46,7 +47,7 @@ def test_a_file_with_only_orders_gets_the_open_phase_header(game: TestGame) -> N
     order = parse_order_file(stored_order(game, "carol"))
     assert (order.game, order.turn, order.phase, order.player, order.seq) == (game.game, 1, "round", "carol", 1)
     assert order.orders == {"rolls": [{"label": "attack", "dice": "2d6", "purpose": "the attack"}]}
-    assert receipt.letter is not None and "entered this file on your behalf" in receipt.letter.read_text()
+    assert receipt.letter is not None and "entered this file on your behalf" in kept_letters.read_text(receipt.letter)
 
 
 def test_a_partial_header_is_completed_and_seq_follows_the_players_own(game: TestGame) -> None:

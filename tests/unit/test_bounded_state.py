@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -251,7 +252,7 @@ def _bytes(folder: Path) -> int:
 def test_a_round_adds_the_same_bytes_at_round_2_and_8_and_sent_letters_keep_their_headers(
     tmp_path: Path, make_game: MakeGame
 ) -> None:
-    from referee.letters.outbox import keep_sent, post
+    from referee.letters.outbox import SENT_INDEX, keep_sent, post, sent_copy
     from referee.mail.smtp import pending
 
     game = make_game(tmp_path)
@@ -268,22 +269,27 @@ def test_a_round_adds_the_same_bytes_at_round_2_and_8_and_sent_letters_keep_thei
         _play_rounds(game, turn, turn)
         send_all()
         added[turn] = {name: _bytes(game.dir / name) - size for name, size in before.items()}
-    for name in ("states", "records", "outbox"):
+    for name in ("states", "records"):
         assert abs(added[8][name] - added[2][name]) <= 64, (name, added[2], added[8])
-    kept = sorted((outbox / "cur").glob("*.eml"))
-    assert kept and not list((outbox / "new").glob("*.eml"))
-    for path in kept:
-        text = path.read_text(encoding="utf-8")
+    # The sent letters' headers are rows of sent.sqlite, which grows by whole 4 KiB pages.
+    assert abs(added[8]["outbox"] - added[2]["outbox"]) <= 2 * 4096, (added[2], added[8])
+    with closing(sqlite3.connect(outbox / SENT_INDEX)) as db:
+        kept = dict(db.execute("SELECT name, headers FROM sent ORDER BY name").fetchall())
+    assert kept and not list((outbox / "new").glob("*.eml")) and not list((outbox / "cur").glob("*.eml"))
+    for name, headers in kept.items():
+        text = headers.decode("utf-8")
         assert "X-Referee-Kept: headers" in text and "Message-ID: <" in text and "To: " in text
-        assert len(text) < 1500  # the letter itself (its views, its record) is under mail/
-    # A letter written again after a crash is not posted a second time, nor cut twice.
+        assert len(text) < 1500 and sent_copy(outbox, name) == headers  # the letter itself is under mail/
+    # A letter written again after a crash is not posted a second time.
     from email import message_from_bytes, policy
 
-    first = message_from_bytes(kept[0].read_bytes(), policy=policy.default)
+    name, headers = next(iter(kept.items()))
+    first = message_from_bytes(headers, policy=policy.default)
     again = post(outbox, _letter_like(first), "referee@example.org", "Referee")
-    assert again == kept[0] and not list((outbox / "new").glob("*.eml"))
-    cut = kept[0].read_bytes()
-    assert keep_sent(outbox, kept[0]) == kept[0] and kept[0].read_bytes() == cut
+    assert again == outbox / "cur" / name and not list((outbox / "new").glob("*.eml"))
+    # An outbox kept before holds a file in cur/ for each letter sent, whole or cut: read the same way.
+    (outbox / "cur" / "old.eml").write_bytes(headers)
+    assert sent_copy(outbox, "old.eml") == headers and keep_sent(outbox, outbox / "cur" / "old.eml")
 
 
 def _letter_like(message: Any) -> Any:

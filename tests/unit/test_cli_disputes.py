@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import kept_letters
 import pytest
 from click.testing import CliRunner
 from played import copy_game, new_game
@@ -99,7 +100,7 @@ def test_dispute_list_and_resolve(game: TestGame) -> None:
     assert "#1  open" in run("dispute", "list", game.dir)
     assert "dispute #1 upheld: 2 letter(s)" in run("dispute", "resolve", game.dir, "1", "--upheld", "--note", "fine")
     assert "#1  upheld" in run("dispute", "list", game.dir)
-    letter = (game.dir / "mail" / "disputes" / "alice.dispute-1.txt").read_text()
+    letter = kept_letters.read_text(game.dir / "mail" / "disputes" / "alice.dispute-1.txt")
     assert "too lucky" in letter and "fine" in letter and "0002-t2-round.json" in letter
     with pytest.raises(RefereeError, match="already resolved"):
         CliRunner().invoke(cli, ["dispute", "resolve", str(game.dir), "1", "--upheld"], catch_exceptions=False)

@@ -18,12 +18,14 @@ from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
+import kept_letters
 import pytest
 import yaml
 from played import copy_game
 
 from referee.errors import ConfigError
 from referee.game.engine import adjudicate, init_game
+from referee.letters.kept import read_kept
 from referee.mail.commands import run_command
 from referee.mail.directory import Directory
 from referee.mail.home import Home
@@ -124,12 +126,12 @@ def kept_name(name: str) -> str:
 
 def kept_copies(game: TestGame, sealed_name: str) -> list[Path]:
     """Return the copies kept under GAMEDIR/mail/ of a file sent sealed (every phase's, by name)."""
-    return sorted((game.dir / "mail").rglob(kept_name(sealed_name.removesuffix(".age"))))
+    return sorted(kept_letters.glob(game.dir / "mail", "*/" + kept_name(sealed_name.removesuffix(".age"))))
 
 
 def kept_file(game: TestGame, name: str, data: bytes) -> Path:
     """Return the copy kept under GAMEDIR/mail/ with this name and these bytes."""
-    matches = [path for path in (game.dir / "mail").rglob(kept_name(name)) if path.read_bytes() == data]
+    matches = [path for path in kept_letters.glob(game.dir / "mail", "*/" + kept_name(name)) if read_kept(path) == data]
     assert matches, f"no kept copy of {name} has these bytes"
     return matches[0]
 
@@ -160,8 +162,8 @@ def test_nothing_private_shows_in_the_body_the_subject_or_a_plain_file(played: T
         files = attachments(message)
         kept = [path for name in files if name.endswith(".age") for path in kept_copies(played, name)]
         # A signature's lines start alike for every letter the referee signs: it is checked whole.
-        private = {line for path in kept if path.suffix != ".sig" for line in telling_lines(path.read_bytes())}
-        signatures = {path.read_text() for path in kept if path.suffix == ".sig"}
+        private = {line for path in kept if path.suffix != ".sig" for line in telling_lines(read_kept(path))}
+        signatures = {read_kept(path).decode() for path in kept if path.suffix == ".sig"}
         assert private and signatures
         seen = bodies(message) + message["Subject"]
         seen += "".join(data.decode() for name, data in files.items() if not name.endswith(".age"))
@@ -301,9 +303,9 @@ def test_a_report_sent_again_by_mail_is_sealed_for_an_encrypted_player(home: Hom
     files = attachments(letter)
     assert f"{ROUND_1}alice.report.txt.age" in files and f"{ROUND_1}alice.report.txt" not in files
     kept = home.games_dir / GAME_ID / "mail" / "0001-t1-round" / "alice.report.txt"
-    assert open_with_age(age, played.keys["alice"], files[f"{ROUND_1}alice.report.txt.age"]) == kept.read_bytes()
+    assert open_with_age(age, played.keys["alice"], files[f"{ROUND_1}alice.report.txt.age"]) == read_kept(kept)
     seen = bodies(letter) + "".join(data.decode() for name, data in files.items() if not name.endswith(".age"))
-    assert not [line for line in telling_lines(kept.read_bytes()) if line in seen]
+    assert not [line for line in telling_lines(read_kept(kept)) if line in seen]
     assert f"age -d -i ~/.ssh/id_ed25519 {ROUND_1}alice.report.txt.age > {ROUND_1}alice.report.txt" in bodies(letter)
 
 

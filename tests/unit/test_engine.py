@@ -13,6 +13,7 @@ from email import policy
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import kept_letters
 import pytest
 
 import referee.game.adjudication
@@ -21,6 +22,7 @@ from referee.game.engine import adjudicate, submit
 from referee.game.journal import GameDir
 from referee.game.results import Receipt
 from referee.game.status import status
+from referee.letters.kept import read_kept
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.records import record_transcript
 from referee.protocol.signatures import generate_keypair, load_private_key, sign
@@ -68,7 +70,7 @@ def refused(game: TestGame, raw: bytes, signature: str | bytes | None, code: str
     assert receipt.sha256 == sha256_hex(raw)
     # The acknowledgement lists the problem for the player.
     assert receipt.letter is not None
-    ack = receipt.letter.read_text(encoding="utf-8")
+    ack = kept_letters.read_text(receipt.letter)
     assert "REFUSED" in ack and f"[{code}]" in ack
     return receipt
 
@@ -356,7 +358,7 @@ def test_game_over(make_game: Callable[..., TestGame], tmp_path: Path) -> None:
     refused(game, raw, game.signed("alice", raw), "refused.game-over", "over")
     with pytest.raises(StateError, match="is over"):
         adjudicate(game.dir)
-    assert "over" in (game.dir / "mail" / "0002-t2-round" / "alice.report.txt").read_text()
+    assert "over" in kept_letters.read_text(game.dir / "mail" / "0002-t2-round" / "alice.report.txt")
     assert verify_game_dir(game.dir).ok
 
 
@@ -374,9 +376,9 @@ def test_seq_rules(game: TestGame) -> None:
     again = submit(game.dir, raw, game.signed("alice", raw))
     assert again.accepted and again.duplicate and again.sha256 == third.sha256
     assert snapshot(game) == before
-    assert "already been accepted" in again.letter.read_text()  # type: ignore[union-attr]
+    assert "already been accepted" in kept_letters.read_text(again.letter)  # type: ignore[union-attr]
     # ...but it gets an acknowledgement of its own, mailed anew: the player may have lost the first.
-    assert again.letter != third.letter and third.letter.exists()  # type: ignore[union-attr]
+    assert again.letter != third.letter and kept_letters.exists(third.letter)  # type: ignore[union-attr]
     outbox = sorted((game.dir / "outbox" / "new").glob("*ack*"))
     assert len([p for p in outbox if third.sha256[:12] in p.name]) == 2
 
@@ -422,7 +424,7 @@ def test_force_applies_default_orders(game: TestGame) -> None:
     assert result.defaulted == ["alice", "carol"]
     record = json.loads(result.record.read_bytes())
     assert record["orders"] == [{"player": "bob", "sha256": bob.sha256}]
-    report = (game.dir / "mail" / "0001-t1-round" / "carol.report.txt").read_text()
+    report = kept_letters.read_text(game.dir / "mail" / "0001-t1-round" / "carol.report.txt")
     assert "No orders came from alice, carol" in report
     assert status(game.dir)["turn"] == 2
     assert verify_game_dir(game.dir).ok
@@ -528,7 +530,7 @@ def test_crash_while_opening_the_next_phase(
     assert first_record is None or record_path.read_bytes() == first_record
     info = status(game.dir)
     assert (info["turn"], info["commit"]) == (2, next_commit)
-    assert f"commit {next_commit}" in (game.dir / "mail" / "0002-t2-round" / "alice.notice.txt").read_text()
+    assert f"commit {next_commit}" in kept_letters.read_text(game.dir / "mail" / "0002-t2-round" / "alice.notice.txt")
     ids = message_ids(game.dir)
     assert len(ids) == len(set(ids))
     assert verify_game_dir(game.dir).ok
@@ -552,18 +554,22 @@ def test_kept_view_files_match_their_letters(game: TestGame) -> None:
     """Each notice and report names its view file and that file's SHA-256; the copy kept under
     mail/ must be that file (a report must not overwrite the notice's view in the same folder)."""
     play_round(game, 1)
-    letters = sorted((game.dir / "mail").glob("*/*.notice.txt")) + sorted((game.dir / "mail").glob("*/*.report.txt"))
+    letters = sorted(kept_letters.glob(game.dir / "mail", "*/*.notice.txt")) + sorted(
+        kept_letters.glob(game.dir / "mail", "*/*.report.txt")
+    )
     assert len(letters) == 9
     for letter in letters:
-        name, digest = re.search(r"attached as\s+(\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", letter.read_text()).groups()  # type: ignore[union-attr]
+        name, digest = re.search(
+            r"attached as\s+(\S+)\s+\(SHA-256 ([0-9a-f]{64})\)", kept_letters.read_text(letter)
+        ).groups()  # type: ignore[union-attr]
         # In the mail the file is named after the game and the folder it is kept in.
         kept = name.removeprefix(f"{game.game}-{letter.parent.name}-")
-        assert sha256_hex((letter.parent / kept).read_bytes()) == digest, letter
+        assert sha256_hex(read_kept(letter.parent / kept)) == digest, letter
 
 
 def test_the_notice_order_form_is_accepted_as_it_is(game: TestGame) -> None:
     """The order file a notice offers to start from must itself be a valid order file."""
-    notice = (game.dir / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    notice = kept_letters.read_text(game.dir / "mail" / "0001-t1-round" / "alice.notice.txt")
     form = notice.split("An order file filled in for you to start from")[1].split("\n\n", 1)[1].split("Sign it with")[0]
     raw = "".join(line[4:] + "\n" for line in form.splitlines() if line.strip()).encode()
     assert raw.startswith(b"game: test-game\n")
@@ -636,7 +642,7 @@ def test_the_referee_enters_orders_for_an_absent_player(game: TestGame) -> None:
     raw = game.order("carol", 1, ROLLS)
     entered = submit(game.dir, raw, None, become="carol")
     assert entered.accepted and entered.by_referee and entered.player == "carol"
-    ack = entered.letter.read_text()  # type: ignore[union-attr]
+    ack = kept_letters.read_text(entered.letter)  # type: ignore[union-attr]
     assert "entered this file on your behalf" in ack
     assert any("carol@" in p.read_text(errors="replace") for p in (game.dir / "outbox" / "new").glob("*ack*"))
     wrong = submit(game.dir, game.order("bob", 1, ROLLS), None, become="carol")
@@ -651,7 +657,9 @@ def test_the_referee_enters_orders_for_an_absent_player(game: TestGame) -> None:
     assert {"player": "carol", "sha256": entered.sha256, "by": "referee"} in record["orders"]
     assert record["protocol"] == "pbem-referee/4"
     assert "order carol " not in record_transcript(record).decode()
-    assert "The referee entered carol's orders" in (game.dir / "mail" / "0001-t1-round" / "bob.report.txt").read_text()
+    assert "The referee entered carol's orders" in kept_letters.read_text(
+        game.dir / "mail" / "0001-t1-round" / "bob.report.txt"
+    )
     assert verify_game_dir(game.dir).ok
 
 

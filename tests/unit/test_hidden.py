@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 
 import games
@@ -190,13 +191,13 @@ def test_the_record_commits_to_hidden_draws_and_shows_none_of_them(played: Path)
 
 def test_each_player_gets_only_their_own_proofs(played: Path) -> None:
     first = record(played, 1)
-    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
-    bob = (played / "mail" / "0001-t1-round" / "bob.report.txt").read_text()
+    alice = kept_letters.read_text(played / "mail" / "0001-t1-round" / "alice.report.txt")
+    bob = kept_letters.read_text(played / "mail" / "0001-t1-round" / "bob.report.txt")
     commitments = first["hidden"][0]["commitments"]
     assert commitments[0] in alice and commitments[0] not in bob
     assert commitments[1] in bob and commitments[1] not in alice
     assert "strength/alice #0" in alice and "strength/alice #0" not in bob
-    notice = (played / "mail" / "0001-t1-round" / "alice.notice.txt").read_text()
+    notice = kept_letters.read_text(played / "mail" / "0001-t1-round" / "alice.notice.txt")
     assert "hidden commit" in notice
 
 
@@ -219,7 +220,7 @@ def test_final_reveal_proves_every_draw_and_a_changed_commitment_fails(played: P
     report = verify_game_dir(played, final=True)
     assert report.ok, report.problems
     assert report.final and report.hidden_proven == 3
-    assert (played / "mail" / "reveals" / "alice.reveal-0001.txt").is_file()
+    assert kept_letters.exists(played / "mail" / "reveals" / "alice.reveal-0001.txt")
 
     # A player's copy: records, reveals and the key, nothing else.
     copy = tmp_path / "copy"
@@ -336,7 +337,7 @@ def test_a_forged_or_mangled_reveal_is_reported_not_trusted(played: Path) -> Non
 
 
 def test_the_printed_check_line_gives_the_commitment_in_a_real_shell(played: Path) -> None:
-    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
+    alice = kept_letters.read_text(played / "mail" / "0001-t1-round" / "alice.report.txt")
     commitment = record(played, 1)["hidden"][0]["commitments"][0]
     check = next(line.split("check", 1)[1].strip() for line in alice.splitlines() if line.strip().startswith("check"))
     assert subprocess.run(["sh", "-c", check], capture_output=True, text=True).stdout.split() == [commitment]
@@ -371,7 +372,7 @@ def test_a_game_begun_on_version_4_commits_values_with_their_type() -> None:
 def test_the_records_of_a_new_game_commit_typed_values(played: Path) -> None:
     first = record(played, 1)
     assert first["protocol"] == "pbem-referee/4" and "state_scheme" in first
-    alice = (played / "mail" / "0001-t1-round" / "alice.report.txt").read_text()
+    alice = kept_letters.read_text(played / "mail" / "0001-t1-round" / "alice.report.txt")
     assert "pbem-hidden/2 strength/alice 0 " in alice
 
 

@@ -13,6 +13,8 @@ from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
+import kept_letters
+
 from referee.game.audit import audit
 from referee.game.engine import adjudicate
 from referee.letters.post import read_kept_html
@@ -41,6 +43,7 @@ def mailed_html(game: TestGame, subject_part: str, player: str) -> str:
 
 def test_letters_keep_their_html_gzipped_and_as_mailed(tmp_path: Path, make_game: MakeGame) -> None:
     game = make_game(tmp_path)
+    kept_letters.as_kept_before(game.dir)  # what this file tests is how games begun before keep letters
     play_a_round(game)
     folder = game.dir / "mail" / "0001-t1-round"
     assert not list((game.dir / "mail").rglob("*.html")), "no plain HTML is kept any more"
@@ -56,6 +59,7 @@ def test_letters_keep_their_html_gzipped_and_as_mailed(tmp_path: Path, make_game
 
 def test_a_game_that_kept_plain_html_still_reads_and_audits(tmp_path: Path, make_game: MakeGame) -> None:
     game = make_game(tmp_path)
+    kept_letters.as_kept_before(game.dir)  # what this file tests is how games begun before keep letters
     play_a_round(game)
     for packed in (game.dir / "mail").rglob("*.html.gz"):  # as games kept their letters before
         packed.with_suffix("").write_bytes(gzip.decompress(packed.read_bytes()))
@@ -68,6 +72,7 @@ def test_a_game_that_kept_plain_html_still_reads_and_audits(tmp_path: Path, make
 
 def test_a_view_kept_twice_is_on_disk_once(tmp_path: Path, make_game: MakeGame) -> None:
     game = make_game(tmp_path)
+    kept_letters.as_kept_before(game.dir)  # what this file tests is how games begun before keep letters
     play_a_round(game)
     mail = game.dir / "mail"
     for player in game.players:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 from played import copy_game
@@ -26,6 +27,7 @@ from played import copy_game
 from referee.game.engine import adjudicate, init_game
 from referee.game.opened import Game
 from referee.game.reveal import reveal
+from referee.letters.kept import read_kept
 from referee.protocol.signatures import generate_keypair
 from referee.protocol.verify import verify_game_dir
 
@@ -195,8 +197,8 @@ def turn_of(folder: str) -> int:
 def letters(played: Played) -> list[tuple[str, int, Path]]:
     """Return (recipient, turn, path) of every letter and attachment the referee kept under mail/."""
     found = []
-    for path in sorted((played.game.dir / "mail").rglob("*")):
-        if path.is_file() and path.parent.name[:4].isdigit():
+    for path in sorted(kept_letters.glob(played.game.dir / "mail", "*/*")):
+        if path.parent.name[:4].isdigit():
             found.append((path.name.split(".")[0], turn_of(path.parent.name), path))
     return found
 
@@ -230,7 +232,8 @@ def test_no_letter_shows_a_player_what_they_may_not_know(played: Played) -> None
     checked = 0
     for player, turn, path in letters(played):
         assert player in PLAYERS, path
-        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text(encoding="utf-8")
+        data = read_kept(path)
+        text = gzip.decompress(data).decode() if path.suffix == ".gz" else data.decode("utf-8")
         for token, who in knowledge(played, turn).items():
             if "all" not in who and player not in who:
                 assert token not in text, f"{path.relative_to(played.game.dir)} shows {token} to {player}"
@@ -290,13 +293,15 @@ def test_a_played_card_checks_against_the_commitment_made_when_it_was_shuffled(p
 
 
 def test_each_player_gets_the_proofs_of_their_own_cards(played: Played) -> None:
-    report = {p: (played.game.dir / "mail" / "0001-t1-round" / f"{p}.report.txt").read_text() for p in PLAYERS}
+    report = {
+        p: kept_letters.read_text(played.game.dir / "mail" / "0001-t1-round" / f"{p}.report.txt") for p in PLAYERS
+    }
     for player in PLAYERS:
         for entry in played.states[1]["cards"]["decks"]["strategy"]["hands"][player]:
             opening = entry["opening"]
             assert opening["commitment"] in report[player] and opening["salt"] in report[player]
             assert all(opening["salt"] not in report[other] for other in PLAYERS if other != player)
-    view = yaml.safe_load((played.game.dir / "mail" / "0001-t1-round" / "bob.view-after.yaml").read_text())
+    view = yaml.safe_load(kept_letters.read_text(played.game.dir / "mail" / "0001-t1-round" / "bob.view-after.yaml"))
     shown = view["decks"]["strategy"]["your_hand"]
     assert [c["card"] for c in shown] == hand(played.states[1], "bob")
     assert all(
@@ -307,9 +312,9 @@ def test_each_player_gets_the_proofs_of_their_own_cards(played: Played) -> None:
 
 def test_the_hidden_note_reaches_its_reader_then_everyone(played: Played) -> None:
     mail = played.game.dir / "mail"
-    assert NOTE in (mail / "0001-t1-round" / "bob.report.txt").read_text()
-    assert NOTE not in (mail / "0001-t1-round" / "carol.report.txt").read_text()
-    assert NOTE in (mail / "0003-t3-round" / "carol.report.txt").read_text()
+    assert NOTE in kept_letters.read_text(mail / "0001-t1-round" / "bob.report.txt")
+    assert NOTE not in kept_letters.read_text(mail / "0001-t1-round" / "carol.report.txt")
+    assert NOTE in kept_letters.read_text(mail / "0003-t3-round" / "carol.report.txt")
     seen = {turn: record for turn, record, _ in records(played)}
     note = next(entry for entry in seen[1]["hidden"] if entry["label"] == "note/alice/1")
     opened = next(o for o in seen[3]["opened"] if o["label"] == "note/alice/1")
@@ -321,12 +326,12 @@ def test_the_face_down_discard_and_the_look_stay_private(played: Played) -> None
     mail = played.game.dir / "mail" / "0002-t2-round"
     discarded = played.states[2]["cards"]["decks"]["intel"]["discard"][0]
     assert discarded["face_up"] is False and discarded["by"] == "bob"
-    assert UNIQUE[discarded["card"]] in (mail / "bob.report.txt").read_text()
+    assert UNIQUE[discarded["card"]] in kept_letters.read_text(mail / "bob.report.txt")
     for player in ("alice", "carol"):
-        report = (mail / f"{player}.report.txt").read_text()
+        report = kept_letters.read_text(mail / f"{player}.report.txt")
         assert "bob discarded a card face down" in report and UNIQUE[discarded["card"]] not in report
     looked = played.looked[2]["carol"]
-    carol = (mail / "carol.report.txt").read_text()
+    carol = kept_letters.read_text(mail / "carol.report.txt")
     assert all(UNIQUE[entry["card"]] in carol for entry in looked)
 
 
@@ -351,7 +356,7 @@ def test_the_readmes_check_card_script(played: Played, tmp_path: Path) -> None:
         command = [sys.executable, str(script), str(records_dir), *map(str, args)]
         return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
-    mine = yaml.safe_load((played.game.dir / "mail" / "0001-t1-round" / "carol.view-after.yaml").read_text())
+    mine = yaml.safe_load(kept_letters.read_text(played.game.dir / "mail" / "0001-t1-round" / "carol.view-after.yaml"))
     card = mine["decks"]["strategy"]["your_hand"][0]
     proof = card["proof"]
     result = run(proof["label"], proof["index"], card["card"], proof["salt"])

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 
@@ -212,7 +213,7 @@ def play(root: Path) -> Campaign:
             result = make_override(
                 campaign.game.dir, "state", "/tracks/prestige-france/value", ["3"], "BHG Prestige Point award (5.444)"
             )
-            campaign.override_letter = (result.letters[0].parent / "france.override-1.txt").read_text(encoding="utf-8")
+            campaign.override_letter = kept_letters.read_text(result.letters[0].parent / "france.override-1.txt")
             campaign.override_report = next(campaign.game.dir.glob("mail/*-t7-french-admin")) / "france.report.txt"
             campaign.states[-1] = state_of(campaign.game.dir)
         if state["ended"]:
@@ -235,8 +236,8 @@ def test_the_campaign_runs_several_years_and_the_peace_index_ends_it(campaign: C
     turns = (last["round"] - 1) // len(SEQUENCE)
     assert turns >= 8, "at least two years of four Quarters"
     assert Game.open(campaign.game.dir).module.phase(last) is None
-    report = (campaign.game.dir / "mail").rglob("france.report.txt")
-    final = max(report, key=lambda path: path.parent.name).read_text(encoding="utf-8")
+    report = kept_letters.glob(campaign.game.dir / "mail", "*/france.report.txt")
+    final = kept_letters.read_text(max(report, key=lambda path: path.parent.name))
     assert "The game ends: Peace Index reached 14" in " ".join(final.split())
 
 
@@ -254,8 +255,8 @@ def test_the_sequence_alternates_and_its_titles_carry_the_calendar(campaign: Cam
 def test_each_phase_has_its_own_deadline(campaign: Campaign) -> None:
     schedule = Game.open(campaign.game.dir).schedule
     assert [schedule.deadline_text(phase) for phase in SEQUENCE] == ["48h", "48h", "72h"]
-    notices = {path.parent.name: path for path in (campaign.game.dir / "mail").rglob("allies.notice.txt")}
-    first = " ".join(notices[min(notices)].read_text(encoding="utf-8").split())
+    notices = {path.parent.name: path for path in kept_letters.glob(campaign.game.dir / "mail", "*/allies.notice.txt")}
+    first = " ".join(kept_letters.read_text(notices[min(notices)]).split())
     assert "48h after this notice was sent" in first
 
 
@@ -291,7 +292,7 @@ def test_the_conditional_request_follows_exactly_the_recessions(campaign: Campai
             continue
         recessions += 1
         report_path = next(campaign.game.dir.glob(f"mail/*-t{rec['turn']}-operations")) / "allies.report.txt"
-        report = report_path.read_text(encoding="utf-8")
+        report = kept_letters.read_text(report_path)
         flat = " ".join(report.split())
         receded = "the floodwaters recede - flood effects end" in flat
         assert ("roll/allies/flood-recedes/then-1" in labels) == receded, (rec["turn"], labels)
@@ -312,14 +313,14 @@ def test_scheduled_rolls_are_labelled_and_reported(campaign: Campaign) -> None:
     assert "scheduled/french-admin/kings-ennui" in rolls
     assert "scheduled/french-admin/pox/saxe" in rolls
     assert "scheduled/allied-admin/russians/russian-corps" in rolls
-    first = min((campaign.game.dir / "mail").rglob("allies.report.txt")).read_text(encoding="utf-8")  # turn 1
+    first = kept_letters.read_text(min(kept_letters.glob(campaign.game.dir / "mail", "*/allies.report.txt")))  # turn 1
     assert "Scheduled roll, 1d10z for “King's Ennui" in " ".join(first.split())
 
 
 def test_the_referees_override_of_a_track_is_signed_and_shown(campaign: Campaign) -> None:
     assert "/tracks/prestige-france/value" in campaign.override_letter
     assert campaign.override_report is not None
-    report = " ".join(campaign.override_report.read_text(encoding="utf-8").split())
+    report = " ".join(kept_letters.read_text(campaign.override_report).split())
     assert "in your view: tracks.prestige-france.value: 2 -> 3" in report
     assert "French Prestige Level (prestige-france): 3" in report
     assert campaign.states[-1]["tracks"]["prestige-france"]["value"] == 3

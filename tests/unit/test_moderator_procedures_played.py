@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 from played import copy_game
@@ -103,8 +104,8 @@ def play_round(game: TestGame, turn: int, orders: dict[str, dict[str, Any]]) -> 
 
 
 def report(game: TestGame, turn: int, player: str) -> str:
-    (folder,) = sorted((game.dir / "mail").glob(f"{turn:04d}-t{turn}-round*"))[-1:]
-    return (folder / f"{player}.report.txt").read_text(encoding="utf-8")
+    (folder,) = sorted(kept_letters.glob(game.dir / "mail", f"{turn:04d}-t{turn}-round*"))[-1:]
+    return kept_letters.read_text(folder / f"{player}.report.txt")
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import kept_letters
 import pytest
 from played import copy_game, new_game
 
@@ -18,6 +19,7 @@ from referee.game.journal import GameDir
 from referee.game.override import make_override
 from referee.game.overrides import edit_state, values_problem, view_changes
 from referee.game.status import status
+from referee.letters.kept import read_kept
 from referee.protocol.canonical import canonical_json, sha256_hex
 from referee.protocol.dice import derive, phase_key, transcript
 from referee.protocol.signatures import NAMESPACE_REFEREE, load_public_key_file, verify
@@ -49,8 +51,10 @@ def rolls_of(data: dict[str, Any]) -> dict[str, list[int]]:
 
 def report(game: TestGame, player: str, stem: str) -> str:
     """Return the latest report of the phase `stem` sent to `player`."""
-    folders = sorted((game.dir / "mail").glob(f"{stem}*"), key=lambda p: int(p.suffix[2:] or 0) if p.suffix else 0)
-    return (folders[-1] / f"{player}.report.txt").read_text()
+    folders = sorted(
+        kept_letters.glob(game.dir / "mail", f"{stem}*"), key=lambda p: int(p.suffix[2:] or 0) if p.suffix else 0
+    )
+    return kept_letters.read_text(folders[-1] / f"{player}.report.txt")
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +116,7 @@ def test_a_reroll_is_seen_in_every_report_and_in_the_public_record(game: TestGam
         assert "Changed by the referee" in text and "#1 reroll" in text
         assert "reason: the die fell off the table" in text
         assert "replaced: the referee ordered a re-roll, roll/alice/charge/reroll-1" in text
-        letter = (game.dir / "mail" / "changes" / f"{player}.override-1.txt").read_text()
+        letter = kept_letters.read_text(game.dir / "mail" / "changes" / f"{player}.override-1.txt")
         assert "Override #1 (reroll, turn 2 'round')" in letter and "rolled the game back to turn 2" in letter
     verified = verify_game_dir(game.dir)
     assert verified.ok and verified.superseded == 2, verified.problems
@@ -179,7 +183,7 @@ def test_a_corrected_order_changes_no_other_roll(game: TestGame, tmp_path: Path)
     assert len(rolls_of(again)["roll/bob/volley"]) == 3
     assert "The referee corrected bob's orders (override #1)" in report(game, "alice", "0001-t1-round")
     folder = result.forward.adjudications[0].reports[0].parent  # type: ignore[union-attr]
-    assert (folder / "bob.corrected-orders.yaml").read_bytes() == fixed
+    assert read_kept(folder / "bob.corrected-orders.yaml") == fixed
     assert not (folder / "alice.corrected-orders.yaml").exists()
     assert audit(game.dir).ok and verify_game_dir(game.dir).ok
 
@@ -207,9 +211,9 @@ def test_a_state_edit_of_the_open_phase_is_told_at_once_and_recorded(game: TestG
         game.dir / "referee.pub"
     )
     assert row.body["value"] == {} and row.body["type"] == "pbem-referee-override/1"
-    alice = (game.dir / "mail" / "changes" / "alice.override-1.txt").read_text()
+    alice = kept_letters.read_text(game.dir / "mail" / "changes" / "alice.override-1.txt")
     assert "Your orders on record no longer fit" in alice and "there is no table 'morale'" in alice
-    assert "no longer fit" not in (game.dir / "mail" / "changes" / "bob.override-1.txt").read_text()
+    assert "no longer fit" not in kept_letters.read_text(game.dir / "mail" / "changes" / "bob.override-1.txt")
     with pytest.raises(StateError, match="no longer fit"):
         adjudicate(game.dir, force=False)
     assert game.submit("alice", 4, VOLLEY, seq=2).accepted

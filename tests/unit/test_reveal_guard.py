@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 
 import games
@@ -78,7 +79,7 @@ def test_a_deck_with_cards_in_hands_and_in_the_draw_pile_is_refused_naming_what_
     assert "alice's hand of events (2 cards) to everyone but alice" in message
     assert "bob's hand of events (2 cards) to everyone but bob" in message
     assert any("--force" in hint for hint in refused.value.hints)
-    assert not (game.dir / "reveals").exists()  # nothing was published
+    assert not kept_letters.exists(game.dir / "reveals")  # nothing was published
 
 
 def test_a_sealed_note_not_yet_opened_is_refused(tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def test_a_sealed_note_not_yet_opened_is_refused(tmp_path: Path) -> None:
     assert game.submit("alice", 2, "reveal: [plan-b]").accepted
     assert game.submit("bob", 2, "note: seen").accepted
     adjudicate(game.dir, expect="2/round")
-    assert reveal(game.dir, ["note/*"]).is_file()
+    assert kept_letters.exists(reveal(game.dir, ["note/*"]))
 
 
 def test_force_reveals_and_tells_every_player_what_it_opens(tmp_path: Path) -> None:
@@ -99,7 +100,7 @@ def test_force_reveals_and_tells_every_player_what_it_opens(tmp_path: Path) -> N
     target = reveal(game.dir, ["deck/*"], force=True)
     assert json.loads(target.read_bytes())["draws"][0]["label"] == "deck/events/shuffle-1"
     for player in PLAYERS:
-        letter = (game.dir / "mail" / "reveals" / f"{player}.reveal-0001.txt").read_text()
+        letter = kept_letters.read_text(game.dir / "mail" / "reveals" / f"{player}.reveal-0001.txt")
         assert "the referee\nrevealed them anyway (--force)" in letter
         assert "  - deck/events/shuffle-1: the draw pile of events (1 card) to every player; alice's hand" in letter
         html = read_kept_html(game.dir / "mail" / "reveals" / f"{player}.reveal-0001.html")
@@ -123,7 +124,7 @@ def test_a_finished_deck_is_revealed_without_force(tmp_path: Path) -> None:
     first_round(game)
     play_every_card(game, 2)  # every card face up: the deck hides nothing any more
     assert Game.open(game.dir).dir.open_phase() is not None
-    assert reveal(game.dir, ["deck/*"]).is_file()
+    assert kept_letters.exists(reveal(game.dir, ["deck/*"]))
 
 
 def test_after_the_game_is_over_nothing_is_in_play(tmp_path: Path) -> None:
@@ -131,7 +132,7 @@ def test_after_the_game_is_over_nothing_is_in_play(tmp_path: Path) -> None:
     first_round(game)
     play_every_card(game, 2)  # one card is still in the draw pile, but the game is over
     assert Game.open(game.dir).dir.open_phase() is None
-    assert reveal(game.dir, ["deck/*"]).is_file()
+    assert kept_letters.exists(reveal(game.dir, ["deck/*"]))
 
 
 def test_a_module_that_does_not_say_what_is_in_play_is_judged_by_its_secrets(

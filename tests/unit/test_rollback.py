@@ -9,6 +9,7 @@ from email import policy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import kept_letters
 import pytest
 from played import copy_game, new_game
 
@@ -19,6 +20,7 @@ from referee.game.journal import GameDir
 from referee.game.override import make_override
 from referee.game.rollback import roll_forward, rollback
 from referee.game.status import status
+from referee.letters.kept import read_kept
 from referee.protocol.verify import verify_game_dir
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def play(game: TestGame, turns: range, missing: dict[int, str] | None = None) ->
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("*")) if p.is_file()}
+    return {p.name: read_kept(p) for p in kept_letters.glob(folder.parent, f"{folder.name}/*")}
 
 
 def message_ids(game_dir: Path) -> list[str]:
@@ -89,17 +91,17 @@ def test_rollback_and_roll_forward_give_byte_identical_records(game: TestGame) -
 
 def test_every_player_is_told_and_the_letters_sent_before_are_kept(game: TestGame) -> None:
     mail = game.dir / "mail"
-    old_report = (mail / "0003-t3-round" / "alice.report.txt").read_text()
+    old_report = kept_letters.read_text(mail / "0003-t3-round" / "alice.report.txt")
     ids_before = message_ids(game.dir)
 
     rollback(game.dir, "3/round", "a rules question")
 
     for player in game.players:
-        letter = (mail / "changes" / f"{player}.rollback-g1.txt").read_text()
+        letter = kept_letters.read_text(mail / "changes" / f"{player}.rollback-g1.txt")
         assert "rolled the game back to turn 3 'round'" in letter and "Reason: a rules question" in letter
         assert "0003-t3-round.json, 0004-t4-round.json" in letter
-    assert (mail / "0003-t3-round" / "alice.report.txt").read_text() == old_report
-    new_report = (mail / "0003-t3-round.g1" / "alice.report.txt").read_text()
+    assert kept_letters.read_text(mail / "0003-t3-round" / "alice.report.txt") == old_report
+    new_report = kept_letters.read_text(mail / "0003-t3-round.g1" / "alice.report.txt")
     assert "This report replaces the one sent with the record 0003-t3-round.json" in new_report
     assert "Reason: a rules question" in new_report
     # Apart from that note, the new report says what the old one said; its files are named after
@@ -180,7 +182,7 @@ def test_orders_that_no_longer_fit_get_a_fresh_seed_and_a_notice(make_game: Make
     assert journal.log_entries(("seed.replaced",))[0]["data"]["old"] == old["server_seed"]
     record = json.loads((game.dir / "records" / "0002-t2-round.json").read_bytes())
     assert record["next_commit"] == info["commit"]
-    notice = (game.dir / "mail" / f"0003-t3-round.g{journal.generation()}" / "bob.notice.txt").read_text()
+    notice = kept_letters.read_text(game.dir / "mail" / f"0003-t3-round.g{journal.generation()}" / "bob.notice.txt")
     assert f"commit {info['commit']}" in notice
     with pytest.raises(StateError, match="no longer fit"):
         adjudicate(game.dir)
@@ -189,7 +191,7 @@ def test_orders_that_no_longer_fit_get_a_fresh_seed_and_a_notice(make_game: Make
     record = json.loads((game.dir / "records" / "0003-t3-round.json").read_bytes())
     assert record["commit"] == info["commit"] and record["rolls"] == []
     report = game.dir / "mail" / f"0003-t3-round.g{journal.generation()}" / "alice.report.txt"
-    assert "bob's orders no longer fit" in report.read_text()
+    assert "bob's orders no longer fit" in kept_letters.read_text(report)
     assert verify_game_dir(game.dir).ok and audit(game.dir).ok
 
 

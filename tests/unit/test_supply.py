@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import supplygame
 from played import copy_game
@@ -97,7 +98,7 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
 
 
 def waiting_letters(game: TestGame) -> list[Path]:
-    return sorted((game.dir / "mail").glob("*/*.waiting-*.txt"))
+    return sorted(kept_letters.glob(game.dir / "mail", "*/*.waiting-*.txt"))
 
 
 def status_needs(path: Path) -> dict[str, Any]:
@@ -111,7 +112,9 @@ def snapshot(game: TestGame) -> tuple[Any, ...]:
     game_dir = GameDir(game.dir)
     try:
         phase = game_dir.open_phase()
-        letters = sorted(str(p.relative_to(game.dir)) for p in (game.dir / "mail").rglob("*") if p.is_file())
+        letters = sorted(
+            str(p.relative_to(game.dir)) for p in kept_letters.glob(game.dir / "mail", "*/*") if p.is_file()
+        )
         return (len(game_dir.overrides()), phase.state_before if phase else None, letters)
     finally:
         game_dir.close()
@@ -131,7 +134,7 @@ def test_a_phase_waiting_on_its_referee_is_held_and_its_players_told_once(game: 
     assert first.value.exit_code == 4
     letters = waiting_letters(game)
     assert [p.name for p in letters] == ["alice.waiting-morale.txt", "bob.waiting-morale.txt"]
-    text = letters[0].read_text()
+    text = kept_letters.read_text(letters[0])
     assert "  - the morale factor of each side (Morale, p. 12),\n    needed by every move from round 2" in text
     assert "factors" not in text  # the need's title and page, never data
     assert status_needs(game.dir)["held"]["needs"] == ["morale"]
@@ -156,7 +159,7 @@ def test_a_supply_is_signed_applied_and_shown_in_the_record_and_every_report(gam
     assert entry["reason"] == "Morale, p. 12 of my copy"
     assert entry["state_to"] == record["state_before"]
     for player in supplygame.PLAYERS:
-        report = (game.dir / "mail" / "0002-t2-round" / f"{player}.report.txt").read_text()
+        report = kept_letters.read_text(game.dir / "mail" / "0002-t2-round" / f"{player}.report.txt")
         assert "the referee supplied the morale factor of each side (Morale, p. 12)" in " ".join(report.split())
         assert "Morale, p. 12 of my copy" in report
         assert "alice moves 3 and scores 6." in report  # 3 times alice's factor

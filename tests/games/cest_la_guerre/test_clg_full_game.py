@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import clg_bot
+import kept_letters
 import pytest
 
 from games.cest_la_guerre import GAME
@@ -110,11 +111,13 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
 
 def letters(played: Played, role: str) -> Iterator[tuple[Path, str]]:
     """Yield every file the referee wrote for `role` under mail/ with its text."""
-    for path in sorted((played.dir / "mail").rglob(f"{role}.*")):
+    for path in sorted(kept_letters.glob(played.dir / "mail", "*/" + f"{role}.*")):
         if path.suffix in (".txt", ".yaml"):
-            yield path, path.read_text(encoding="utf-8")
+            yield path, kept_letters.read_text(path)
         elif path.name.endswith(".html.gz"):
             yield path, read_kept_html(path.with_suffix(""))
+        elif path.suffix == ".html":  # in a pack of letters
+            yield path, read_kept_html(path)
 
 
 def test_the_game_runs_from_armies_to_a_victory_check(played: Played) -> None:
@@ -169,8 +172,8 @@ def test_no_names_or_lists_reach_the_opponent(played: Played) -> None:
 
 def test_dummies_are_named_to_the_opponent_only_once_removed(played: Played) -> None:
     for role in ROLES:
-        for path in sorted((played.dir / "mail").rglob(f"{role}.report.txt")):
-            text = path.read_text(encoding="utf-8")
+        for path in sorted(kept_letters.glob(played.dir / "mail", "*/" + f"{role}.report.txt")):
+            text = kept_letters.read_text(path)
             # Where the player stands lists their own cards, their own dummies among them (that it
             # shows nothing of the opponent's is the leak test's part).
             head, _, rest = text.partition("Where you stand now\n")
@@ -211,7 +214,7 @@ def test_face_down_cards_dummies_and_reserves_stay_hidden(played: Played) -> Non
         }
         for role in ROLES:
             folder = played.dir / "mail" / stem
-            report = (folder / f"{role}.report.txt").read_text(encoding="utf-8")
+            report = kept_letters.read_text(folder / f"{role}.report.txt")
             for marker, inside in MARKER.findall(report):
                 card = hidden.get(marker)
                 if card is not None and card["owner"] != role:

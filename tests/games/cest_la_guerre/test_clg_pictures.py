@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import clg_bot
+import kept_letters
 import pytest
 from headless import Browser, find_chromium
 from PIL import Image
@@ -94,10 +95,10 @@ def pngs(message: EmailMessage) -> list[tuple[str, bytes]]:
 
 def battle_letters(battle: Battle, role: str) -> list[Path]:
     """Return the kept texts of `role`'s notices and reports from the first placed cards on."""
-    letters = sorted((battle.dir / "mail").rglob(f"{role}.notice.txt")) + sorted(
-        (battle.dir / "mail").rglob(f"{role}.report.txt")
+    letters = sorted(kept_letters.glob(battle.dir / "mail", "*/" + f"{role}.notice.txt")) + sorted(
+        kept_letters.glob(battle.dir / "mail", "*/" + f"{role}.report.txt")
     )
-    return [path for path in letters if "The battlefield\n" in path.read_text(encoding="utf-8")]
+    return [path for path in letters if "The battlefield\n" in kept_letters.read_text(path)]
 
 
 def test_every_battle_letter_shows_the_table(battle: Battle) -> None:
@@ -105,16 +106,16 @@ def test_every_battle_letter_shows_the_table(battle: Battle) -> None:
     named in its text and attached to its mail; before any card or terrain there is none."""
     first = sorted((battle.dir / "mail").iterdir())[0]
     for role in ROLES:
-        assert "The battlefield" not in (first / f"{role}.notice.txt").read_text(encoding="utf-8")
+        assert "The battlefield" not in kept_letters.read_text(first / f"{role}.notice.txt")
         letters = battle_letters(battle, role)
         assert len(letters) >= 6, f"{role}: only {len(letters)} letters show the battlefield"
         for text_path in letters:
-            text = text_path.read_text(encoding="utf-8")
+            text = kept_letters.read_text(text_path)
             html = read_kept_html(text_path.with_suffix(".html"))
             assert html.count("<svg ") == 1 and "</svg>" in html, text_path
             assert "battlefield" in text and ".png" in text
             # The PNG is not kept: the kept HTML holds the same picture as SVG.
-            assert not list(text_path.parent.glob("*.png"))
+            assert not list(kept_letters.glob(text_path.parent.parent, f"{text_path.parent.name}/*.png"))
     messages = outbox(battle)
     with_picture = [m for m in messages if pngs(m)]
     assert len(with_picture) >= 12
@@ -248,12 +249,12 @@ def test_a_game_begun_before_pictures_keeps_its_letters_and_audits(
     upgraded = next_phase()  # the first phase adjudicated since: its report keeps format 2
     mail = game_dir / "mail"
     for folder in (*before, upgraded):
-        for letter in (mail / folder).glob("*.txt"):
-            assert "The battlefield" not in letter.read_text(encoding="utf-8"), letter
+        for letter in kept_letters.glob(mail, f"{folder}/*.txt"):
+            assert "The battlefield" not in kept_letters.read_text(letter), letter
     journal = GameDir(game_dir)
     opened = journal.open_phase()
     assert opened is not None and letter_format(journal, opened.seq) >= 3  # and 4, adopted with it
-    assert "The battlefield" in (mail / opened.folder / "blue.notice.txt").read_text(encoding="utf-8")
+    assert "The battlefield" in kept_letters.read_text(mail / opened.folder / "blue.notice.txt")
     journal.close()
     report = audit(game_dir)
     assert report.ok, report

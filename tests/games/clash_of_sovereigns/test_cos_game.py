@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 from cos_helpers import EXAMPLES
@@ -27,6 +28,7 @@ from referee.game.override import make_supply
 from referee.game.status import status
 from referee.game.supplies import WaitingOnReferee
 from referee.kit import load_text
+from referee.letters.kept import read_kept
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
 from referee.protocol.verify import verify_game_dir
 
@@ -59,7 +61,7 @@ def make_game(folder: Path, scenario: str, seats: tuple[str, ...]) -> tuple[Path
     init_game(game_dir, setup / "game.yaml")
     with pytest.raises(WaitingOnReferee, match="Strategy Cards"):  # the start is held until the cards come
         adjudicate(game_dir, force=True)
-    assert any((game_dir / "mail").rglob("*.waiting-cards*.txt"))
+    assert any(kept_letters.glob(game_dir / "mail", "*/*.waiting-cards*.txt"))
     cards = load_text("games.clash_of_sovereigns", "examples/cards.yaml").encode("utf-8")
     make_supply(game_dir, cards, "the made-up example cards (not the book's)", "cards.yaml")
     return game_dir, keys
@@ -69,7 +71,7 @@ def notice_view(game_dir: Path, seat: str) -> dict[str, Any]:
     phase = Game.open(game_dir).dir.open_phase()
     assert phase is not None
     folder = game_dir / "mail" / getattr(phase, "folder", phase.stem)
-    return yaml.load((folder / f"{seat}.view.yaml").read_text(encoding="utf-8"), Loader=LOADER)  # noqa: S506
+    return yaml.load(kept_letters.read_text(folder / f"{seat}.view.yaml"), Loader=LOADER)  # noqa: S506
 
 
 def bot_orders(view: dict[str, Any], turn: int) -> dict[str, Any]:
@@ -211,8 +213,8 @@ def test_every_card_drawn_matches_its_shuffles_commitment(played: tuple[str, Pat
         text = record.read_text(encoding="utf-8")
         committed |= set(re.findall(r"[0-9a-f]{64}", text))
     checked = 0
-    for view_file in (game_dir / "mail").rglob("*.view.yaml"):
-        view = yaml.load(view_file.read_text(encoding="utf-8"), Loader=LOADER)  # noqa: S506
+    for view_file in kept_letters.glob(game_dir / "mail", "*/*.view.yaml"):
+        view = yaml.load(kept_letters.read_text(view_file), Loader=LOADER)  # noqa: S506
         for shown in view["decks"].values():
             for card in shown.get("your_hand", []):
                 proof = card["proof"]
@@ -245,9 +247,9 @@ def test_no_letter_names_a_card_another_seat_holds_unplayed(played: tuple[str, P
             for e in hand
         } - public
         read = 0
-        for letter in (game_dir / "mail").rglob(f"{seat}.*"):
-            if letter.suffix in (".txt", ".yaml", ".gz"):  # text, the attached views, HTML (gzipped)
-                raw = letter.read_bytes()
+        for letter in kept_letters.glob(game_dir / "mail", "*/" + f"{seat}.*"):
+            if letter.suffix in (".txt", ".yaml", ".gz", ".html"):  # text, the attached views, HTML (gzipped)
+                raw = read_kept(letter)
                 text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
                 found = set(CARD_ID.findall(text)) & others
                 assert not found, (letter, found)
@@ -262,9 +264,9 @@ def test_every_report_shows_the_cards_played_with_their_text(played: tuple[str, 
         texts = [e["data"]["card_data"].get("text") for e in entry["events"] if e["kind"] == "card.played"]
         if not texts:
             continue
-        folder = next((game_dir / "mail").glob(f"*-t{entry['turn']}-{entry['phase']}"))
+        folder = next(kept_letters.glob(game_dir / "mail", f"*-t{entry['turn']}-{entry['phase']}"))
         for seat in GAMES[scenario]:
-            report = " ".join((folder / f"{seat}.report.txt").read_text(encoding="utf-8").split())
+            report = " ".join(kept_letters.read_text(folder / f"{seat}.report.txt").split())
             for text in texts:
                 assert " ".join(text.split()) in report, (folder, seat, text)
                 checked += 1
@@ -281,13 +283,13 @@ def test_a_sealed_reaction_not_triggered_is_in_no_letter(played: tuple[str, Path
         sealers = {e["data"]["seat"] for e in entry["events"] if e["kind"] == "reactions.sealed"}
         if opened or not sealers:
             continue
-        folder = next((game_dir / "mail").glob(f"*-t{entry['turn']}-{entry['phase']}"))
-        for letter in folder.iterdir():
+        folder = next(kept_letters.glob(game_dir / "mail", f"*-t{entry['turn']}-{entry['phase']}"))
+        for letter in kept_letters.glob(folder.parent, f"{folder.name}/*"):
             seat = letter.name.split(".")[0]
             if seat in sealers or not (".report." in letter.name or ".view-after." in letter.name):
                 continue
-            if letter.suffix in (".txt", ".yaml", ".gz"):
-                raw = letter.read_bytes()
+            if letter.suffix in (".txt", ".yaml", ".gz", ".html"):
+                raw = read_kept(letter)
                 text = (gzip.decompress(raw) if letter.suffix == ".gz" else raw).decode("utf-8")
                 assert "Budweis" not in text, letter
                 checked += 1

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 
@@ -80,7 +81,7 @@ def notice_view(game_dir: Path, side: str) -> dict[str, Any]:
     phase = Game.open(game_dir).dir.open_phase()
     assert phase is not None
     folder = game_dir / "mail" / getattr(phase, "folder", phase.stem)
-    return load_yaml((folder / f"{side}.view.yaml").read_text(encoding="utf-8"))
+    return load_yaml(kept_letters.read_text(folder / f"{side}.view.yaml"))
 
 
 def bot_orders(view: dict[str, Any], side: str) -> dict[str, Any]:

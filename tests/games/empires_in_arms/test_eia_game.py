@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -86,7 +87,7 @@ def notice_view(game_dir: Path, player: str) -> dict[str, Any]:
     phase = Game.open(game_dir).dir.open_phase()
     assert phase is not None
     folder = game_dir / "mail" / getattr(phase, "folder", phase.stem)
-    loaded: dict[str, Any] = yaml.load((folder / f"{player}.view.yaml").read_text(encoding="utf-8"), Loader=LOADER)  # noqa: S506
+    loaded: dict[str, Any] = yaml.load(kept_letters.read_text(folder / f"{player}.view.yaml"), Loader=LOADER)  # noqa: S506
     return loaded
 
 
@@ -191,9 +192,7 @@ def test_the_audit_replays_every_phase_and_supply(played: tuple[Path, list[dict[
 def test_frances_policy_stays_in_her_letters_until_it_is_used(played: tuple[Path, list[dict[str, Any]]]) -> None:
     game_dir, _ = played
     folders = sorted(p for p in (game_dir / "mail").iterdir() if p.is_dir() and p.name[:4].isdigit())
-    used = next(
-        i for i, f in enumerate(folders) if "revealed:" in (f / "britain.report.txt").read_text(encoding="utf-8")
-    )
+    used = next(i for i, f in enumerate(folders) if "revealed:" in kept_letters.read_text(f / "britain.report.txt"))
     for folder in folders[:used]:
         for path in folder.glob("*"):
             if path.name.startswith("france.") or not path.is_file() or path.suffix == ".gz":
@@ -202,4 +201,4 @@ def test_frances_policy_stays_in_her_letters_until_it_is_used(played: tuple[Path
             assert "'rounds': [2]" not in text and "rounds: [2]" not in text, path
             assert "guard france +2 in round(s) 2" not in text, path
     # ...and once used, every player reads it in words.
-    assert "guard france +2 in round(s) 2" in (folders[used] / "britain.report.txt").read_text(encoding="utf-8")
+    assert "guard france +2 in round(s) 2" in kept_letters.read_text(folders[used] / "britain.report.txt")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 import yaml
 from obb_helpers import TEST_TABLES
@@ -70,7 +71,7 @@ def notice_view(game_dir: Path, player: str) -> dict[str, Any]:
     phase = Game.open(game_dir).dir.open_phase()
     assert phase is not None
     folder = game_dir / "mail" / getattr(phase, "folder", phase.stem)
-    return load_yaml((folder / f"{player}.view.yaml").read_text(encoding="utf-8"))
+    return load_yaml(kept_letters.read_text(folder / f"{player}.view.yaml"))
 
 
 def bot_orders(view: dict[str, Any]) -> dict[str, Any]:
@@ -250,36 +251,38 @@ def test_no_bid_is_seen_before_the_auction_is_adjudicated(played: tuple[Path, li
     for folder in bid_folders:
         turn = int(folder.name.split("-t")[1].split("-")[0])
         for view_file in folder.glob("*.view.yaml"):  # sent with the notices, before any bid
-            auction = load_yaml(view_file.read_text(encoding="utf-8"))["last_auction"]
+            auction = load_yaml(kept_letters.read_text(view_file))["last_auction"]
             assert auction is None or auction["turn"] < turn, view_file
         for ack in folder.glob("*.ack-*.txt"):
-            assert "bid" not in ack.read_text(encoding="utf-8").split("For: turn")[0]
+            assert "bid" not in kept_letters.read_text(ack).split("For: turn")[0]
         for report in folder.glob("*.report.txt"):
-            text = report.read_text(encoding="utf-8")
+            text = kept_letters.read_text(report)
             assert "every sealed bid, revealed together" in text
             assert all(name in text for name in ("Dutch army", "Imperial army", "Bavarian army"))
             assert f"Tempo bidding, turn {turn}" in text
-        view_after = load_yaml((folder / "bavarian.view-after.yaml").read_text(encoding="utf-8"))
+        view_after = load_yaml(kept_letters.read_text(folder / "bavarian.view-after.yaml"))
         assert view_after["last_auction"]["turn"] == turn
 
 
 def test_standing_orders_stay_with_their_player(played: tuple[Path, list[dict[str, Any]]]) -> None:
     game_dir, _ = played
-    for path in (game_dir / "mail").rglob("*"):
+    for path in kept_letters.glob(game_dir / "mail", "*/*"):
         if not path.is_file() or path.name.startswith("dutch."):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         assert "Your standing orders" not in text, path
         if path.suffix == ".yaml" and "view" in path.name:
             assert load_yaml(text)["your_standing_orders"] in ({}, None), path
-    dutch_view = load_yaml(next((game_dir / "mail").glob("*-t1-tempo-command/dutch.view.yaml")).read_text())
+    dutch_view = load_yaml(
+        kept_letters.read_text(next(kept_letters.glob(game_dir / "mail", "*-t1-tempo-command/dutch.view.yaml")))
+    )
     assert dutch_view["your_standing_orders"] == {"respond": "fight", "bases": {"W": "decline"}}
 
 
 def test_reports_show_each_phase_in_the_games_terms(played: tuple[Path, list[dict[str, Any]]]) -> None:
     game_dir, _ = played
-    reports = {p: p.read_text(encoding="utf-8") for p in (game_dir / "mail").rglob("*.report.txt")}
-    html = {p: read_kept_html(p.with_suffix("")) for p in (game_dir / "mail").rglob("*.report.html.gz")}
+    reports = {p: kept_letters.read_text(p) for p in kept_letters.glob(game_dir / "mail", "*/*.report.txt")}
+    html = {p: read_kept_html(p) for p in kept_letters.glob(game_dir / "mail", "*/*.report.html")}
     assert len(reports) == len(html) > 0
     text = "\n".join(reports.values())
     assert "Tempo points for turn 1:" in text
