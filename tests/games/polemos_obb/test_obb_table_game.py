@@ -3,12 +3,14 @@ bots that read only their views advance their leading division as far as the tab
 attack from contact, and the referee checks every move and claim; then every record verifies and
 every report carries the battlefield.
 
-A whole game takes several seconds: opt in with POLEMOS_TABLE_GAME=1.
+The whole game takes 20-40 s, behind the marker `polemos_long` (pytest -m polemos_long
+tests/games/polemos_obb); the default suite plays its first turn, the pictures' PNGs stubbed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +18,12 @@ import pytest
 import test_obb_game
 from test_obb_game import _play, bot_orders
 
+from referee.game import announce
 from referee.game.status import status
 from referee.kit.tabletop import Size, corners, pose_from
 from referee.letters.post import read_kept_html
 from referee.protocol.verify import verify_game_dir
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("POLEMOS_TABLE_GAME") != "1", reason="a whole game on the table: POLEMOS_TABLE_GAME=1"
-)
 COSTS = {"move": [{"brigades": n, "tp": n + 1} for n in (2, 3, 5, 6)]}  # test values: the book's table is missing
 
 
@@ -139,15 +139,37 @@ def _attack(view: dict[str, Any]) -> dict[str, Any]:
     return {"attacks": [{"division": division["id"], "target": target, "pairs": pairs[target]}]}
 
 
-def test_the_three_armies_fight_on_the_table_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def play_on_the_table(folder: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[Path, list[Any]]:
+    """Play the three-army game on the referee's table with `options` over the test game's."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
-    options = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
-    monkeypatch.setattr(test_obb_game, "OPTIONS", {**options, "order_costs": COSTS})
-    game_dir, log = _play(tmp_path, table_orders)
-    kinds = {kind for entry in log for kind in entry["kinds"]}
+    base = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
+    monkeypatch.setattr(test_obb_game, "OPTIONS", {**base, "order_costs": COSTS, **options})
+    game_dir, log = _play(folder, table_orders)
     assert status(game_dir)["over"]
-    assert {"table.deployed", "moves.orders", "combat.encounter"} <= kinds
     report = verify_game_dir(game_dir)
     assert report.problems == [] and report.records == len(log)
-    reports = sorted((game_dir / "mail").rglob("*.report.html.gz"))
-    assert all(read_kept_html(p.with_suffix("")).count("<svg ") == 1 for p in reports[3:])
+    for path in sorted((game_dir / "mail").rglob("*.report.html.gz")):
+        html = read_kept_html(path.with_suffix(""))
+        pictures = re.findall(r'<svg [^>]*aria-label="[^"]*: the (battlefield|army boards) as ', html)
+        assert sorted(pictures) == ["army boards", "battlefield"], path
+    return game_dir, log
+
+
+def test_the_first_turn_on_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The PNGs are most of a phase's time and are tested in tests/letters; the SVGs are kept.
+    monkeypatch.setattr(announce, "png", lambda scene: b"\x89PNG")
+    monkeypatch.setattr(announce.board_pictures, "png", lambda scene: b"\x89PNG")
+    _, log = play_on_the_table(tmp_path, monkeypatch, rounds=1)
+    kinds = {kind for entry in log for kind in entry["kinds"]}
+    assert {"table.deployed", "moves.orders"} <= kinds
+
+
+@pytest.mark.polemos_long
+def test_the_three_armies_fight_on_the_table_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    if "polemos_long" not in (request.config.getoption("markexpr") or ""):
+        pytest.skip("opt-in (20-40 s): pytest -m polemos_long tests/games/polemos_obb")
+    _, log = play_on_the_table(tmp_path, monkeypatch)
+    kinds = {kind for entry in log for kind in entry["kinds"]}
+    assert {"table.deployed", "moves.orders", "combat.encounter"} <= kinds
