@@ -157,6 +157,11 @@ def _group_problems(
     ]
 
 
+def base_allowance(state: Mapping[str, Any], base: str) -> tuple[float | None, str]:
+    """Return how far `base` may move on an order of its own (in mm, None: not at all), and the rule."""
+    return _allowance(state, {}, [base])
+
+
 def _allowance(state: Mapping[str, Any], entry: Mapping[str, Any], bases: Sequence[str]) -> tuple[float | None, str]:
     """Return the group's move allowance in mm and the rule that gives it (None: it may not move)."""
     width = bw(state)

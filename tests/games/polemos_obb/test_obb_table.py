@@ -322,10 +322,13 @@ def test_the_picture_draws_every_base_the_moves_and_the_fights() -> None:
 
 def test_the_order_form_lists_positions_and_targets_in_reach() -> None:
     state = combat_moves()
-    notes = GAME.example(state, "dutch").notes
-    assert "X at (240, 180) facing 0" in notes["orders.moves[].steps"]
+    # A letter prints a note only on a field the form fills in: the notes go on `moves` and `attacks`.
+    form = GAME.example(state, "dutch")
+    assert "moves" in form.orders and "X at (240, 180) facing 0" in form.notes["orders.moves"]
+    assert "van-gelder: 7 TP left" in form.notes["orders.moves"]  # the form's own note is kept
     state, _, _ = play(state, {"dutch": {"moves": [{"order": "move", "brigades": ["W", "X", "Y", "Z"]}]}})
-    assert "X-M (touching)" in GAME.example(state, "dutch").notes["orders.attacks[].pairs"]
+    form = GAME.example(state, "dutch")
+    assert "attacks" in form.orders and "X-M (touching)" in form.notes["orders.attacks"]
 
 
 @pytest.mark.parametrize("options", [{}, {"battlefield": "players"}])
@@ -421,11 +424,13 @@ def test_a_new_game_s_letters_carry_the_battlefield(tmp_path: Path, monkeypatch:
         "t1-muster/dutch.report.html.gz",
         "t1-bid/dutch.notice.html.gz",
     ]
-    assert "<svg " not in read_kept_html(kept[0].with_suffix(""))  # before the armies are laid out
+    # The army board is drawn from the start; the battlefield once the armies are laid out.
+    assert "the battlefield as" not in read_kept_html(kept[0].with_suffix(""))
     for path in kept[1:]:
         html = read_kept_html(path.with_suffix(""))
-        assert html.count("<svg ") == 1, path
+        assert html.count("<svg ") == 2, path  # the battlefield, the army board
         svg = html[html.index("<svg ") : html.index("</svg>")]
+        assert "the battlefield as" in svg
         assert ">X<" in svg and ">M<" in svg  # each base labelled, its id on the first line
 
 

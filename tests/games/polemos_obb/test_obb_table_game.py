@@ -159,9 +159,25 @@ def test_the_first_turn_on_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyP
     # The PNGs are most of a phase's time and are tested in tests/letters; the SVGs are kept.
     monkeypatch.setattr(announce, "png", lambda scene: b"\x89PNG")
     monkeypatch.setattr(announce.board_pictures, "png", lambda scene: b"\x89PNG")
-    _, log = play_on_the_table(tmp_path, monkeypatch, rounds=1)
+    game_dir, log = play_on_the_table(tmp_path, monkeypatch, rounds=1)
     kinds = {kind for entry in log for kind in entry["kinds"]}
     assert {"table.deployed", "moves.orders"} <= kinds
+    notices = [
+        p for p in sorted((game_dir / "mail").glob("*-moves/*.notice.txt")) if "Your orders are awaited" in _words(p)
+    ]
+    assert notices and all("your bases, positions in mm, and how far " in _words(p) for p in notices)
+    bavarian = _words(next(p for p in notices if p.name.startswith("bavarian")))
+    # The rate the referee checks: the limbered guns alone move as baggage, 1BD (L144, L262).
+    assert "G1 at (525, 540) facing 180, G2 at (555, 540) facing 180: 30 mm a turn, limbered guns" in bavarian
+    contacts = [
+        p for p in sorted((game_dir / "mail").glob("*-contact/*.notice.txt")) if "Your orders are awaited" in _words(p)
+    ]
+    assert contacts and all("enemy bases in reach " in _words(p) for p in contacts)
+
+
+def _words(letter: Path) -> str:
+    """The letter's text as one line, its form's comment marks dropped."""
+    return " ".join(letter.read_text(encoding="utf-8").replace("#", " ").split())
 
 
 @pytest.mark.polemos_long
