@@ -184,6 +184,15 @@ def test_friends_pass_through_each_other_enemies_stop_a_move() -> None:
     assert set(moves(state, "imperial", through)) == {"illegal.moves.through"}
 
 
+def test_bases_thrown_together_may_stand_and_a_move_must_leave_them_apart() -> None:
+    """Bases thrown back onto friends share ground until they move: an order to stand (no steps) is
+    no move onto a base; a move ends on no base."""
+    state = danube()
+    state["bases"]["imperial-foot-3"]["pose"] = {"x": 930, "y": 225, "facing": 0}  # half on imperial-foot-2
+    assert moves(state, "imperial", move(["imperial-foot-3"])) == []
+    assert moves(state, "imperial", move(["imperial-foot-3"], {"advance": 10})) == ["illegal.moves.ends-on"]
+
+
 def test_brigades_act_on_one_order_only_within_1bw() -> None:
     """L237: brigades within 1BW of each other act on one order; a larger gap needs separate orders."""
     state = danube()
