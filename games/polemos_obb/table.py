@@ -14,6 +14,7 @@ This module answers questions about positions (who touches whom, on which side) 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ from referee.kit import GameDataError
 from referee.kit.tabletop import (
     Pose,
     Size,
+    corners,
+    heading,
     moved,
     outline,
     overlapping,
@@ -121,10 +124,25 @@ def enemies_of(state: Mapping[str, Any], base: str) -> list[str]:
 
 
 def back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]]]:
-    """Return where a base ends after going `distance` mm straight back, facing as before, and its path."""
+    """Return where a base ends after going `distance` mm straight back, facing as before, and its
+    path: no farther than the table's edge (the file says nothing of a base driven off the table)."""
     start = pose_of(state, base)
-    end = moved(start, -distance)
+    end = moved(start, -min(distance, _room_behind(state, start, size_of(state, base))))
     return end, [[start.x, start.y], [end.x, end.y]]
+
+
+def _room_behind(state: Mapping[str, Any], start: Pose, size: Size) -> float:
+    """Return how far a stand may go straight back before a corner of it would leave the table."""
+    dx, dy = heading(start.facing)
+    limits = (state["table"]["width_mm"], state["table"]["depth_mm"])
+    room = math.inf
+    for corner in corners(start, size):
+        for at, step, limit in ((corner[0], -dx, limits[0]), (corner[1], -dy, limits[1])):
+            if step > 1e-9:
+                room = min(room, (limit - at) / step)
+            elif step < -1e-9:
+                room = min(room, at / -step)
+    return max(room, 0.0)
 
 
 def go_back(state: State, base: str, distance: float) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_
 
 from games.polemos_obb import GAME
 from games.polemos_obb.options import NEW_GAME_OPTIONS
+from games.polemos_obb.table import back
 from referee.game.engine import adjudicate, init_game
 from referee.kit.tabletop.picture import check_scene
 from referee.letters.post import read_kept_html
@@ -295,6 +296,23 @@ def test_a_losing_division_falls_back_the_difference_less_2_base_depths() -> Non
     assert fall_back["bd"] == 6
     assert {m["base"] for m in fall_back["moves"]} == {"N", "P"}  # M and O, shaken already, broke
     assert pose(state, "N") == (300, 240 + 6 * BD, 180)
+
+
+def test_a_base_thrown_back_stops_at_the_table_s_edge() -> None:
+    """The file says nothing of bases driven off the table: the referee moves them back no farther
+    than the edge, where they stay in play (a fall-back of the danube game left bases at y < 0)."""
+    state = danube()
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 40, "facing": 0}
+    assert ends_back(state, "V") == pytest.approx((240, 15, 0))  # its rear on the south edge
+    state["bases"]["M"]["pose"] = {"x": 300, "y": 930, "facing": 180}
+    assert ends_back(state, "M") == pytest.approx((300, 945, 180))  # the table is 960 mm deep
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 150, "facing": 0}
+    assert ends_back(state, "V") == pytest.approx((240, 30, 0))  # room enough: 2BW
+
+
+def ends_back(state: dict[str, Any], base: str) -> tuple[float, float, float]:
+    end, _ = back(state, base, 2 * BW)
+    return end.x, end.y, end.facing
 
 
 def test_a_broken_base_goes_2bw_straight_back() -> None:
