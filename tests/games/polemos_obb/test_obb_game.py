@@ -179,9 +179,9 @@ def _attack(view: dict[str, Any], me: str, mine: list[dict[str, Any]]) -> dict[s
     return {}
 
 
-def order_file(game_dir: Path, player: str, orders: dict[str, Any]) -> bytes:
+def order_file(game_dir: Path, player: str, orders: dict[str, Any], seq: int = 1) -> bytes:
     info = status(game_dir)
-    header = {"game": GAME_ID, "turn": info["turn"], "phase": info["phase"], "player": player, "seq": 1}
+    header = {"game": GAME_ID, "turn": info["turn"], "phase": info["phase"], "player": player, "seq": seq}
     return yaml.safe_dump({**header, "orders": orders}, sort_keys=False).encode("utf-8")
 
 
@@ -193,18 +193,23 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
         return _play(tmp_path_factory.mktemp("obb"))
 
 
-def _play(folder: Path, orders_for: Any = None) -> tuple[Path, list[dict[str, Any]]]:
-    """Play the game to its end, the bots writing `orders_for(view)` (default `bot_orders`); return folder and log."""
+def _play(folder: Path, orders_for: Any = None, phases: int = 80) -> tuple[Path, list[dict[str, Any]]]:
+    """Play the game to its end (at most `phases` phases), the bots writing `orders_for(view)`
+    (default `bot_orders`); return folder and log."""
     orders_for = orders_for or bot_orders
     game_dir, keys = make_game(folder)
     log = []
-    for _ in range(80):
+    for _ in range(phases):
         info = status(game_dir)
         if info["over"]:
             break
         for player in info["active"]:
-            raw = order_file(game_dir, player, orders_for(notice_view(game_dir, player)))
-            receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
+            orders = orders_for(notice_view(game_dir, player))
+            for seq, tried in enumerate(orders if isinstance(orders, list) else [orders], start=1):
+                raw = order_file(game_dir, player, tried, seq)  # a list: the orders tried in turn, until one stands
+                receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
+                if receipt.accepted:
+                    break
             assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems], raw)
         result = adjudicate(game_dir)
         log.append({"turn": info["turn"], "phase": info["phase"], "kinds": [e.kind for e in result.events]})

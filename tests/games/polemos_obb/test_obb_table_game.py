@@ -3,8 +3,9 @@ bots that read only their views advance their leading division as far as the tab
 attack from contact, and the referee checks every move and claim; then every record verifies and
 every report carries the battlefield.
 
-The whole game takes 20-40 s, behind the marker `polemos_long` (pytest -m polemos_long
-tests/games/polemos_obb); the default suite plays its first turn, the pictures' PNGs stubbed.
+The whole game, until an army breaks (some 30 turns, 280 phases: minutes), is behind the marker
+`polemos_long` (pytest -m polemos_long tests/games/polemos_obb); the default suite plays its
+first turn, the pictures' PNGs stubbed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import test_obb_game
 from test_obb_game import _play, bot_orders
@@ -27,9 +29,10 @@ from referee.protocol.verify import verify_game_dir
 COSTS = {"move": [{"brigades": n, "tp": n + 1} for n in (2, 3, 5, 6)]}  # test values: the book's table is missing
 
 
-def table_orders(view: dict[str, Any]) -> dict[str, Any]:
-    """The plain-minded bot of test_obb_game, on the table: its leading division advances straight
-    ahead as far as its rate and the bases ahead allow, and attacks what it touches."""
+def table_orders(view: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+    """The plain-minded bot of test_obb_game, on the table: its leading division heads for the
+    nearest enemy as far as its rate allows, and attacks what it touches. In the moves phase it
+    gives the orders it would try in turn, the next sent when the referee refuses one."""
     phase = view["phase"]
     if phase.endswith("bombardment"):
         return {}
@@ -72,38 +75,103 @@ def _leading(view: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _advance(view: dict[str, Any]) -> dict[str, Any]:
+def _advance(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The leading division's move, as the orders a player would try in turn: toward the nearest
+    free enemy base, else straight ahead as far as the bases ahead and the table's edge allow,
+    else standing (so that it may still attack)."""
     division = _leading(view)
     army = next(a for a in view["armies"] if a["id"] == view["your_army"])
     given = army["allocated"].get(division["commander"], {"given": 0})["given"] if division else 0
     if division is None or given < 2:
-        return {}
+        return [{}]
     boxes = _boxes(view)
-    brigades = [br["id"] for br in division["brigades"] if any(b["id"] in boxes for b in br["bases"])]
-    if len(brigades) + 1 > given:  # n brigades cost n + 1 TP (COSTS, and the book's 2 and 5): all or none
-        return {}
-    mine = [b["id"] for br in division["brigades"] if br["id"] in brigades for b in br["bases"] if b["id"] in boxes]
-    if not mine or any(b in {x for e in view["engagements"] for p in e["pairs"] for x in p["bases"]} for b in mine):
-        return {}
+    engaged = {x for e in view["engagements"] for p in e["pairs"] for x in p["bases"]}
+    on_field = {
+        br["id"]: [b["id"] for b in br["bases"] if b["id"] in boxes]
+        for br in division["brigades"]
+        if any(b["id"] in boxes for b in br["bases"])
+    }
+    if not on_field or engaged & {b for bases in on_field.values() for b in bases}:
+        return [{}]
+    bw = view["table"]["bw_mm"]
+    # n brigades cost n + 1 TP (COSTS, and the book's 2 and 5): as many as the TP pay for, that
+    # stand within 1BW of each other (L237)
+    brigades = _together(on_field, boxes, bw)[: min(given - 1, 6)]
+    mine = [b for br in brigades for b in on_field[br]]
+    stand = {"moves": [{"order": "move", "brigades": brigades}]}
     facings = {b["pose"]["facing"] for br in division["brigades"] for b in br["bases"] if b["id"] in mine}
     if len(facings) != 1 or facings & {0, 180} != facings:  # a base turned in a fight: the bot stands
-        return {"moves": [{"order": "move", "brigades": brigades}]}
+        return [stand, {}]
     north = facings == {0}
-    rate = view["table"]["bw_mm"] * (4 if division.get("formation") == "defile" else 1)
+    rate = bw * (4 if division.get("formation") == "defile" else 1)
+    tries = [
+        {"moves": [{"order": "move", "brigades": brigades, "steps": [step]}]}
+        for step in (_toward(view, boxes, mine[0], north, rate), _ahead(view, boxes, mine, north, rate))
+        if step is not None
+    ]
+    return [*tries, stand, {}]
+
+
+def _toward(view: dict[str, Any], boxes: dict[str, Any], lead: str, north: bool, rate: float) -> dict | None:
+    """A slide of the group bringing its lead base, up to `rate`, toward the front of the nearest
+    free enemy base on the field (None: no enemy)."""
+    my_side = next(a["side"] for a in view["armies"] if a["id"] == view["your_army"])
+    enemies = {a["id"] for a in view["armies"] if a["side"] != my_side}
+    engaged = {b for e in view["engagements"] for p in e["pairs"] for b in p["bases"]}
+    x1, y1, x2, y2, _, _ = boxes[lead]
+    here = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    half_depth = (y2 - y1) / 2
+    fronts = [
+        np.array([(a1 + a2) / 2, b1 - half_depth if north else b2 + half_depth])
+        for base, (a1, b1, a2, b2, army, _) in boxes.items()
+        if army in enemies and base not in engaged
+    ]
+    if not fronts:
+        return None
+    goal = min(fronts, key=lambda p: float(np.hypot(*(p - here))))
+    way = goal - here
+    length = float(np.hypot(*way))
+    if length < 1:
+        return None
+    end = here + way * min(1.0, (rate - 1) / length)
+    return {"to": [int(end[0]), int(end[1])]}
+
+
+def _ahead(view: dict[str, Any], boxes: dict[str, Any], mine: list[str], north: bool, rate: float) -> dict | None:
+    """An advance straight ahead as far as the bases ahead and the table's edge allow (None: no room)."""
     room = rate
     for base in mine:
         x1, y1, x2, y2, _, _ = boxes[base]
+        room = min(room, view["table"]["depth_mm"] - y2 if north else y1)
         for other, (a1, b1, a2, b2, _, _) in boxes.items():
             if other in mine or a2 <= x1 + 1 or a1 >= x2 - 1:
                 continue
             ahead = b2 > y1 + 1 if north else b1 < y2 - 1  # not wholly behind the base
             if ahead:
                 room = min(room, max(b1 - y2 if north else y1 - b2, 0))
-    room = int(room)
-    order: dict[str, Any] = {"order": "move", "brigades": brigades}
-    if room > 0:
-        order["steps"] = [{"advance": room}]
-    return {"moves": [order]}
+    return {"advance": int(room)} if int(room) > 0 else None
+
+
+def _together(on_field: dict[str, list[str]], boxes: dict[str, Any], bw: float) -> list[str]:
+    """The first brigade and those standing within 1BW of it, or of one joined to it, in order."""
+    first, *rest = on_field
+
+    def gap(one: str, other: str) -> float:
+        (x1, y1, x2, y2, _, _), (a1, b1, a2, b2, _, _) = boxes[one], boxes[other]
+        return float(np.hypot(max(a1 - x2, x1 - a2, 0), max(b1 - y2, y1 - b2, 0)))
+
+    joined = [first]
+    grew = True
+    while grew:
+        near = [
+            br
+            for br in rest
+            if br not in joined
+            and any(gap(b, j) <= bw for j_br in joined for j in on_field[j_br] for b in on_field[br])
+        ]
+        joined += near
+        grew = bool(near)
+    return [br for br in on_field if br in joined]
 
 
 def _attack(view: dict[str, Any]) -> dict[str, Any]:
@@ -139,12 +207,14 @@ def _attack(view: dict[str, Any]) -> dict[str, Any]:
     return {"attacks": [{"division": division["id"], "target": target, "pairs": pairs[target]}]}
 
 
-def play_on_the_table(folder: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> tuple[Path, list[Any]]:
+def play_on_the_table(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, phases: int = 80, **options: Any
+) -> tuple[Path, list[Any]]:
     """Play the three-army game on the referee's table with `options` over the test game's."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
     base = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
     monkeypatch.setattr(test_obb_game, "OPTIONS", {**base, "order_costs": COSTS, **options})
-    game_dir, log = _play(folder, table_orders)
+    game_dir, log = _play(folder, table_orders, phases)
     assert status(game_dir)["over"]
     report = verify_game_dir(game_dir)
     assert report.problems == [] and report.records == len(log)
@@ -172,7 +242,7 @@ def test_the_first_turn_on_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyP
     contacts = [
         p for p in sorted((game_dir / "mail").glob("*-contact/*.notice.txt")) if "Your orders are awaited" in _words(p)
     ]
-    assert contacts and all("enemy bases in reach " in _words(p) for p in contacts)
+    assert all("enemy bases in reach " in _words(p) for p in contacts)  # none when no base touches (pace)
 
 
 def _words(letter: Path) -> str:
@@ -181,11 +251,16 @@ def _words(letter: Path) -> str:
 
 
 @pytest.mark.polemos_long
-def test_the_three_armies_fight_on_the_table_to_the_end(
+def test_the_three_armies_fight_on_the_table_until_an_army_breaks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     if "polemos_long" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("opt-in (20-40 s): pytest -m polemos_long tests/games/polemos_obb")
-    _, log = play_on_the_table(tmp_path, monkeypatch)
+        pytest.skip("opt-in (minutes): pytest -m polemos_long tests/games/polemos_obb")
+    # No last turn: the battle ends as the book ends it, an army's critical morale factor exhausted
+    # (L: army morale; test values, the book's are missing).
+    army_morale = {"cmf": {"dutch": 3, "imperial": 3, "bavarian": 4}, "when_exhausted": "game-ends"}
+    game_dir, log = play_on_the_table(tmp_path, monkeypatch, rounds=None, army_morale=army_morale, phases=400)
     kinds = {kind for entry in log for kind in entry["kinds"]}
-    assert {"table.deployed", "moves.orders", "combat.encounter"} <= kinds
+    assert {"table.deployed", "moves.orders", "combat.encounter", "morale.division", "morale.army"} <= kinds
+    last = sorted((game_dir / "mail").glob("*/dutch.report.txt"))[-1]
+    assert "army breaks: its critical morale factor is exhausted" in _words(last)
