@@ -14,6 +14,7 @@ from typing import Any
 
 from games.polemos_obb.manoeuvres import base_allowance
 from games.polemos_obb.model import STANDING
+from games.polemos_obb.picture import short_label
 from games.polemos_obb.table import CONFORM_BW, TOUCH_MM, conform_pose
 from referee.kit import Example
 from referee.kit.tabletop import pose_from
@@ -67,6 +68,9 @@ def _positions(state: Mapping[str, Any], seen: Mapping[str, Any], army: str, bw_
             for (allowance, rule), bases in by_rate.items()
         ]
         lines.append(f"{division} ({record.get('formation', 'deployed')}): " + "; ".join(groups))
+    shortened = [f"{b['id']}: {short_label(b['id'])}" for _, b in _yours(seen, army) if short_label(b["id"]) != b["id"]]
+    if shortened:
+        lines.append("the picture labels a long id by its initials and number (" + ", ".join(shortened[:1]) + ")")
     return (
         "your bases, positions in mm, and how far each may move on an order of its own: "
         + "; ".join(lines)

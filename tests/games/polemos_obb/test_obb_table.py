@@ -347,6 +347,16 @@ def test_the_picture_draws_every_base_the_moves_and_the_fights() -> None:
     assert public is not None and public["items"] == items  # the table is public
 
 
+def test_a_long_id_is_labelled_by_its_initials_and_number() -> None:
+    """The generated Imperial bases' ids (imperial-horse-3) ran over their neighbours' on the picture."""
+    state = danube()
+    scene = GAME.picture(GAME.view(state, "imperial"), "imperial", [])
+    assert scene is not None
+    labels = {i["label"] for i in scene["items"] if i["item"] == "unit"}
+    assert {"ih3 Cu", "if1 Ft", "ig5 FA", "Q1 Ft"} <= labels
+    assert "(imperial-foot-1: if1)" in GAME.example(state, "imperial").notes["orders.moves"]
+
+
 def test_the_order_form_lists_positions_and_targets_in_reach() -> None:
     state = combat_moves()
     # A letter prints a note only on a field the form fills in: the notes go on `moves` and `attacks`.
