@@ -39,6 +39,7 @@ from referee.kit.tabletop import (
     touching,
     zone_of,
 )
+from referee.kit.tabletop.contact import local
 
 # Two bases touch when no farther apart than this, and overlap when they cut in deeper (mm). Poses
 # are kept to 0.1 mm, so bases placed flush by arithmetic may part or meet by a hair.
@@ -316,6 +317,26 @@ def supports(state: Mapping[str, Any], base: str, supporter: str, where: Mapping
     """Return whether `supporter` stands beside or directly behind `base`, touching it (L396, L426)."""
     shape = outline(where[supporter], size_of(state, supporter))
     return side_touched(where[base], size_of(state, base), shape, TOUCH_MM) in ("left", "right", "rear")
+
+
+def support_cancelled_by(state: Mapping[str, Any], supporter: str) -> str | None:
+    """Return the enemy base facing `supporter` front to front within 1BW, across its frontage,
+    that cancels its support (L426: "Z and O are within 1BW of each other's front and therefore
+    cancel out each other's support of their friends"); None when there is none."""
+    return next((enemy for enemy in enemies_of(state, supporter) if _fronts_within_1bw(state, supporter, enemy)), None)
+
+
+def _fronts_within_1bw(state: Mapping[str, Any], one: str, other: str) -> bool:
+    return _before_front(state, one, other) and _before_front(state, other, one)
+
+
+def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
+    """Whether `other` stands before `base`'s front, no more than 1BW from it, across its frontage."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    points = [local(pose, point) for point in corners(pose_of(state, other), size_of(state, other))]
+    across = min(size.width / 2, max(x for x, _ in points)) - max(-size.width / 2, min(x for x, _ in points))
+    ahead = min(y for _, y in points) - size.depth / 2
+    return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
 
 
 def blocking(state: Mapping[str, Any], base: str, end: Pose, where: Mapping[str, Pose] | None = None) -> list[str]:
