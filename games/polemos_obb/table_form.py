@@ -102,7 +102,7 @@ def _in_reach(state: Mapping[str, Any], seen: Mapping[str, Any], army: str) -> s
             end = conform_pose(state, base["id"], enemy)
             distance = math.dist((here.x, here.y), (end.x, end.y))
             if distance <= reach:
-                pairs.append(f"{base['id']}-{enemy}" + (" (touching)" if distance < TOUCH_MM else ""))
+                pairs.append(f"[{base['id']}, {enemy}]" + (" touching" if distance < TOUCH_MM else ""))
     return (
         "enemy bases in reach (touching, or reached as your line conforms, up to 2BW): "
         + (", ".join(pairs) or "none")

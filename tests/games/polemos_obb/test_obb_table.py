@@ -347,6 +347,15 @@ def test_the_picture_draws_every_base_the_moves_and_the_fights() -> None:
     assert public is not None and public["items"] == items  # the table is public
 
 
+def test_the_pairs_in_reach_are_written_as_pairs_are_ordered() -> None:
+    """Ids with hyphens (imperial-foot-1) made "imperial-foot-1-D" unreadable: a pair is [OWN, ENEMY]."""
+    state = danube()
+    state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
+    state["step"] = "tempo-contact"
+    state["moved_this_turn"] = ["imperial-foot-1"]
+    assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+
+
 def test_a_long_id_is_labelled_by_its_initials_and_number() -> None:
     """The generated Imperial bases' ids (imperial-horse-3) ran over their neighbours' on the picture."""
     state = danube()
@@ -365,7 +374,7 @@ def test_the_order_form_lists_positions_and_targets_in_reach() -> None:
     assert "van-gelder: 7 TP left" in form.notes["orders.moves"]  # the form's own note is kept
     state, _, _ = play(state, {"dutch": {"moves": [{"order": "move", "brigades": ["W", "X", "Y", "Z"]}]}})
     form = GAME.example(state, "dutch")
-    assert "attacks" in form.orders and "X-M (touching)" in form.notes["orders.attacks"]
+    assert "attacks" in form.orders and "[X, M] touching" in form.notes["orders.attacks"]
 
 
 @pytest.mark.parametrize("options", [{}, {"battlefield": "players"}])

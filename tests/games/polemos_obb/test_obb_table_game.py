@@ -3,9 +3,9 @@ bots that read only their views advance their leading division as far as the tab
 attack from contact, and the referee checks every move and claim; then every record verifies and
 every report carries the battlefield.
 
-The whole game, until an army breaks (some 30 turns, 280 phases: minutes), is behind the marker
-`polemos_long` (pytest -m polemos_long tests/games/polemos_obb); the default suite plays its
-first turn, the pictures' PNGs stubbed.
+The whole game, until an army breaks (30 to 60 turns, 250 to 500 phases: 30 s to two minutes),
+is behind the marker `polemos_long` (pytest -m polemos_long tests/games/polemos_obb); the
+default suite plays its first turn. Both stub the pictures' PNGs (tests/letters tests them).
 """
 
 from __future__ import annotations
@@ -212,6 +212,9 @@ def play_on_the_table(
 ) -> tuple[Path, list[Any]]:
     """Play the three-army game on the referee's table with `options` over the test game's."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
+    # The PNGs are most of a phase's time and are tested in tests/letters; the SVGs are kept.
+    monkeypatch.setattr(announce, "png", lambda scene: b"\x89PNG")
+    monkeypatch.setattr(announce.board_pictures, "png", lambda scene: b"\x89PNG")
     base = {k: v for k, v in test_obb_game.OPTIONS.items() if k != "battlefield"}
     monkeypatch.setattr(test_obb_game, "OPTIONS", {**base, "order_costs": COSTS, **options})
     game_dir, log = _play(folder, table_orders, phases)
@@ -226,9 +229,6 @@ def play_on_the_table(
 
 
 def test_the_first_turn_on_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The PNGs are most of a phase's time and are tested in tests/letters; the SVGs are kept.
-    monkeypatch.setattr(announce, "png", lambda scene: b"\x89PNG")
-    monkeypatch.setattr(announce.board_pictures, "png", lambda scene: b"\x89PNG")
     game_dir, log = play_on_the_table(tmp_path, monkeypatch, rounds=1)
     kinds = {kind for entry in log for kind in entry["kinds"]}
     assert {"table.deployed", "moves.orders"} <= kinds
@@ -259,7 +259,7 @@ def test_the_three_armies_fight_on_the_table_until_an_army_breaks(
     # No last turn: the battle ends as the book ends it, an army's critical morale factor exhausted
     # (L: army morale; test values, the book's are missing).
     army_morale = {"cmf": {"dutch": 3, "imperial": 3, "bavarian": 4}, "when_exhausted": "game-ends"}
-    game_dir, log = play_on_the_table(tmp_path, monkeypatch, rounds=None, army_morale=army_morale, phases=400)
+    game_dir, log = play_on_the_table(tmp_path, monkeypatch, rounds=None, army_morale=army_morale, phases=1200)
     kinds = {kind for entry in log for kind in entry["kinds"]}
     assert {"table.deployed", "moves.orders", "combat.encounter", "morale.division", "morale.army"} <= kinds
     last = sorted((game_dir / "mail").glob("*/dutch.report.txt"))[-1]
