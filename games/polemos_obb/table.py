@@ -126,10 +126,32 @@ def enemies_of(state: Mapping[str, Any], base: str) -> list[str]:
 
 def back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]]]:
     """Return where a base ends after going `distance` mm straight back, facing as before, and its
-    path: no farther than the table's edge (the file says nothing of a base driven off the table)."""
-    start = pose_of(state, base)
-    end = moved(start, -min(distance, _room_behind(state, start, size_of(state, base))))
+    path: no farther than the table's edge (the file says nothing of a base driven off the table),
+    nor than the first enemy base behind it (never through an enemy, L270)."""
+    start, size = pose_of(state, base), size_of(state, base)
+    room = min(distance, _room_behind(state, start, size))
+    end = moved(start, -min(room, _room_before_enemy(state, base, start, size, room)))
     return end, [[start.x, start.y], [end.x, end.y]]
+
+
+def _room_before_enemy(state: Mapping[str, Any], base: str, start: Pose, size: Size, distance: float) -> float:
+    """Return how far a stand may go straight back, up to `distance`, before it meets an enemy base
+    it does not touch already (found to 0.1 mm: the ground swept grows with the distance)."""
+    first = outline(start, size)
+    enemies = [outline_of(state, e) for e in enemies_of(state, base)]
+    ahead = [e for e in enemies if not touching(first, e, TOUCH_MM)]
+
+    def meets(far: float) -> bool:
+        swept = first.union(outline(moved(start, -far), size)).convex_hull
+        return any(overlapping(swept, e, TOUCH_MM) for e in ahead)
+
+    if not meets(distance):
+        return distance
+    low, high = 0.0, distance
+    while high - low > 0.1:
+        middle = (low + high) / 2
+        low, high = (low, middle) if meets(middle) else (middle, high)
+    return low
 
 
 def _room_behind(state: Mapping[str, Any], start: Pose, size: Size) -> float:

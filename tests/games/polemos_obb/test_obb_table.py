@@ -310,6 +310,15 @@ def test_a_base_thrown_back_stops_at_the_table_s_edge() -> None:
     assert ends_back(state, "V") == pytest.approx((240, 30, 0))  # room enough: 2BW
 
 
+def test_a_base_thrown_back_stops_at_the_first_enemy_behind_it() -> None:
+    """L270: never through an enemy. A fall-back of de Salon's division in the danube game left O
+    on V, who stood behind it."""
+    state = danube()
+    state["bases"]["M"]["pose"] = {"x": 240, "y": 20, "facing": 180}  # from y 5 to 35
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 120, "facing": 0}  # 2BW back would end at y 0
+    assert ends_back(state, "V") == pytest.approx((240, 50, 0), abs=1)  # its rear against M (35 + 15)
+
+
 def ends_back(state: dict[str, Any], base: str) -> tuple[float, float, float]:
     end, _ = back(state, base, 2 * BW)
     return end.x, end.y, end.facing
