@@ -20,6 +20,11 @@ def read_text(path: Path) -> str:
     return read_kept(path).decode("utf-8")
 
 
+def read_bytes(path: Path) -> bytes:
+    """Return the kept letter's file `path` as bytes (a .gz as it was kept, by a game begun before packs)."""
+    return read_kept(path)
+
+
 def exists(path: Path) -> bool:
     """Return whether a letter's file is kept as `path`."""
     return path.name in kept_names(path.parent)

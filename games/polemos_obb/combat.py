@@ -42,7 +42,18 @@ from games.polemos_obb.model import (
 )
 from games.polemos_obb.options import COMBAT, combat_chart, combat_modifiers, setting
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.table import bd, blocking, bw, conform_pose, go_back, go_to, on_table, pose_of, supports
+from games.polemos_obb.table import (
+    bd,
+    blocking,
+    bw,
+    conform_pose,
+    go_back,
+    go_to,
+    on_table,
+    pose_of,
+    support_cancelled_by,
+    supports,
+)
 
 ROUNDS = ("advance-to-contact", "defender-response", "continuing")
 CONTINUING = ("continuing", "continuing", "continuing")
@@ -457,10 +468,14 @@ def _modifiers(
 
 
 def _is_supported(state: Mapping[str, Any], engagement: Mapping[str, Any], base: str) -> bool:
-    """A base is supported while it stands where it was when support was declared, beside a standing supporter."""
+    """A base is supported while it stands where it was when support was declared, beside a standing supporter
+    (on the referee's table, one not facing an enemy front to front within 1BW, L426)."""
     if state["bases"][base]["moved_in_combat"]:
         return False
-    return any(is_standing(state, b) for b in engagement["support"].get(base, []))
+    by = [b for b in engagement["support"].get(base, []) if is_standing(state, b)]
+    if on_table(state):
+        by = [b for b in by if support_cancelled_by(state, b) is None]  # L426
+    return bool(by)
 
 
 def apply_result(state: State, base: str, result: str) -> str:

@@ -157,6 +157,11 @@ def _group_problems(
     ]
 
 
+def base_allowance(state: Mapping[str, Any], base: str) -> tuple[float | None, str]:
+    """Return how far `base` may move on an order of its own (in mm, None: not at all), and the rule."""
+    return _allowance(state, {}, [base])
+
+
 def _allowance(state: Mapping[str, Any], entry: Mapping[str, Any], bases: Sequence[str]) -> tuple[float | None, str]:
     """Return the group's move allowance in mm and the rule that gives it (None: it may not move)."""
     width = bw(state)
@@ -435,7 +440,8 @@ def _ground_problems(
     path: str,
 ) -> list[Problem]:
     """The move stays on the table, crosses no enemy (nor a friendly gun, nor terrain under option
-    terrain_moves: refuse) and ends on no other base; a charge ends in contact with the enemy."""
+    terrain_moves: refuse) and ends on no other base; a charge ends in contact with the enemy. A
+    base that stands (no steps) may stay on ground it shares with a friend it was thrown onto."""
     problems: list[Problem] = []
     table = state["table"]
     cloth = box(0, 0, table["width_mm"], table["depth_mm"])
@@ -454,7 +460,7 @@ def _ground_problems(
         for other, shape in shapes.items():
             friend = side_of_base(state, other) == side
             passes = friend and arm_of(state, other) != "artillery" and arm_of(state, base) != "artillery"
-            if overlapping(end, shape, TOUCH_MM):
+            if overlapping(end, shape, TOUCH_MM) and poses[base] != where[base]:  # thrown together, standing
                 ends_on.append(other)
             elif not passes and overlapping(sweep, shape, TOUCH_MM):
                 through.append(other)

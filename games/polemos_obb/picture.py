@@ -16,6 +16,7 @@ from typing import Any
 from referee.kit.tabletop import Pose, Size, pose_from
 from referee.kit.tabletop.picture import arrow_item, feature_item, marker_item, scene, unit_item
 
+LABEL_FITS = 5  # characters of an id written whole on a base: a half-width gun base holds about five
 COLOURS = ("#1f5fbf", "#c0392b")  # the scenario's first side, its second
 SHORT = {
     "musketeers": "Ft",
@@ -67,7 +68,7 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
                 pose = pose_from(base["pose"])
                 where[base["id"]] = pose
                 size = Size(width / 2, depth) if base["type"] in ARTILLERY else Size(width, depth)
-                label = f"{base['id']} {SHORT.get(base['type'], '')}".strip() + (
+                label = f"{short_label(base['id'])} {SHORT.get(base['type'], '')}".strip() + (
                     " sh" if base["state"] == "shaken" else ""
                 )
                 items.append(unit_item(pose, size, side_of_army[division["army"]], label))
@@ -80,6 +81,15 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
     items += _arrows(events, where)
     items += _fights(events, where)
     return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items)
+
+
+def short_label(base: str) -> str:
+    """Return a base's label: its id, or a long id's initials and number (imperial-horse-3: ih3),
+    which fit on its base where the whole id runs over its neighbours'."""
+    words = base.split("-")
+    if len(base) <= LABEL_FITS or len(words) < 2:
+        return base
+    return "".join(word if word.isdigit() else word[0] for word in words)
 
 
 def _initials(general: Mapping[str, Any]) -> str:

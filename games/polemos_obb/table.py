@@ -14,6 +14,7 @@ This module answers questions about positions (who touches whom, on which side) 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ from referee.kit import GameDataError
 from referee.kit.tabletop import (
     Pose,
     Size,
+    corners,
+    heading,
     moved,
     outline,
     overlapping,
@@ -36,6 +39,7 @@ from referee.kit.tabletop import (
     touching,
     zone_of,
 )
+from referee.kit.tabletop.contact import local
 
 # Two bases touch when no farther apart than this, and overlap when they cut in deeper (mm). Poses
 # are kept to 0.1 mm, so bases placed flush by arithmetic may part or meet by a hair.
@@ -121,10 +125,47 @@ def enemies_of(state: Mapping[str, Any], base: str) -> list[str]:
 
 
 def back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]]]:
-    """Return where a base ends after going `distance` mm straight back, facing as before, and its path."""
-    start = pose_of(state, base)
-    end = moved(start, -distance)
+    """Return where a base ends after going `distance` mm straight back, facing as before, and its
+    path: no farther than the table's edge (the file says nothing of a base driven off the table),
+    nor than the first enemy base behind it (never through an enemy, L270)."""
+    start, size = pose_of(state, base), size_of(state, base)
+    room = min(distance, _room_behind(state, start, size))
+    end = moved(start, -min(room, _room_before_enemy(state, base, start, size, room)))
     return end, [[start.x, start.y], [end.x, end.y]]
+
+
+def _room_before_enemy(state: Mapping[str, Any], base: str, start: Pose, size: Size, distance: float) -> float:
+    """Return how far a stand may go straight back, up to `distance`, before it meets an enemy base
+    it does not touch already (found to 0.1 mm: the ground swept grows with the distance)."""
+    first = outline(start, size)
+    enemies = [outline_of(state, e) for e in enemies_of(state, base)]
+    ahead = [e for e in enemies if not touching(first, e, TOUCH_MM)]
+
+    def meets(far: float) -> bool:
+        swept = first.union(outline(moved(start, -far), size)).convex_hull
+        return any(overlapping(swept, e, TOUCH_MM) for e in ahead)
+
+    if not meets(distance):
+        return distance
+    low, high = 0.0, distance
+    while high - low > 0.1:
+        middle = (low + high) / 2
+        low, high = (low, middle) if meets(middle) else (middle, high)
+    return low
+
+
+def _room_behind(state: Mapping[str, Any], start: Pose, size: Size) -> float:
+    """Return how far a stand may go straight back before a corner of it would leave the table."""
+    dx, dy = heading(start.facing)
+    limits = (state["table"]["width_mm"], state["table"]["depth_mm"])
+    room = math.inf
+    for corner in corners(start, size):
+        for at, step, limit in ((corner[0], -dx, limits[0]), (corner[1], -dy, limits[1])):
+            if step > 1e-9:
+                room = min(room, (limit - at) / step)
+            elif step < -1e-9:
+                room = min(room, at / -step)
+    return max(room, 0.0)
 
 
 def go_back(state: State, base: str, distance: float) -> dict[str, Any]:
@@ -298,6 +339,26 @@ def supports(state: Mapping[str, Any], base: str, supporter: str, where: Mapping
     """Return whether `supporter` stands beside or directly behind `base`, touching it (L396, L426)."""
     shape = outline(where[supporter], size_of(state, supporter))
     return side_touched(where[base], size_of(state, base), shape, TOUCH_MM) in ("left", "right", "rear")
+
+
+def support_cancelled_by(state: Mapping[str, Any], supporter: str) -> str | None:
+    """Return the enemy base facing `supporter` front to front within 1BW, across its frontage,
+    that cancels its support (L426: "Z and O are within 1BW of each other's front and therefore
+    cancel out each other's support of their friends"); None when there is none."""
+    return next((enemy for enemy in enemies_of(state, supporter) if _fronts_within_1bw(state, supporter, enemy)), None)
+
+
+def _fronts_within_1bw(state: Mapping[str, Any], one: str, other: str) -> bool:
+    return _before_front(state, one, other) and _before_front(state, other, one)
+
+
+def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
+    """Whether `other` stands before `base`'s front, no more than 1BW from it, across its frontage."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    points = [local(pose, point) for point in corners(pose_of(state, other), size_of(state, other))]
+    across = min(size.width / 2, max(x for x, _ in points)) - max(-size.width / 2, min(x for x, _ in points))
+    ahead = min(y for _, y in points) - size.depth / 2
+    return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
 
 
 def blocking(state: Mapping[str, Any], base: str, end: Pose, where: Mapping[str, Pose] | None = None) -> list[str]:

@@ -1,7 +1,9 @@
 """The order form's notes on the referee's table (option battlefield: table), from the player's view:
 in the moves phase, each of the player's bases with its position, facing, its division's formation
-and how far it may move; in the contact phase, the enemy bases each of the player's bases touches
-or reaches as its line conforms (up to 2BW, L382). Everything on the table is public.
+and how far it may move (the rate the referee checks, manoeuvres.py); in the contact phase, the
+enemy bases each of the player's bases touches or reaches as its line conforms (up to 2BW, L382).
+Everything on the table is public. The notes go on the form's top fields (`moves`, `attacks`): a
+letter prints a note only on a field the form fills in.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.manoeuvres import base_allowance
 from games.polemos_obb.model import STANDING
+from games.polemos_obb.picture import short_label
 from games.polemos_obb.table import CONFORM_BW, TOUCH_MM, conform_pose
 from referee.kit import Example
 from referee.kit.tabletop import pose_from
-
-MOVE_BW = {"defile": 4, "deployed": 1}  # L249, L251; hussars 2BW (L256), cavalry attacking +1BW (L255)
 
 
 def with_table_notes(form: Example, state: Mapping[str, Any], seen: Mapping[str, Any], army: str, kind: str) -> Example:
@@ -24,10 +26,14 @@ def with_table_notes(form: Example, state: Mapping[str, Any], seen: Mapping[str,
     if table is None or kind not in ("moves", "contact"):
         return form
     notes = dict(form.notes)
-    if kind == "moves":
-        notes["orders.moves[].steps"] = _positions(seen, army, table["bw_mm"])
-    else:
-        notes["orders.attacks[].pairs"] = _in_reach(state, seen, army)
+    # On the form's top field: a letter prints a note only on a field the form fills in, and the
+    # form starts from no move and no attack.
+    field, note = (
+        ("orders.moves", _positions(state, seen, army, table["bw_mm"]))
+        if kind == "moves"
+        else ("orders.attacks", _in_reach(state, seen, army))
+    )
+    notes[field] = f"{notes[field]}; {note}" if field in notes else note
     return Example(form.orders, notes, form.fields)
 
 
@@ -42,25 +48,34 @@ def _yours(seen: Mapping[str, Any], army: str) -> list[tuple[Mapping[str, Any], 
     ]
 
 
-def _positions(seen: Mapping[str, Any], army: str, bw_mm: float) -> str:
+def _positions(state: Mapping[str, Any], seen: Mapping[str, Any], army: str, bw_mm: float) -> str:
     moved = set(seen["moved_this_turn"])
     lines = []
     for division in dict.fromkeys(d["id"] for d, _ in _yours(seen, army)):
         record = next(d for d in seen["divisions"] if d["id"] == division)
-        formation = record.get("formation", "deployed")
-        bases = [
-            f"{b['id']} at ({b['pose']['x']}, {b['pose']['y']}) facing {b['pose']['facing']}"
-            + (" (moved)" if any(b["id"] in br_bases for br_bases in _moved_bases(record, moved)) else "")
-            for d, b in _yours(seen, army)
-            if d["id"] == division
+        moved_bases = {b for bases in _moved_bases(record, moved) for b in bases}
+        by_rate: dict[tuple[float | None, str], list[str]] = {}
+        for d, b in _yours(seen, army):
+            if d["id"] == division:
+                where = f"{b['id']} at ({b['pose']['x']}, {b['pose']['y']}) facing {b['pose']['facing']}"
+                by_rate.setdefault(base_allowance(state, b["id"]), []).append(
+                    where + (" (moved)" if b["id"] in moved_bases else "")
+                )
+        groups = [
+            ", ".join(bases)
+            + (f": {allowance:g} mm a turn" if allowance is not None else ": may not move")
+            + f", {rule}"
+            for (allowance, rule), bases in by_rate.items()
         ]
-        rate = MOVE_BW[formation] * bw_mm
-        lines.append(f"{division} ({formation}, {rate:g} mm a turn): " + ", ".join(bases))
+        lines.append(f"{division} ({record.get('formation', 'deployed')}): " + "; ".join(groups))
+    shortened = [f"{b['id']}: {short_label(b['id'])}" for _, b in _yours(seen, army) if short_label(b["id"]) != b["id"]]
+    if shortened:
+        lines.append("the picture labels a long id by its initials and number (" + ", ".join(shortened[:1]) + ")")
     return (
-        "your bases, positions in mm: "
+        "your bases, positions in mm, and how far each may move on an order of its own: "
         + "; ".join(lines)
-        + f". 1BW = {bw_mm:g} mm; hussars deployed move 2BW, cavalry launching an attack 1BW more (charge: true); "
-        "e.g. steps: [{advance: 30}, {wheel: left, by: 20}]"
+        + f". 1BW = {bw_mm:g} mm; cavalry launching an attack 1BW more (charge: true); limbered guns moving"
+        " with a column (with: DIVISION) at its rate; e.g. steps: [{advance: 30}, {wheel: left, by: 20}]"
     )
 
 
@@ -87,7 +102,7 @@ def _in_reach(state: Mapping[str, Any], seen: Mapping[str, Any], army: str) -> s
             end = conform_pose(state, base["id"], enemy)
             distance = math.dist((here.x, here.y), (end.x, end.y))
             if distance <= reach:
-                pairs.append(f"{base['id']}-{enemy}" + (" (touching)" if distance < TOUCH_MM else ""))
+                pairs.append(f"[{base['id']}, {enemy}]" + (" touching" if distance < TOUCH_MM else ""))
     return (
         "enemy bases in reach (touching, or reached as your line conforms, up to 2BW): "
         + (", ".join(pairs) or "none")

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import kept_letters
 import pytest
 from click.testing import CliRunner
 from play import BOTS, OrderMaker, example_or_default, players_of
@@ -90,7 +91,9 @@ def public_hashes(game_dir: Path, player: str) -> set[str]:
     """Return every 64-hex value in what `player` holds: the public records and their letters."""
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in (game_dir / "records").glob("*.json")]
     mail = game_dir / "mail"
-    texts += [p.read_text(encoding="utf-8", errors="replace") for p in mail.rglob(f"{player}.*") if p.is_file()]
+    letters = list(kept_letters.glob(mail, f"*/{player}.*"))  # in a pack of letters or a file each
+    assert letters, f"no letter of {player} kept under {mail}"
+    texts += [kept_letters.read_bytes(p).decode("utf-8", errors="replace") for p in letters]
     return {digest for text in texts for digest in HEX64.findall(text)}
 
 

@@ -193,12 +193,15 @@ def test_frances_policy_stays_in_her_letters_until_it_is_used(played: tuple[Path
     game_dir, _ = played
     folders = sorted(p for p in (game_dir / "mail").iterdir() if p.is_dir() and p.name[:4].isdigit())
     used = next(i for i, f in enumerate(folders) if "revealed:" in kept_letters.read_text(f / "britain.report.txt"))
+    read = 0
     for folder in folders[:used]:
-        for path in folder.glob("*"):
-            if path.name.startswith("france.") or not path.is_file() or path.suffix == ".gz":
+        for path in kept_letters.glob(game_dir / "mail", f"{folder.name}/*"):
+            if path.name.startswith("france.") or path.suffix == ".gz":
                 continue
-            text = path.read_text(encoding="utf-8", errors="replace")
+            read += 1
+            text = kept_letters.read_bytes(path).decode("utf-8", errors="replace")
             assert "'rounds': [2]" not in text and "rounds: [2]" not in text, path
             assert "guard france +2 in round(s) 2" not in text, path
+    assert read, "no letter was read before the policy was used"
     # ...and once used, every player reads it in words.
     assert "guard france +2 in round(s) 2" in kept_letters.read_text(folders[used] / "britain.report.txt")

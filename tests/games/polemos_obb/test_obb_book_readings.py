@@ -95,11 +95,32 @@ def test_a_defending_winner_tests_to_follow_up_unless_the_option_says_not() -> N
 
 def test_a_defending_base_has_the_support_its_standing_orders_declare() -> None:
     state = contact_phase(NEW, {"support": [{"base": "M", "by": ["N"]}]})  # N beside M on the table
+    state["bases"]["Y"]["pose"]["y"] -= 120  # no longer front to front with N (L426, below)
     state, events, _ = play(state, attack([["X", "M"]]), [4, 4, 4, 4, 4, 4, 3, 3])
     for played in rounds_of(events):
         line = combat_line(played["combats"][0])
         assert line[6] == ["support"] and line[7] == 5 and line[9] == "no-effect", line
     assert "/standing/bavarian/support/M" in event(events, "combat.encounter").data["reveals"]
+
+
+# -- support cancelled (L426) ----------------------------------------------------------------
+# Book (L426): "Z and O are within 1BW of each other's front and therefore cancel out each
+# other's support of their friends." On the referee's table: a supporter facing an enemy base
+# front to front, no more than 1BW apart, across its frontage, gives no support while it does.
+
+
+def test_a_supporter_facing_an_enemy_within_1bw_front_to_front_gives_no_support() -> None:
+    state = contact_phase(NEW, {"support": [{"base": "M", "by": ["N"]}]})  # Y faces N, touching
+    state, events, _ = play(state, attack([["X", "M"]]), [4, 4, 4, 4, 4, 4, 3, 3])
+    assert all(combat_line(played["combats"][0])[6] == [] for played in rounds_of(events))
+    state = contact_phase(NEW, {"support": [{"base": "M", "by": ["N"]}]})
+    state["bases"]["Y"]["pose"]["y"] -= 65  # 1BW and a little more from N's front: N supports M
+    state, events, _ = play(state, attack([["X", "M"]]), [4, 4, 4, 4, 4, 4, 3, 3])
+    assert all(combat_line(played["combats"][0])[6] == ["support"] for played in rounds_of(events))
+    state = contact_phase(NEW, {"support": [{"base": "M", "by": ["N"]}]})
+    state["bases"]["Y"]["pose"]["y"] -= 60  # 1BW: still cancelled
+    state, events, _ = play(state, attack([["X", "M"]]), [4, 4, 4, 4, 4, 4, 3, 3])
+    assert all(combat_line(played["combats"][0])[6] == [] for played in rounds_of(events))
 
 
 def test_a_game_begun_before_refuses_defenders_support() -> None:

@@ -180,9 +180,9 @@ def _attack(view: dict[str, Any], me: str, mine: list[dict[str, Any]]) -> dict[s
     return {}
 
 
-def order_file(game_dir: Path, player: str, orders: dict[str, Any]) -> bytes:
+def order_file(game_dir: Path, player: str, orders: dict[str, Any], seq: int = 1) -> bytes:
     info = status(game_dir)
-    header = {"game": GAME_ID, "turn": info["turn"], "phase": info["phase"], "player": player, "seq": 1}
+    header = {"game": GAME_ID, "turn": info["turn"], "phase": info["phase"], "player": player, "seq": seq}
     return yaml.safe_dump({**header, "orders": orders}, sort_keys=False).encode("utf-8")
 
 
@@ -194,18 +194,23 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[st
         return _play(tmp_path_factory.mktemp("obb"))
 
 
-def _play(folder: Path, orders_for: Any = None) -> tuple[Path, list[dict[str, Any]]]:
-    """Play the game to its end, the bots writing `orders_for(view)` (default `bot_orders`); return folder and log."""
+def _play(folder: Path, orders_for: Any = None, phases: int = 80) -> tuple[Path, list[dict[str, Any]]]:
+    """Play the game to its end (at most `phases` phases), the bots writing `orders_for(view)`
+    (default `bot_orders`); return folder and log."""
     orders_for = orders_for or bot_orders
     game_dir, keys = make_game(folder)
     log = []
-    for _ in range(80):
+    for _ in range(phases):
         info = status(game_dir)
         if info["over"]:
             break
         for player in info["active"]:
-            raw = order_file(game_dir, player, orders_for(notice_view(game_dir, player)))
-            receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
+            orders = orders_for(notice_view(game_dir, player))
+            for seq, tried in enumerate(orders if isinstance(orders, list) else [orders], start=1):
+                raw = order_file(game_dir, player, tried, seq)  # a list: the orders tried in turn, until one stands
+                receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
+                if receipt.accepted:
+                    break
             assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems], raw)
         result = adjudicate(game_dir)
         log.append({"turn": info["turn"], "phase": info["phase"], "kinds": [e.kind for e in result.events]})
@@ -248,14 +253,18 @@ def test_no_bid_is_seen_before_the_auction_is_adjudicated(played: tuple[Path, li
     game_dir, _ = played
     bid_folders = sorted(p for p in (game_dir / "mail").iterdir() if p.name.endswith("-bid"))
     assert bid_folders
+    mail = game_dir / "mail"
     for folder in bid_folders:
         turn = int(folder.name.split("-t")[1].split("-")[0])
-        for view_file in folder.glob("*.view.yaml"):  # sent with the notices, before any bid
+        views = list(kept_letters.glob(mail, f"{folder.name}/*.view.yaml"))  # sent with the notices, before any bid
+        reports = list(kept_letters.glob(mail, f"{folder.name}/*.report.txt"))
+        assert views and reports, folder  # read through the packs of letters: an empty loop would check nothing
+        for view_file in views:
             auction = load_yaml(kept_letters.read_text(view_file))["last_auction"]
             assert auction is None or auction["turn"] < turn, view_file
-        for ack in folder.glob("*.ack-*.txt"):
+        for ack in kept_letters.glob(mail, f"{folder.name}/*.ack-*.txt"):
             assert "bid" not in kept_letters.read_text(ack).split("For: turn")[0]
-        for report in folder.glob("*.report.txt"):
+        for report in reports:
             text = kept_letters.read_text(report)
             assert "every sealed bid, revealed together" in text
             assert all(name in text for name in ("Dutch army", "Imperial army", "Bavarian army"))

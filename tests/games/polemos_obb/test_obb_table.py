@@ -19,6 +19,7 @@ from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_
 
 from games.polemos_obb import GAME
 from games.polemos_obb.options import NEW_GAME_OPTIONS
+from games.polemos_obb.table import back
 from referee.game.engine import adjudicate, init_game
 from referee.kit.tabletop.picture import check_scene
 from referee.letters.post import read_kept_html
@@ -185,6 +186,15 @@ def test_friends_pass_through_each_other_enemies_stop_a_move() -> None:
     assert set(moves(state, "imperial", through)) == {"illegal.moves.through"}
 
 
+def test_bases_thrown_together_may_stand_and_a_move_must_leave_them_apart() -> None:
+    """Bases thrown back onto friends share ground until they move: an order to stand (no steps) is
+    no move onto a base; a move ends on no base."""
+    state = danube()
+    state["bases"]["imperial-foot-3"]["pose"] = {"x": 930, "y": 225, "facing": 0}  # half on imperial-foot-2
+    assert moves(state, "imperial", move(["imperial-foot-3"])) == []
+    assert moves(state, "imperial", move(["imperial-foot-3"], {"advance": 10})) == ["illegal.moves.ends-on"]
+
+
 def test_brigades_act_on_one_order_only_within_1bw() -> None:
     """L237: brigades within 1BW of each other act on one order; a larger gap needs separate orders."""
     state = danube()
@@ -289,6 +299,32 @@ def test_a_losing_division_falls_back_the_difference_less_2_base_depths() -> Non
     assert pose(state, "N") == (300, 240 + 6 * BD, 180)
 
 
+def test_a_base_thrown_back_stops_at_the_table_s_edge() -> None:
+    """The file says nothing of bases driven off the table: the referee moves them back no farther
+    than the edge, where they stay in play (a fall-back of the danube game left bases at y < 0)."""
+    state = danube()
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 40, "facing": 0}
+    assert ends_back(state, "V") == pytest.approx((240, 15, 0))  # its rear on the south edge
+    state["bases"]["M"]["pose"] = {"x": 300, "y": 930, "facing": 180}
+    assert ends_back(state, "M") == pytest.approx((300, 945, 180))  # the table is 960 mm deep
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 150, "facing": 0}
+    assert ends_back(state, "V") == pytest.approx((240, 30, 0))  # room enough: 2BW
+
+
+def test_a_base_thrown_back_stops_at_the_first_enemy_behind_it() -> None:
+    """L270: never through an enemy. A fall-back of de Salon's division in the danube game left O
+    on V, who stood behind it."""
+    state = danube()
+    state["bases"]["M"]["pose"] = {"x": 240, "y": 20, "facing": 180}  # from y 5 to 35
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 120, "facing": 0}  # 2BW back would end at y 0
+    assert ends_back(state, "V") == pytest.approx((240, 50, 0), abs=1)  # its rear against M (35 + 15)
+
+
+def ends_back(state: dict[str, Any], base: str) -> tuple[float, float, float]:
+    end, _ = back(state, base, 2 * BW)
+    return end.x, end.y, end.facing
+
+
 def test_a_broken_base_goes_2bw_straight_back() -> None:
     """L506: a broken base moves straight back 2BW."""
     attack = {
@@ -321,12 +357,34 @@ def test_the_picture_draws_every_base_the_moves_and_the_fights() -> None:
     assert public is not None and public["items"] == items  # the table is public
 
 
+def test_the_pairs_in_reach_are_written_as_pairs_are_ordered() -> None:
+    """Ids with hyphens (imperial-foot-1) made "imperial-foot-1-D" unreadable: a pair is [OWN, ENEMY]."""
+    state = danube()
+    state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
+    state["step"] = "tempo-contact"
+    state["moved_this_turn"] = ["imperial-foot-1"]
+    assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+
+
+def test_a_long_id_is_labelled_by_its_initials_and_number() -> None:
+    """The generated Imperial bases' ids (imperial-horse-3) ran over their neighbours' on the picture."""
+    state = danube()
+    scene = GAME.picture(GAME.view(state, "imperial"), "imperial", [])
+    assert scene is not None
+    labels = {i["label"] for i in scene["items"] if i["item"] == "unit"}
+    assert {"ih3 Cu", "if1 Ft", "ig5 FA", "Q1 Ft"} <= labels
+    assert "(imperial-foot-1: if1)" in GAME.example(state, "imperial").notes["orders.moves"]
+
+
 def test_the_order_form_lists_positions_and_targets_in_reach() -> None:
     state = combat_moves()
-    notes = GAME.example(state, "dutch").notes
-    assert "X at (240, 180) facing 0" in notes["orders.moves[].steps"]
+    # A letter prints a note only on a field the form fills in: the notes go on `moves` and `attacks`.
+    form = GAME.example(state, "dutch")
+    assert "moves" in form.orders and "X at (240, 180) facing 0" in form.notes["orders.moves"]
+    assert "van-gelder: 7 TP left" in form.notes["orders.moves"]  # the form's own note is kept
     state, _, _ = play(state, {"dutch": {"moves": [{"order": "move", "brigades": ["W", "X", "Y", "Z"]}]}})
-    assert "X-M (touching)" in GAME.example(state, "dutch").notes["orders.attacks[].pairs"]
+    form = GAME.example(state, "dutch")
+    assert "attacks" in form.orders and "[X, M] touching" in form.notes["orders.attacks"]
 
 
 @pytest.mark.parametrize("options", [{}, {"battlefield": "players"}])
