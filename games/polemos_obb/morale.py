@@ -130,6 +130,9 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
     text = f"{record['title']}'s critical morale factor falls by {roll}: {before} -> {record['cmf']}."
     if exhausted:
         record["exhausted"] = True
+        # The losses as the battle left them: the army's other divisions leave with it below
+        # (marked spent to take them out of play), but they did not fail a morale test.
+        lost = losses(state)
         for other in record["divisions"]:
             if not state["divisions"][other]["spent"]:
                 state["divisions"][other]["spent"] = True
@@ -141,7 +144,7 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
             if setting(state, "letters") == "army-board":
                 state["result"] = (
                     f"the {record['title']} breaks: its critical morale factor is exhausted (turn {state['turn']}). "
-                    + losses(state)
+                    + lost
                 )
             text += " The battle ends."
     r.say(

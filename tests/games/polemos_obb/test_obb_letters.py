@@ -8,8 +8,11 @@ from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS
 
 from games.polemos_obb import GAME
 from games.polemos_obb.board import engagement_lines
-from games.polemos_obb.morale import losses
-from games.polemos_obb.options import NEW_GAME_OPTIONS
+from games.polemos_obb.morale import _army_morale, losses
+from games.polemos_obb.options import NEW_GAME_OPTIONS, game_tables
+from games.polemos_obb.resolution import Resolution
+
+from scripted_dice import ScriptedDice
 
 NEW = {**NEW_GAME_OPTIONS, "army_morale": {"cmf": {"dutch": 15, "bavarian": 15}}}
 
@@ -61,3 +64,17 @@ def test_the_result_says_each_sides_losses() -> None:
     said = losses(state)
     assert "The Allies lost 0 of 5 bases (0 shaken)" in said
     assert "lost 1 of 6 bases (1 shaken) and 0 of 2 divisions spent" in said
+
+
+def test_a_broken_army_s_result_counts_the_divisions_spent_before_it_left() -> None:
+    """The army's other divisions leave the battle with it (marked spent, out of play), but the
+    result counts those spent by their morale test: one of two here, not two."""
+    state = new_game(**{**NEW, "army_morale": {"cmf": {"dutch": 2, "bavarian": 2}, "when_exhausted": "game-ends"}})
+    army = next(a for a, record in state["armies"].items() if len(record["divisions"]) == 2)
+    record = state["armies"][army]
+    failed = record["divisions"][0]
+    state["divisions"][failed]["spent"] = True
+    _army_morale(Resolution(state, ScriptedDice([6]), game_tables(state)), army, failed)
+    assert state["over"] and all(state["divisions"][d]["spent"] for d in record["divisions"])
+    assert f"of {len(record['divisions'])} divisions spent" in state["result"]
+    assert f"1 of {len(record['divisions'])} divisions spent" in state["result"], state["result"]
