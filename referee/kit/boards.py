@@ -16,17 +16,14 @@ the letter does not already say.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from referee.errors import GameDataError
+from referee.kit.scene_checks import SceneCheck
 
 VERSION = 1
-COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 MAX_ROWS = 200  # an army board has a few dozen brigades: more is a mistake, not an army
 MAX_BOXES = 24  # boxes in one row: a division of a dozen brigades of two bases
-MAX_TEXT = 80
 
 
 def board_scene(
@@ -65,13 +62,7 @@ def check_board(made: Any) -> None:
     _text(made.get("title"), f"{where}.title")
     states = made.get("states")
     _require(isinstance(states, dict) and states, f"{where}.states", "is not a mapping of states")
-    for key, state in states.items():
-        at = f"{where}.states.{key}"
-        _require(isinstance(state, dict), at, "is not a mapping of name and colour")
-        _text(state.get("name"), f"{at}.name")
-        _require(
-            isinstance(state.get("colour"), str) and COLOUR.fullmatch(state["colour"]), f"{at}.colour", "is not #rrggbb"
-        )
+    _CHECK.named_colours(states, f"{where}.states")
     sections = made.get("sections")
     _require(isinstance(sections, list), f"{where}.sections", "is not a list")
     rows = 0
@@ -99,11 +90,5 @@ def _check_row(row: Any, at: str, states: Mapping[str, Any]) -> None:
         _require(box.get("state") in states, f"{at}.boxes[{b}].state", f"is not one of {', '.join(states)}")
 
 
-def _text(value: Any, at: str, empty: bool = False) -> None:
-    _require(isinstance(value, str) and (empty or value), at, "is not a text")
-    _require(len(value) <= MAX_TEXT, at, f"is longer than {MAX_TEXT} characters")
-
-
-def _require(ok: Any, at: str, fault: str) -> None:
-    if not ok:
-        raise GameDataError(f"{at} {fault}", hints=("see docs/pictures.md for the board format",))
+_CHECK = SceneCheck("see docs/pictures.md for the board format")
+_require, _text = _CHECK.require, _CHECK.text

@@ -28,20 +28,18 @@ docs/pictures.md describes the format for players and game writers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from referee.errors import GameDataError
+from referee.kit.scene_checks import SceneCheck
 from referee.kit.tabletop.shapes import Pose, Size, corners
 
 VERSION = 1
 ITEMS = ("terrain", "unit", "arrow", "marker", "label")  # also the order they are drawn in
 LOOKS = ("unit", "card-back", "own-face-down", "own-dummy")
 ARROWS = ("move", "charge", "wheel", "fall-back", "flee", "shot")
-COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 MAX_ITEMS = 2000  # a picture is a table of a few dozen cards: more is a mistake, not a battle
-MAX_TEXT = 80
 
 Point = tuple[float, float]
 
@@ -163,13 +161,7 @@ def check_scene(made: Any) -> None:
         _require(_is_number(table.get(key)) and table[key] > 0, f"{where}.table.{key}", "is not a positive number")
     sides = made.get("sides")
     _require(isinstance(sides, dict), f"{where}.sides", "is not a mapping")
-    for key, side in sides.items():
-        at = f"{where}.sides.{key}"
-        _require(isinstance(side, dict), at, "is not a mapping of name and colour")
-        _text(side.get("name"), f"{at}.name")
-        _require(
-            isinstance(side.get("colour"), str) and COLOUR.fullmatch(side["colour"]), f"{at}.colour", "is not #rrggbb"
-        )
+    _CHECK.named_colours(sides, f"{where}.sides")
     items = made.get("items")
     _require(isinstance(items, list), f"{where}.items", "is not a list")
     _require(len(items) <= MAX_ITEMS, f"{where}.items", f"holds {len(items)} items, more than {MAX_ITEMS}")
@@ -217,15 +209,9 @@ def _points(points: Any, at: str, least: int) -> None:
         _require(ok, at, f"holds {xy!r}, not a point [x, y] in mm")
 
 
-def _text(value: Any, at: str, empty: bool = False) -> None:
-    _require(isinstance(value, str) and (empty or value), at, "is not a text")
-    _require(len(value) <= MAX_TEXT, at, f"is longer than {MAX_TEXT} characters")
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value and abs(value) < 1e7
 
 
-def _require(ok: Any, at: str, fault: str) -> None:
-    if not ok:
-        raise GameDataError(f"{at} {fault}", hints=("see docs/pictures.md for the picture format",))
+_CHECK = SceneCheck("see docs/pictures.md for the picture format")
+_require, _text = _CHECK.require, _CHECK.text
