@@ -10,6 +10,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,44 +26,53 @@ ROLL = "rolls: [{label: scout, dice: 2d6, purpose: scouting}]"
 PLAYERS = ("alice", "bob", "carol")
 
 
-def test_idle_brings_an_acknowledgement_within_seconds(mail_world: MailWorld) -> None:
+@contextmanager
+def watching(mail_world: MailWorld, on_pass: Callable[[object], None]) -> Iterator[None]:
+    """Run `referee run --watch` in a thread for the block's length, ticking every 30 s: mail
+    acknowledged within seconds was woken by IDLE or found before it, not by the tick."""
     stop = threading.Event()
-    passes: list[object] = []
     worker = threading.Thread(
         target=watch,
         kwargs={
             "home": mail_world.home,
             "tick_seconds": 30,
-            "renew_seconds": 2,
+            "renew_seconds": 2,  # IDLE is renewed, and `stop` looked at, every 2 s: the test ends soon after
             "stop": stop.is_set,
-            "on_pass": passes.append,
+            "on_pass": on_pass,
         },
         daemon=True,
     )
-    worker.start()  # renew_seconds: IDLE is renewed, and `stop` looked at, every 2 s: the test ends soon after
+    worker.start()
     try:
+        yield
+    finally:
+        stop.set()
+        worker.join(timeout=40)
+
+
+def _acknowledged(mail_world: MailWorld) -> bool:
+    return any("orders accepted" in x["Subject"] for x in mail_world.letters("alice"))
+
+
+def test_idle_brings_an_acknowledgement_within_seconds(mail_world: MailWorld) -> None:
+    passes: list[object] = []
+    with watching(mail_world, passes.append):
         deadline = time.monotonic() + 10
         while not passes and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.5)  # the watcher is now in IDLE
         sent_at = time.monotonic()
         mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
-        while time.monotonic() - sent_at < 15:
-            if any("orders accepted" in x["Subject"] for x in mail_world.letters("alice")):
-                break
+        while time.monotonic() - sent_at < 15 and not _acknowledged(mail_world):
             time.sleep(0.05)
         waited = time.monotonic() - sent_at
-    finally:
-        stop.set()
-    assert any("orders accepted" in x["Subject"] for x in mail_world.letters("alice"))
+    assert _acknowledged(mail_world)
     assert waited < 10, f"the acknowledgement took {waited:.1f} s: IDLE did not wake the watcher"
-    worker.join(timeout=40)
 
 
 def test_mail_arriving_between_the_pass_and_idle_is_not_left_for_the_tick(mail_world: MailWorld) -> None:
     """SELECT already counts mail delivered after the pass, so IDLE never announces it: the watcher
     must look for it before idling, not wait out the 30-second tick."""
-    stop = threading.Event()
     passes: list[object] = []
 
     def deliver_after_the_first_pass(report: object) -> None:
@@ -70,23 +80,9 @@ def test_mail_arriving_between_the_pass_and_idle_is_not_left_for_the_tick(mail_w
         if len(passes) == 1:
             mail_world.deliver(mail_world.orders_mail("alice", mail_world.order("alice", 1, ROLL)))
 
-    worker = threading.Thread(
-        target=watch,
-        kwargs={
-            "home": mail_world.home,
-            "tick_seconds": 30,
-            "stop": stop.is_set,
-            "on_pass": deliver_after_the_first_pass,
-        },
-        daemon=True,
-    )
-    worker.start()
-    try:
-        acknowledged = _until(lambda: any("orders accepted" in x["Subject"] for x in mail_world.letters("alice")), 15)
-    finally:
-        stop.set()
+    with watching(mail_world, deliver_after_the_first_pass):
+        acknowledged = _until(lambda: _acknowledged(mail_world), 15)
     assert acknowledged, "mail delivered between a pass and IDLE waited for the tick"
-    worker.join(timeout=40)
 
 
 @pytest.fixture
