@@ -44,10 +44,11 @@ class MimeExcess:
     limit: int
 
     def describe(self) -> str:
-        return (
-            f"your mail has more than {self.limit:,} {self.what}, more than the referee reads: "
-            "send the order file and its .sig, or the command, in a plain mail"
-        )
+        if self.limit == 0:  # something the referee never reads, however little of it
+            found = f"your mail has {self.what}, which the referee does not read"
+        else:
+            found = f"your mail has more than {self.limit:,} {self.what}, more than the referee reads"
+        return f"{found}: send the order file and its .sig, or the command, in a plain mail"
 
 
 def mime_excess(raw: bytes, max_parts: int = MAX_PARTS, max_depth: int = MAX_DEPTH) -> MimeExcess | None:

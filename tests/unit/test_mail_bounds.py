@@ -102,6 +102,9 @@ def test_a_delivery_status_block_that_opens_parts_is_refused() -> None:
     assert depth_of(email.message_from_bytes(raw, policy=policy.default)) == 3
     excess = mime_excess(raw, max_parts=4, max_depth=2)
     assert excess is not None and "delivery status" in excess.what
+    assert excess.describe().startswith(
+        "your mail has parts nested in a delivery status report's fields, which the referee does not read: "
+    )
     plain_report = b"From: x@example.org\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx\r\n\r\n"
     assert mime_excess(plain_report + b"Final-Recipient: rfc822; a@b\r\nStatus: 5.1.1\r\n") is None
 
