@@ -164,9 +164,12 @@ def _moved(state: State, engagement: dict[str, Any], base: str, end: Any, why: s
     engagement.setdefault("moves", []).append({**move, "why": why})
 
 
-def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> None:
-    """Move a base straight back `distance` mm on the table, facing kept."""
-    engagement.setdefault("moves", []).append({**go_back(state, base, distance), "why": why})
+def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> bool:
+    """Move a base straight back `distance` mm on the table, facing kept; return whether it left the
+    table (option table_edge: remove)."""
+    move = go_back(state, base, distance)
+    engagement.setdefault("moves", []).append({**move, "why": why})
+    return bool(move.get("off_table"))
 
 
 def _declare_support(state: State, engagement: dict[str, Any], support: Sequence[Mapping[str, Any]]) -> None:
@@ -295,7 +298,7 @@ def _fight_round(
     defenders_follow = setting(state, "defending_winner_follows_up")
     for combat in combats:
         tests = defenders_follow or combat["winner"] == combat["attacker"]["base"]
-        if combat["outcome"] in ("recoiled", "shaken") and tests:
+        if combat["outcome"] in ("recoiled", "shaken") and tests and is_standing(state, combat["loser"]):
             _follow_up(r, engagement, number, combat)
     title = kind.replace("-", " ") if engagement["new"] else f"{ORDINALS[number - 1]} continuing"
     return {
@@ -392,7 +395,9 @@ def _fight(
         _mark(tally, state, loser, outcome)
         if on_table(state):
             distance = COMBAT["broken_back_bw"] * bw(state) if outcome == "broken" else COMBAT["recoil_bd"] * bd(state)
-            _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils")
+            if _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils"):
+                outcome = "broken"  # driven off the table: a base lost, scored as broken in the outcome round
+                _mark(tally, state, loser, outcome)
         pair["contact"], pair["last"] = False, "apart"
         if not setting(state, "recoiled_bases_readvance"):
             # Kept for this encounter only by games that tell who recoiled (older states lack it).
@@ -413,6 +418,8 @@ def _fight(
         "pair": pair["bases"],
         "generals": [],
     }
+    if loser is not None and bases[loser].get("off_table"):
+        combat["off_table"] = True
     for base in (attacker, defender):
         for general_id in _generals_with(state, base):
             breaks = bases[base]["state"] == "broken"
@@ -645,8 +652,12 @@ def _apply_fall_back(state: State, division: str, entry: Mapping[str, Any]) -> d
     text = f"{title} falls back {entry['bd']}BD ({entry['why']})"
     if shaken or broken:
         text += f": {', '.join(shaken) or 'no base'} shaken, {', '.join(broken) or 'none'} broken"
+    off_table = [move["base"] for move in moves if move.get("off_table")]
+    if off_table:
+        text += f"; {', '.join(off_table)} driven off the table, lost (option table_edge: remove)"
     return {"division": division, "title": title, "bd": entry["bd"], "why": entry["why"], "shaken": shaken,
-            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {})}  # fmt: skip
+            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {}),
+            **({"off_table": off_table} if off_table else {})}  # fmt: skip
 
 
 def _end(state: State, engagement: dict[str, Any]) -> None:

@@ -126,12 +126,20 @@ def enemies_of(state: Mapping[str, Any], base: str) -> list[str]:
 
 def back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]]]:
     """Return where a base ends after going `distance` mm straight back, facing as before, and its
-    path: no farther than the table's edge (the file says nothing of a base driven off the table),
-    nor than the first enemy base behind it (never through an enemy, L270)."""
+    path: no farther than the table's edge, nor than the first enemy base behind it (never through
+    an enemy, L270)."""
+    end, path, _ = _going_back(state, base, distance)
+    return end, path
+
+
+def _going_back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]], bool]:
+    """Return `back`'s end and path, and whether the table's edge cut the move short."""
     start, size = pose_of(state, base), size_of(state, base)
-    room = min(distance, _room_behind(state, start, size))
-    end = moved(start, -min(room, _room_before_enemy(state, base, start, size, room)))
-    return end, [[start.x, start.y], [end.x, end.y]]
+    edge = _room_behind(state, start, size)
+    room = min(distance, edge)
+    room = min(room, _room_before_enemy(state, base, start, size, room))
+    end = moved(start, -room)
+    return end, [[start.x, start.y], [end.x, end.y]], edge < distance - 0.1 and room >= edge - 0.1
 
 
 def _room_before_enemy(state: Mapping[str, Any], base: str, start: Pose, size: Size, distance: float) -> float:
@@ -169,10 +177,22 @@ def _room_behind(state: Mapping[str, Any], start: Pose, size: Size) -> float:
 
 
 def go_back(state: State, base: str, distance: float) -> dict[str, Any]:
-    """Move a base `distance` mm straight back, keeping its facing; return its move (base, path)."""
-    end, path = back(state, base, distance)
+    """Move a base `distance` mm straight back, keeping its facing; return its move (base, path).
+
+    A base the move would carry off the table stops at the edge (option table_edge: stop, the
+    default: the rulebook file is silent), or leaves the field there (table_edge: remove): it is
+    removed at once, counted as a base lost (its division tests morale), and the move says
+    `off_table`. Bombardment and combat (recoils, breaks, falls back) all go back through here.
+    """
+    end, path, edge_reached = _going_back(state, base, distance)
     place(state, base, end)
-    return {"base": base, "path": path}
+    move: dict[str, Any] = {"base": base, "path": path}
+    if edge_reached and setting(state, "table_edge") == "remove":
+        state["bases"][base].update(state="removed", followed_up=False, off_table=True)
+        if base not in state["broken_this_turn"]:
+            state["broken_this_turn"].append(base)
+        move["off_table"] = True
+    return move
 
 
 def go_to(state: State, base: str, end: Pose) -> dict[str, Any]:

@@ -1,0 +1,100 @@
+"""What issue 17 still lacked on the referee's table (option battlefield: table): the table's edge as
+a named option, the referee pairing an attack's bases, gun ranges, dragoons' mounts.
+
+Each rule's test names the line of the rulebook file (shared/seeds/004_...txt) it comes from, or
+the option that settles what the file leaves open. Lengths in mm: 1BW = 60 mm, 1BD = 30 mm.
+"""
+
+from __future__ import annotations
+
+import pytest
+from obb_helpers import TEST_TABLES, event, play
+from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
+from test_obb_table import BD, BW, NEW, danube, pose
+
+from games.polemos_obb import GAME
+from games.polemos_obb.table import go_back
+from referee.kit import GameDataError
+
+from scripted_dice import ScriptedDice
+
+REMOVE = {**NEW, "table_edge": "remove"}
+
+
+# -- the table's edge (option table_edge) ----------------------------------------------------
+
+
+def test_a_base_driven_off_the_table_stays_at_the_edge_unless_the_option_removes_it() -> None:
+    """The file says nothing of bases driven off the table: by default (table_edge: stop) the base
+    stops at the edge and stays in play; table_edge: remove takes it out, counted as a base lost."""
+    state = danube()
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 40, "facing": 0}
+    move = go_back(state, "V", 2 * BW)
+    assert "off_table" not in move and state["bases"]["V"]["state"] == "fresh"
+    assert pose(state, "V") == (240, 15, 0)
+    state = danube()
+    state["config"]["table_edge"] = "remove"
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 40, "facing": 0}
+    move = go_back(state, "V", 2 * BW)
+    assert move["off_table"] is True and move["path"][-1] == [240, 15]  # drawn to where it left
+    assert state["bases"]["V"]["state"] == "removed" and "V" in state["broken_this_turn"]
+    state["bases"]["W"]["pose"] = {"x": 300, "y": 150, "facing": 0}
+    assert "off_table" not in go_back(state, "W", 2 * BW)  # room enough: it stays
+    assert state["bases"]["W"]["state"] == "fresh"
+
+
+def test_a_base_stopped_by_an_enemy_before_the_edge_is_not_removed() -> None:
+    """L270: never through an enemy; a base that meets one before the edge stays on the table."""
+    state = danube()
+    state["config"]["table_edge"] = "remove"
+    state["bases"]["M"]["pose"] = {"x": 240, "y": 20, "facing": 180}
+    state["bases"]["V"]["pose"] = {"x": 240, "y": 120, "facing": 0}
+    assert "off_table" not in go_back(state, "V", 2 * BW)
+    assert state["bases"]["V"]["state"] == "fresh"
+
+
+def test_the_option_table_edge_is_checked() -> None:
+    with pytest.raises(GameDataError, match="table_edge"):
+        GAME.setup("combat-example", ["dutch", "bavarian"], {**NEW, "table_edge": "fall-off"})
+
+
+def test_a_bombarded_base_driven_off_the_table_is_removed_with_the_option() -> None:
+    """Bombardment goes back through the same helper (the combat chart's 1BD, L403)."""
+    state = danube("franco-bavarian")
+    state["config"]["table_edge"] = "remove"
+    state["overlays"]["tables"] = TEST_TABLES
+    state["step"] = "tempo-bombardment"
+    state["bases"]["X"]["pose"] = {"x": 360, "y": 20, "facing": 0}
+    fire = {"fire": [{"battery": "G1", "target": "X"}]}
+    after, events = GAME.resolve(state, {"bavarian": fire}, ScriptedDice([5]))
+    assert after["bases"]["X"]["state"] == "removed"
+    assert event(events, "bombardment.fire").data["move"]["off_table"] is True
+
+
+def test_a_recoil_off_the_table_is_a_base_lost_in_the_outcome_round() -> None:
+    """L403: N recoils 1BD; with the table's edge just behind it, N leaves the field (table_edge:
+    remove), scores as broken in the outcome round (3 points a base broken, L466) and is not followed up."""
+    state = turn_one_contact(**REMOVE)
+    state["table"]["depth_mm"] = 240  # N stands at y 210, its rear at 225: 1BD back leaves the table
+    state, events, _ = play(
+        state, VAN_GELDER_ATTACKS, [*TURN_ONE_DICE[:6], 4, 4, 4, 5, 3, 3]
+    )  # N and O leave; X and M fight on
+    encounter = event(events, "combat.encounter").data
+    first = encounter["rounds"][0]["combats"]
+    y_n = next(c for c in first if c["defender"]["base"] == "N")
+    assert y_n["off_table"] is True and y_n["outcome"] == "broken" and y_n["follow_up"] is None
+    assert state["bases"]["N"]["state"] == "removed"
+    line = next(d for d in encounter["outcome"]["divisions"] if d["division"] == "de-salon")
+    assert sorted(line["broken"]) == ["N", "O"] and line["points"] == 6
+
+
+def test_a_division_falling_back_off_the_table_loses_the_bases_that_leave() -> None:
+    """L476: the loser falls back (difference - 2)BD; the bases it carries off the table are lost."""
+    state = turn_one_contact(**REMOVE)
+    state["table"]["depth_mm"] = 330
+    state, events, _ = play(state, VAN_GELDER_ATTACKS, [*TURN_ONE_DICE, 5, 2])
+    fall_back = event(events, "combat.encounter").data["outcome"]["fall_backs"][0]
+    assert fall_back["bd"] == 6
+    assert fall_back["off_table"] == ["N", "P"] and "driven off the table" in fall_back["text"]
+    assert {state["bases"][b]["state"] for b in ("N", "P")} == {"removed"}
+    assert pose(state, "N")[1] == 330 - BD / 2
