@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.polemos_obb.contact_orders import with_pairs
 from games.polemos_obb.generals import capture_roll, risk_to_general
 from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
@@ -93,7 +94,7 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
                 plans[engagement["id"]][number] += order
     for army in armies:
         for attack in orders[army].get("attacks", []):
-            attack = _free_pairs(r, attack)
+            attack = _free_pairs(r, _paired(r, attack))
             if not attack["pairs"]:
                 continue
             engagement = _open_engagement(r, attack)
@@ -103,6 +104,21 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
     for group in _groups(fighting):
         _fight_encounter(r, group, plans, side)
     state["engagements"] = [e for e in state["engagements"] if not e.get("ended")]
+
+
+def _paired(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the attack with its pairs; those the referee reads from the table (the player named
+    none) are said in the report."""
+    attack = with_pairs(r.state, attack)
+    if attack.get("paired_by_referee"):
+        pairs = ", ".join(f"{own} with {enemy}" for own, enemy in attack["pairs"]) or "no base"
+        r.say(
+            "combat.paired",
+            f"The referee pairs the bases of {attack['division']}'s attack on {attack['target']} from the table: "
+            f"{pairs}.",
+            {"division": attack["division"], "target": attack["target"], "pairs": attack["pairs"]},
+        )
+    return attack
 
 
 def _free_pairs(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]:

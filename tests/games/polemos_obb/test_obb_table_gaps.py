@@ -7,6 +7,8 @@ the option that settles what the file leaves open. Lengths in mm: 1BW = 60 mm, 1
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from obb_helpers import TEST_TABLES, event, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
@@ -98,3 +100,41 @@ def test_a_division_falling_back_off_the_table_loses_the_bases_that_leave() -> N
     assert fall_back["off_table"] == ["N", "P"] and "driven off the table" in fall_back["text"]
     assert {state["bases"][b]["state"] for b in ("N", "P")} == {"removed"}
     assert pose(state, "N")[1] == 330 - BD / 2
+
+
+# -- pairs read from the table -----------------------------------------------------------------
+
+
+def without_pairs(**more: Any) -> dict[str, Any]:
+    attack = {k: v for k, v in VAN_GELDER_ATTACKS["dutch"]["attacks"][0].items() if k != "pairs"}
+    return {"dutch": {"attacks": [{**attack, **more}]}}
+
+
+def test_the_referee_pairs_the_book_s_attack_from_the_table_as_the_book_does() -> None:
+    """L378-L399: X contacts M, the line conforms, and X fights M, Y N, Z O; W (declared X's
+    supporter) stays out of the pairs. Left without pairs, the referee finds the book's."""
+    state = turn_one_contact(**NEW)
+    orders = without_pairs()
+    assert GAME.validate(state, "dutch", orders["dutch"]) == []
+    after, events, _ = play(state, orders, [*TURN_ONE_DICE, 2, 5])
+    assert event(events, "combat.paired").data["pairs"] == [["X", "M"], ["Y", "N"], ["Z", "O"]]
+    book, _, _ = play(turn_one_contact(**NEW), VAN_GELDER_ATTACKS, [*TURN_ONE_DICE, 2, 5])
+    assert after["bases"] == book["bases"]  # every base where, and as, the book leaves it
+
+
+def test_named_pairs_are_still_checked_and_a_contact_without_free_bases_is_refused() -> None:
+    """Explicit pairs are held to the table as before (L382); with none, a division whose bases
+    touch nothing it may attack is told so."""
+    state = turn_one_contact(**NEW)
+    assert "combat.paired" not in [e.kind for e in play(state, VAN_GELDER_ATTACKS, [*TURN_ONE_DICE, 2, 5])[1]]
+    state["moved"] = []  # no brigade moved: none may attack (option attack_needs_move)
+    codes = [p.code for p in GAME.validate(state, "dutch", without_pairs()["dutch"])]
+    assert codes == ["illegal.attack.no-pairs"]
+
+
+def test_pairs_may_be_left_out_only_on_the_referee_s_table() -> None:
+    state = turn_one_contact()
+    codes = [p.code for p in GAME.validate(state, "dutch", without_pairs()["dutch"])]
+    assert codes == ["illegal.attack.pairs"]  # the players' table: the pairs are theirs to name
+    assert "pairs" in GAME.phase(state).schema["fields"]["attacks"]["items"]["required"]
+    assert "pairs" not in GAME.phase(turn_one_contact(**NEW)).schema["fields"]["attacks"]["items"]["required"]
