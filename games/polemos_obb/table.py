@@ -381,6 +381,16 @@ def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
     return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
 
 
+def range_to(state: Mapping[str, Any], base: str, other: str) -> float | None:
+    """Return how far `other` stands from `base`, edge to edge in mm, if any of it is before
+    `base`'s front (a gun's field of fire); None when all of it is level with or behind the front."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    points = [local(pose, point) for point in corners(pose_of(state, other), size_of(state, other))]
+    if max(y for _, y in points) <= size.depth / 2 + TOUCH_MM:
+        return None
+    return float(outline_of(state, base).distance(outline_of(state, other)))
+
+
 def blocking(state: Mapping[str, Any], base: str, end: Pose, where: Mapping[str, Pose] | None = None) -> list[str]:
     """Return the other bases on the field that a base standing at `end` would overlap."""
     shape = outline(end, size_of(state, base))

@@ -138,3 +138,61 @@ def test_pairs_may_be_left_out_only_on_the_referee_s_table() -> None:
     assert codes == ["illegal.attack.pairs"]  # the players' table: the pairs are theirs to name
     assert "pairs" in GAME.phase(state).schema["fields"]["attacks"]["items"]["required"]
     assert "pairs" not in GAME.phase(turn_one_contact(**NEW)).schema["fields"]["attacks"]["items"]["required"]
+
+
+# -- gun range (option bombardment_range) ------------------------------------------------------
+
+
+def bombardment(reach: float | None) -> dict[str, Any]:
+    """The danube demo at the Franco-Bavarians' bombardment, the test table supplied; G1 (525, 540)
+    faces south, X (360, 180) 5.85BW away edge to edge."""
+    state = danube("franco-bavarian")
+    state["config"].update(bombardment_range=reach, pace="skip-idle")
+    state["overlays"]["tables"] = TEST_TABLES
+    state["step"] = "tempo-bombardment"
+    return state
+
+
+def test_the_book_gives_no_range_so_any_enemy_base_is_a_target_by_default() -> None:
+    """The bombardment page (p. 17) is missing: with no bombardment_range the players declare range."""
+    state = bombardment(None)
+    assert GAME.validate(state, "bavarian", {"fire": [{"battery": "G1", "target": "X"}]}) == []
+    assert GAME.phase(state).active == ("bavarian",)
+
+
+def test_with_a_range_a_gun_fires_only_at_a_base_before_its_front_within_it() -> None:
+    state = bombardment(6)
+    assert GAME.validate(state, "bavarian", {"fire": [{"battery": "G1", "target": "X"}]}) == []
+    state = bombardment(5)
+    problems = GAME.validate(state, "bavarian", {"fire": [{"battery": "G1", "target": "X"}]})
+    assert [p.code for p in problems] == ["illegal.fire.out-of-range"]
+    assert "5.85BW away" in problems[0].message and "bombardment_range" in problems[0].message
+
+
+def test_the_fire_form_lists_each_gun_s_targets_in_range() -> None:
+    form = GAME.example(bombardment(6), "bavarian")
+    assert form is not None
+    note = form.notes["orders.fire"]
+    assert (
+        "targets within 6BW before their front: G1: Z (5.5BW), H1 (5.52BW), Y (5.59BW), H2 (5.7BW), X (5.85BW);" in note
+    )
+    assert "V (" not in note and "W (" not in note  # 6BW and more away
+
+
+def test_a_bombardment_with_no_gun_in_range_costs_no_mail() -> None:
+    """Pace (issue 17): a step nobody can order in is adjudicated at once; with a range known, a
+    bombardment in which no gun has a target in range is such a step."""
+    assert GAME.phase(bombardment(6)).active == ("bavarian",)
+    state = bombardment(1)
+    assert GAME.phase(state).active == ()
+    state["step"] = "tempo-command"
+    state["allocations"] = {}
+    state, events = GAME.resolve(state, {"bavarian": {}}, ScriptedDice([]))
+    at_once = [e for e in events if e.kind == "pace.at-once"]
+    assert at_once and at_once[0].data["step"] == "tempo-bombardment"
+    assert "in range (option bombardment_range)" in at_once[0].text
+
+
+def test_the_option_bombardment_range_is_checked() -> None:
+    with pytest.raises(GameDataError, match="bombardment_range"):
+        GAME.setup("combat-example", ["dutch", "bavarian"], {**NEW, "bombardment_range": "long"})
