@@ -76,6 +76,15 @@ def size_of(state: Mapping[str, Any], base: str) -> Size:
     return Size(bw(state), bd(state))
 
 
+def mounts_pose(state: Mapping[str, Any], base: str) -> Pose | None:
+    """Return where a dismounted dragoon base's mounts stand: a base of 1BW x 1BD immediately behind
+    it, facing as it does (L266, L142), going where the dragoons go; None for any other base."""
+    record = state["bases"][base]
+    if not record.get("dismounted") or "pose" not in record:
+        return None
+    return moved(pose_of(state, base), -bd(state))
+
+
 def general_size(state: Mapping[str, Any]) -> Size:
     """Return a general's base: 0.5BW x 1BD (L145)."""
     return Size(bw(state) / 2, bd(state))

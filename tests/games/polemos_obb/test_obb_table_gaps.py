@@ -15,6 +15,7 @@ from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_
 from test_obb_table import BD, BW, NEW, danube, pose
 
 from games.polemos_obb import GAME
+from games.polemos_obb.board_view import board_table
 from games.polemos_obb.table import go_back
 from referee.kit import GameDataError
 
@@ -196,3 +197,33 @@ def test_a_bombardment_with_no_gun_in_range_costs_no_mail() -> None:
 def test_the_option_bombardment_range_is_checked() -> None:
     with pytest.raises(GameDataError, match="bombardment_range"):
         GAME.setup("combat-example", ["dutch", "bavarian"], {**NEW, "bombardment_range": "long"})
+
+
+# -- dragoons' mounts ----------------------------------------------------------------------------
+
+
+def test_dismounted_dragoons_have_their_mounts_immediately_behind_drawn_and_on_the_board() -> None:
+    """L266: "The base of dragoon mounts is placed immediately behind the dismounted dragoon base"
+    (a standard base, L142). The mounts go where the dragoons go (drawn from their pose, never an
+    obstacle: the file says no more of them). Remounting is on the file's missing pages: a remount
+    (priced by option order_costs) takes the mounts off the table again."""
+    state = danube("franco-bavarian")
+    state, _, _ = play(state, {"bavarian": {"moves": [{"order": "dismount", "brigades": ["D"]}]}})
+    x, y, facing = pose(state, "D")
+    seen = GAME.view(state, "dutch")
+    dragoons = next(b for d in seen["divisions"] for br in d["brigades"] for b in br["bases"] if b["id"] == "D")
+    assert dragoons["dismounted"] is True
+    behind = {0: (0, -BD), 180: (0, BD), 90: (-BD, 0), 270: (BD, 0)}[int(facing)]
+    assert (dragoons["mounts"]["x"], dragoons["mounts"]["y"]) == (x + behind[0], y + behind[1])
+    scene = GAME.picture(seen, "dutch", [])
+    assert scene is not None
+    mounts = [i for i in scene["items"] if i["item"] == "unit" and i["label"] == "D mts"]
+    assert len(mounts) == 1
+    rows = [row for fact in board_table(GAME.view(state, "bavarian")) for row in fact.table]
+    assert [row[1] for row in rows if "dismounted" in row[-1]] == ["D"]
+    assert GAME.board is not None
+    picture = GAME.board(GAME.view(state, "bavarian"), "bavarian")
+    assert picture is not None and "dismounted D" in str(picture)
+    state["bases"]["D"]["dismounted"] = False  # remounted
+    seen = GAME.view(state, "dutch")
+    assert all("mounts" not in b for d in seen["divisions"] for br in d["brigades"] for b in br["bases"])
