@@ -51,6 +51,7 @@ from games.polemos_obb.table import (
     go_back,
     go_to,
     on_table,
+    overlapped_by,
     pose_of,
     support_cancelled_by,
     supports,
@@ -479,6 +480,7 @@ def _modifiers(
         "opponent_state": other["state"],
         "supported": _is_supported(state, engagement, base),
         "followed_up": record["followed_up"],
+        "overlapped": on_table(state) and bool(overlapped_by(state, base, opponent)),
     }
     applied = []
     for modifier in combat_modifiers(state):

@@ -127,7 +127,7 @@ MODIFIER_CONDITIONS = {
     "opponent_type": tuple(TROOPS["types"]),
     "opponent_state": ("fresh", "shaken"),
 }
-FLAG_CONDITIONS = ("supported", "followed_up")
+FLAG_CONDITIONS = ("supported", "followed_up", "overlapped")
 EXHAUSTION = ("game-ends", "army-leaves")
 SUPPLIED: dict[str, Any] = load_data(PACKAGE, "supplied.yaml")
 BUILT_IN_TABLES: dict[str, Table] = parse_tables(load_data(PACKAGE, "tables.yaml"), "polemos_obb/data/tables.yaml")

@@ -390,6 +390,18 @@ def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
     return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
 
 
+def overlapped_by(state: Mapping[str, Any], base: str, opponent: str) -> list[str]:
+    """Return the enemy bases, other than the `opponent` it fights, touching `base`'s left or right
+    flank: an overlap (the combat fact `overlapped`; the book's overlap rules are on its missing
+    pages 23-28, so no modifier reads it unless the referee supplies one)."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    return [
+        enemy
+        for enemy in enemies_of(state, base)
+        if enemy != opponent and side_touched(pose, size, outline_of(state, enemy), TOUCH_MM) in ("left", "right")
+    ]
+
+
 def range_to(state: Mapping[str, Any], base: str, other: str) -> float | None:
     """Return how far `other` stands from `base`, edge to edge in mm, if any of it is before
     `base`'s front (a gun's field of fire); None when all of it is level with or behind the front."""

@@ -227,3 +227,25 @@ def test_dismounted_dragoons_have_their_mounts_immediately_behind_drawn_and_on_t
     state["bases"]["D"]["dismounted"] = False  # remounted
     seen = GAME.view(state, "dutch")
     assert all("mounts" not in b for d in seen["divisions"] for br in d["brigades"] for b in br["bases"])
+
+
+# -- overlap -------------------------------------------------------------------------------------
+
+
+def test_an_enemy_beside_a_fighting_base_s_flank_is_an_overlap_read_from_the_table() -> None:
+    """The file has no overlap rule (pp. 23-28 are missing; L382 only says the bases "do NOT have to
+    line up exactly opposite"): the referee reads the overlap from the table as the combat fact
+    `overlapped`, and no modifier uses it unless the referee supplies one (option combat_modifiers)."""
+    state = turn_one_contact(**NEW)
+    state["bases"]["W"]["pose"] = {"x": 60, "y": 600, "facing": 0}
+    state["bases"]["P"]["pose"] = {"x": 180, "y": 180, "facing": 180}  # where W stood: at X's left flank
+    attack = {"attacks": [{"division": "van-gelder", "target": "de-salon", "pairs": [["X", "M"]]}]}
+    assert GAME.validate(state, "dutch", attack) == []
+    _, events = GAME.resolve(state, {"dutch": attack}, ScriptedDice([4] * 40))
+    first = event(events, "combat.encounter").data["rounds"][0]["combats"][0]
+    assert first["attacker"]["modifiers"] == []  # the book gives no overlap modifier
+    state["overlays"]["combat_modifiers"] = [{"name": "overlapped", "value": -1, "when": {"overlapped": True}}]
+    _, events = GAME.resolve(state, {"dutch": attack}, ScriptedDice([4] * 40))
+    first = event(events, "combat.encounter").data["rounds"][0]["combats"][0]
+    assert first["attacker"]["modifiers"] == [{"name": "overlapped", "value": -1}]
+    assert first["defender"]["modifiers"] == []  # M has no enemy at its flanks
