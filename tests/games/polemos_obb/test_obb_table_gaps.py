@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from obb_helpers import TEST_TABLES, event, play
 from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_contact
-from test_obb_table import BD, BW, NEW, danube, pose
+from test_obb_table import BD, BW, FOOT, NEW, danube, move, moves, pose
 
 from games.polemos_obb import GAME
 from games.polemos_obb.board_view import board_table
+from games.polemos_obb.options import NEW_GAME_OPTIONS
 from games.polemos_obb.table import go_back
 from referee.kit import GameDataError
 
@@ -249,3 +250,39 @@ def test_an_enemy_beside_a_fighting_base_s_flank_is_an_overlap_read_from_the_tab
     first = event(events, "combat.encounter").data["rounds"][0]["combats"][0]
     assert first["attacker"]["modifiers"] == [{"name": "overlapped", "value": -1}]
     assert first["defender"]["modifiers"] == []  # M has no enemy at its flanks
+
+
+# -- the deviations issue 17 fixed, on the referee's table ------------------------------------
+
+
+def test_limbered_guns_move_with_their_infantrys_column_at_its_rate_and_free() -> None:
+    """L249: "Generals and limbered artillery attached to the division may move at the same rate"
+    (4BW in defile); L264: field artillery limbered with an infantry column "may move with the
+    infantry column for no TP cost" (option guns_move_with_column); alone, limbers are baggage, 1BD (L262)."""
+    state = danube()
+    column = move(FOOT, {"march": [[930, 330], [990, 330], [990, 420]]})
+    guns = move(["imperial-guns-1"], {"advance": 4 * BW}, **{"with": "imperial-foot"})
+    assert moves(state, "imperial", column, guns) == []
+    too_far = move(["imperial-guns-1"], {"advance": 4 * BW + 5}, **{"with": "imperial-foot"})
+    assert moves(state, "imperial", column, too_far) == ["illegal.moves.too-far"]
+    assert moves(state, "imperial", column, move(["imperial-guns-1"], {"advance": 4 * BW})) == ["illegal.moves.too-far"]
+    after, events, _ = play(state, {"imperial": {"moves": [column, guns]}})
+    x, y, _ = pose(state, "imperial-guns-1")
+    assert pose(after, "imperial-guns-1") == (x, y + 4 * BW, 0)
+    imperial = next(e for e in events if e.kind == "moves.orders" and e.data.get("army") == "imperial")
+    assert [o["tp"] for o in imperial.data["orders"]][1] == 0
+
+
+def test_a_half_turn_sent_ahead_may_leave_the_pairs_to_the_referee() -> None:
+    """Pace (issue 17) on the table: the book's turn 1 (pp. 31-33) in one file, the attack without
+    pairs; bombardment, moves and contact are adjudicated at once and play as the book does."""
+    from test_obb_pace import MOVES, command_phase
+
+    state = command_phase(**NEW_GAME_OPTIONS)
+    orders = {"allocate": [{"general": "van-gelder", "tp": 7}], "later": {"moves": MOVES, **without_pairs()["dutch"]}}
+    assert GAME.validate(state, "dutch", orders) == []
+    after, events, _ = play(state, {"dutch": orders}, [*TURN_ONE_DICE, 2, 5])
+    steps = [e.data["step"] for e in events if e.kind == "pace.at-once"]
+    assert steps == ["tempo-bombardment", "tempo-moves", "tempo-contact"]
+    assert event(events, "combat.paired").data["pairs"] == [["X", "M"], ["Y", "N"], ["Z", "O"]]
+    assert after["step"] == "other-command"
