@@ -48,6 +48,7 @@ from games.polemos_obb.table import (
     blocking,
     bw,
     conform_pose,
+    generals_in_the_way,
     go_back,
     go_to,
     on_table,
@@ -79,9 +80,11 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
     """
     state = r.state
     armies = [a for a in army_order(state) if a in orders]
+    overrun: set[str] = set()
     for army in armies:
         for general_id in orders[army].get("overrun_generals", []):
             if state["generals"][general_id]["status"] == "active":  # an ally may have named him too
+                overrun.add(general_id)
                 capture_roll(r, general_id, "overrun", "in the way of the enemy's advance")
     fighting = [e for e in state["engagements"] if e["fought_turn"] != state["turn"]]
     if not state["step"].startswith("tempo-"):
@@ -100,6 +103,11 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
                 continue
             engagement = _open_engagement(r, attack)
             fighting.append(engagement)
+            if on_table(state):  # the referee finds the generals in the way, named or not (L326)
+                for general_id in generals_in_the_way(state, attack["division"]):
+                    if general_id not in overrun:
+                        overrun.add(general_id)
+                        capture_roll(r, general_id, "overrun", "in the way of the enemy's advance")
             given = [list(order) for order in attack.get("rounds", [])[:3]]
             plans[engagement["id"]] = given + [[] for _ in range(3 - len(given))]
     for group in _groups(fighting):

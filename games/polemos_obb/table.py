@@ -390,6 +390,40 @@ def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
     return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
 
 
+def generals_in_the_way(state: Mapping[str, Any], division: str) -> list[str]:
+    """Return the active enemy generals whose bases touch, or lie under, a standing base of `division`
+    (L326: a general "contacted by enemy troops ... simply his being in the way")."""
+    side = state["armies"][state["divisions"][division]["army"]]["side"]
+    shapes = [outline_of(state, b) for b in standing_on_table(state) if state["bases"][b]["division"] == division]
+    return sorted(
+        general_id
+        for general_id, general in state["generals"].items()
+        if general["status"] == "active"
+        and "pose" in general
+        and state["armies"][general["army"]]["side"] != side
+        and any(shape.distance(general_outline(state, general_id)) <= TOUCH_MM for shape in shapes)
+    )
+
+
+def ride_to_friends(state: State, general_id: str) -> dict[str, Any] | None:
+    """Move a general who eluded capture just behind the nearest friendly base on the table (L332: "move
+    him immediately to nearest friendly troops"); return his move (general, path), or None when he has
+    no position or no friend stands on the table."""
+    general = state["generals"][general_id]
+    if "pose" not in general:
+        return None
+    side = state["armies"][general["army"]]["side"]
+    here = general_outline(state, general_id)
+    friends = [b for b in standing_on_table(state) if side_of_base(state, b) == side]
+    if not friends:
+        return None
+    nearest = min(friends, key=lambda b: (outline_of(state, b).distance(here), b))
+    start = pose_from(general["pose"])
+    end = moved(pose_of(state, nearest), -bd(state))  # his base touching the rear of theirs
+    general["pose"] = to_state(end)
+    return {"general": general_id, "path": [[start.x, start.y], [end.x, end.y]], "to": nearest}
+
+
 def overlapped_by(state: Mapping[str, Any], base: str, opponent: str) -> list[str]:
     """Return the enemy bases, other than the `opponent` it fights, touching `base`'s left or right
     flank: an overlap (the combat fact `overlapped`; the book's overlap rules are on its missing

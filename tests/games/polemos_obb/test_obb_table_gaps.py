@@ -286,3 +286,23 @@ def test_a_half_turn_sent_ahead_may_leave_the_pairs_to_the_referee() -> None:
     assert steps == ["tempo-bombardment", "tempo-moves", "tempo-contact"]
     assert event(events, "combat.paired").data["pairs"] == [["X", "M"], ["Y", "N"], ["Z", "O"]]
     assert after["step"] == "other-command"
+
+
+# -- generals overrun ----------------------------------------------------------------------------
+
+
+def test_a_general_in_the_way_of_an_attack_is_overrun_named_or_not_and_rides_to_his_friends() -> None:
+    """L326: a general "contacted by enemy troops ... simply his being in the way" rolls for capture;
+    L332: "If he eludes capture, move him immediately to nearest friendly troops". On the referee's
+    table the referee finds him in the way; he rides to just behind the nearest friendly base."""
+    state = turn_one_contact(**NEW)
+    state["generals"]["de-salon"]["pose"] = {"x": 120, "y": 210, "facing": 180}  # against V's front
+    attack = {"attacks": [{"division": "van-gelder", "target": "de-salon", "pairs": [["X", "M"]]}]}
+    after, events = GAME.resolve(state, {"dutch": attack}, ScriptedDice([6] + [4] * 40))
+    capture = event(events, "general.capture").data
+    assert capture["general"] == "de-salon" and capture["captured"] is False
+    assert capture["ride"]["to"] == "A" and "behind A" in capture["text"]  # St Joseph's horse, 1BW off
+    assert after["generals"]["de-salon"]["pose"] == {"x": 120, "y": 330, "facing": 180}  # A at (120, 300)
+    state["generals"]["de-salon"]["pose"] = {"x": 120, "y": 600, "facing": 180}  # far from every base
+    _, events = GAME.resolve(state, {"dutch": attack}, ScriptedDice([4] * 40))
+    assert "general.capture" not in [e.kind for e in events]
