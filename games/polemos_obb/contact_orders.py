@@ -97,7 +97,8 @@ def _attack_problems(
             return [*problems, Problem("illegal.attack.pairs", f"{path}.pairs", NAME_THE_PAIRS)]
         attack = with_pairs(state, attack)
         if not attack["pairs"]:
-            return [*problems, *(table_problems(state, attack, path) or [_no_pairs(state, attack, path)])]
+            no_contact = [p for p in table_problems(state, attack, path) if p.code == "illegal.attack.no-contact"]
+            return [*problems, *(no_contact or [_no_pairs(state, attack, path)])]
     own_bases: list[str] = []
     for number, pair in enumerate(attack["pairs"]):
         where = f"{path}.pairs[{number}]"

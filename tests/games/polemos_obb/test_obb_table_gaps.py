@@ -132,6 +132,10 @@ def test_named_pairs_are_still_checked_and_a_contact_without_free_bases_is_refus
     state["moved"] = []  # no brigade moved: none may attack (option attack_needs_move)
     codes = [p.code for p in GAME.validate(state, "dutch", without_pairs()["dutch"])]
     assert codes == ["illegal.attack.no-pairs"]
+    state = danube("franco-bavarian")
+    state["moved"], state["step"] = ["M", "N"], "tempo-contact"
+    far = {"attacks": [{"division": "de-salon", "target": "van-gelder"}]}
+    assert [p.code for p in GAME.validate(state, "bavarian", far)] == ["illegal.attack.no-contact"]
 
 
 def test_pairs_may_be_left_out_only_on_the_referee_s_table() -> None:
