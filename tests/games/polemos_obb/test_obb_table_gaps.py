@@ -310,3 +310,22 @@ def test_a_general_in_the_way_of_an_attack_is_overrun_named_or_not_and_rides_to_
     state["generals"]["de-salon"]["pose"] = {"x": 120, "y": 600, "facing": 180}  # far from every base
     _, events = GAME.resolve(state, {"dutch": attack}, ScriptedDice([4] * 40))
     assert "general.capture" not in [e.kind for e in events]
+
+
+def test_dragoons_dismount_free_at_the_end_of_a_move_on_the_table_and_their_mounts_follow() -> None:
+    """L266: "if the dragoons advanced during that game turn, they can dismount at the end of their
+    movement for free"; the mounts are placed immediately behind where they end."""
+    state = danube("franco-bavarian")
+    x, y, facing = pose(state, "D")
+    ahead = {0: (0, BD), 180: (0, -BD)}[int(facing)]
+    orders = [
+        {"order": "move", "brigades": ["D"], "steps": [{"advance": BD}]},
+        {"order": "dismount", "brigades": ["D"]},
+    ]
+    after, events, _ = play(state, {"bavarian": {"moves": orders}})
+    bavarian = next(e for e in events if e.kind == "moves.orders" and e.data.get("army") == "bavarian")
+    assert [o["tp"] for o in bavarian.data["orders"]] == [2, 0]
+    assert pose(after, "D") == (x + ahead[0], y + ahead[1], facing)
+    seen = GAME.view(after, "bavarian")
+    mounts = next(b["mounts"] for d in seen["divisions"] for br in d["brigades"] for b in br["bases"] if b["id"] == "D")
+    assert (mounts["x"], mounts["y"]) == (x, y)  # where the dragoons stood: 1BD behind them now
