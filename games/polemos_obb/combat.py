@@ -121,11 +121,17 @@ def _paired(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]:
     attack = with_pairs(r.state, attack)
     if attack.get("paired_by_referee"):
         pairs = ", ".join(f"{own} with {enemy}" for own, enemy in attack["pairs"]) or "no base"
+        support = "; ".join(f"{' and '.join(e['by'])} support {e['base']}" for e in attack.get("support", []))
         r.say(
             "combat.paired",
             f"The referee pairs the bases of {attack['division']}'s attack on {attack['target']} from the table: "
-            f"{pairs}.",
-            {"division": attack["division"], "target": attack["target"], "pairs": attack["pairs"]},
+            f"{pairs}" + (f"; {support}" if support else "") + ".",
+            {
+                "division": attack["division"],
+                "target": attack["target"],
+                "pairs": attack["pairs"],
+                "support": attack.get("support", []),
+            },  # fmt: skip
         )
     return attack
 

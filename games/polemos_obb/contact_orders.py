@@ -139,12 +139,35 @@ NAME_THE_PAIRS = (
 
 def with_pairs(state: Mapping[str, Any], attack: Mapping[str, Any]) -> dict[str, Any]:
     """Return the attack with its pairs: the player's, else (on the referee's table) those the
-    positions give, as `table_pairs` finds them, marked `paired_by_referee`."""
+    positions give, as `table_pairs` finds them, marked `paired_by_referee`; an attack that leaves
+    out its support as well gets the support the positions give (`table_support`)."""
     if "pairs" in attack:
         return dict(attack)
     supporters = {b for entry in attack.get("support", []) for b in entry["by"]}
     pairs = table_pairs(state, attack["division"], attack["target"], supporters)
-    return {**attack, "pairs": pairs, "paired_by_referee": True}
+    paired = {**attack, "pairs": pairs, "paired_by_referee": True}
+    if "support" not in attack:
+        paired["support"] = table_support(state, attack["division"], pairs)
+    return paired
+
+
+def table_support(state: Mapping[str, Any], division: str, pairs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """Return the support the table gives an attack's pairs: each base of `division` standing in no
+    pair that touches a paired base's flank or rear once the line has conformed (W beside X, L396;
+    "directly behind", L426) supports it, the first such base in the pairs' order when it touches two.
+    A supporter facing an enemy front to front within 1BW still gives none when the bases fight (L426)."""
+    where = poses_now(state)
+    for own, enemy in pairs:
+        where[own] = conform_pose(state, own, enemy, where)
+    fighting = _engaged(state) | {b for pair in pairs for b in pair}
+    support: dict[str, list[str]] = {}
+    for friend in standing_bases(state, division):
+        if friend in fighting or friend not in where:
+            continue
+        backed = next((own for own, _ in pairs if supports(state, own, friend, where)), None)
+        if backed is not None:
+            support.setdefault(backed, []).append(friend)
+    return [{"base": own, "by": support[own]} for own, _ in pairs if own in support]
 
 
 def table_pairs(

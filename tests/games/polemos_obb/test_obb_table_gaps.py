@@ -124,6 +124,20 @@ def test_the_referee_pairs_the_book_s_attack_from_the_table_as_the_book_does() -
     assert after["bases"] == book["bases"]  # every base where, and as, the book leaves it
 
 
+def test_left_without_pairs_or_support_the_referee_finds_both_as_the_book_has_them() -> None:
+    """L394-L396: "X rolls a 4, plus 1 for the support of W": W, beside X and in no pair, supports
+    it; the referee finds that support from the table when the attack names neither pairs nor support."""
+    orders = {"dutch": {"attacks": [{**without_pairs()["dutch"]["attacks"][0]}]}}
+    del orders["dutch"]["attacks"][0]["support"]
+    after, events, _ = play(turn_one_contact(**NEW), orders, [*TURN_ONE_DICE, 2, 5])
+    paired = event(events, "combat.paired")
+    assert paired.data["support"] == [{"base": "X", "by": ["W"]}] and "W support X" in paired.text
+    book, book_events, _ = play(turn_one_contact(**NEW), VAN_GELDER_ATTACKS, [*TURN_ONE_DICE, 2, 5])
+    assert after["bases"] == book["bases"]
+    rounds = event(events, "combat.encounter").data["rounds"]
+    assert rounds == event(book_events, "combat.encounter").data["rounds"]
+
+
 def test_named_pairs_are_still_checked_and_a_contact_without_free_bases_is_refused() -> None:
     """Explicit pairs are held to the table as before (L382); with none, a division whose bases
     touch nothing it may attack is told so."""
