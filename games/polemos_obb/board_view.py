@@ -70,6 +70,8 @@ def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved
             notes.append("SPENT")
         if brigade["id"] in moved:
             notes.append("moved")
+        if any(b.get("dismounted") for b in bases):
+            notes.append("dismounted")
         rows.append(
             (
                 division["id"] if index == 0 else "",
@@ -125,6 +127,11 @@ def _division_row(division: Mapping[str, Any], general: Mapping[str, Any], moved
         notes.append("SPENT")
     if went:
         notes.append("moved " + " ".join(went))
+    dismounted = [
+        _short(b["id"], division["id"]) for br in division["brigades"] for b in br["bases"] if b.get("dismounted")
+    ]
+    if dismounted:
+        notes.append("dismounted " + " ".join(dismounted))
     return boards.board_row(division["id"], boxes, "; ".join(notes)[:80])
 
 

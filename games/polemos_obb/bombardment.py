@@ -13,11 +13,51 @@ from typing import Any
 
 from games.polemos_obb.combat import apply_result
 from games.polemos_obb.generals import capture_roll, risk_to_general
-from games.polemos_obb.model import arm_of, army_of_base, is_standing, side_of, side_of_base
-from games.polemos_obb.options import COMBAT, REFEREE_CAN_SUPPLY, game_tables, missing_table_message, require_table
+from games.polemos_obb.model import arm_of, army_of_base, is_standing, side_of, side_of_base, standing_bases
+from games.polemos_obb.options import (
+    COMBAT,
+    REFEREE_CAN_SUPPLY,
+    game_tables,
+    missing_table_message,
+    require_table,
+    setting,
+)
 from games.polemos_obb.resolution import Resolution
-from games.polemos_obb.table import bd, bw, go_back, on_table
+from games.polemos_obb.table import TOUCH_MM, bd, bw, enemies_of, go_back, in_bw, on_table, range_to
 from referee.kit import Problem
+
+
+def gun_range(state: Mapping[str, Any]) -> float | None:
+    """Return a gun's range in mm (option bombardment_range, on the referee's table), or None: no range known."""
+    reach = setting(state, "bombardment_range")
+    return reach * bw(state) if reach is not None and on_table(state) else None
+
+
+def targets_in_range(state: Mapping[str, Any], battery: str) -> list[tuple[str, float]]:
+    """Return the enemy bases before `battery`'s front within its range, nearest first, with their distances (mm)."""
+    reach = gun_range(state)
+    if reach is None or "pose" not in state["bases"][battery]:
+        return []
+    found = [(enemy, range_to(state, battery, enemy)) for enemy in enemies_of(state, battery)]
+    return sorted(((e, d) for e, d in found if d is not None and d <= reach + TOUCH_MM), key=lambda t: (t[1], t[0]))
+
+
+def guns_of(state: Mapping[str, Any], army: str) -> list[str]:
+    """Return the army's artillery bases on the field."""
+    return [
+        b
+        for d in state["armies"][army]["divisions"]
+        for b in standing_bases(state, d)
+        if arm_of(state, b) == "artillery"
+    ]
+
+
+def can_fire(state: Mapping[str, Any], army: str) -> bool:
+    """Return whether one of the army's guns may fire: with a range known, at a target within it."""
+    guns = guns_of(state, army)
+    if gun_range(state) is None:
+        return bool(guns)
+    return any(targets_in_range(state, gun) for gun in guns)
 
 
 def fire_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]) -> list[Problem]:
@@ -60,6 +100,8 @@ def fire_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]
             problems.append(
                 Problem("illegal.fire.target", f"{path}.target", f"{target!r} is not an enemy base on the field")
             )
+        elif problem := _range_problem(state, army, battery, target, f"{path}.target"):
+            problems.append(problem)
         strays = [m for m in entry.get("modifiers", []) if m not in table.modifiers]
         if strays:
             known = ", ".join(table.modifiers) or "none"
@@ -71,6 +113,22 @@ def fire_problems(state: Mapping[str, Any], army: str, orders: Mapping[str, Any]
                 )
             )
     return problems
+
+
+def _range_problem(state: Mapping[str, Any], army: str, battery: str, target: str, path: str) -> Problem | None:
+    """Return why a gun cannot reach its target (option bombardment_range), or None."""
+    reach = gun_range(state)
+    if reach is None or battery not in guns_of(state, army) or target in dict(targets_in_range(state, battery)):
+        return None
+    distance = range_to(state, battery, target)
+    where = "behind its front" if distance is None else f"{in_bw(state, distance)} away"
+    in_reach = ", ".join(e for e, _ in targets_in_range(state, battery)) or "none"
+    return Problem(
+        "illegal.fire.out-of-range",
+        path,
+        f"{target} is {where}: {battery} reaches {in_bw(state, reach)} before its front "
+        f"(option bombardment_range); its targets in range: {in_reach}",
+    )
 
 
 def resolve_fire(r: Resolution, army: str, orders: Mapping[str, Any]) -> None:

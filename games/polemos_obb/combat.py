@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.polemos_obb.contact_orders import with_pairs
 from games.polemos_obb.generals import capture_roll, risk_to_general
 from games.polemos_obb.manoeuvres import poses_now
 from games.polemos_obb.model import (
@@ -47,9 +48,11 @@ from games.polemos_obb.table import (
     blocking,
     bw,
     conform_pose,
+    generals_in_the_way,
     go_back,
     go_to,
     on_table,
+    overlapped_by,
     pose_of,
     support_cancelled_by,
     supports,
@@ -77,9 +80,11 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
     """
     state = r.state
     armies = [a for a in army_order(state) if a in orders]
+    overrun: set[str] = set()
     for army in armies:
         for general_id in orders[army].get("overrun_generals", []):
             if state["generals"][general_id]["status"] == "active":  # an ally may have named him too
+                overrun.add(general_id)
                 capture_roll(r, general_id, "overrun", "in the way of the enemy's advance")
     fighting = [e for e in state["engagements"] if e["fought_turn"] != state["turn"]]
     if not state["step"].startswith("tempo-"):
@@ -93,16 +98,42 @@ def resolve_contact(r: Resolution, orders: Mapping[str, Mapping[str, Any]], side
                 plans[engagement["id"]][number] += order
     for army in armies:
         for attack in orders[army].get("attacks", []):
-            attack = _free_pairs(r, attack)
+            attack = _free_pairs(r, _paired(r, attack))
             if not attack["pairs"]:
                 continue
             engagement = _open_engagement(r, attack)
             fighting.append(engagement)
+            if on_table(state):  # the referee finds the generals in the way, named or not (L326)
+                for general_id in generals_in_the_way(state, attack["division"]):
+                    if general_id not in overrun:
+                        overrun.add(general_id)
+                        capture_roll(r, general_id, "overrun", "in the way of the enemy's advance")
             given = [list(order) for order in attack.get("rounds", [])[:3]]
             plans[engagement["id"]] = given + [[] for _ in range(3 - len(given))]
     for group in _groups(fighting):
         _fight_encounter(r, group, plans, side)
     state["engagements"] = [e for e in state["engagements"] if not e.get("ended")]
+
+
+def _paired(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the attack with its pairs; those the referee reads from the table (the player named
+    none) are said in the report."""
+    attack = with_pairs(r.state, attack)
+    if attack.get("paired_by_referee"):
+        pairs = ", ".join(f"{own} with {enemy}" for own, enemy in attack["pairs"]) or "no base"
+        support = "; ".join(f"{' and '.join(e['by'])} support {e['base']}" for e in attack.get("support", []))
+        r.say(
+            "combat.paired",
+            f"The referee pairs the bases of {attack['division']}'s attack on {attack['target']} from the table: "
+            f"{pairs}" + (f"; {support}" if support else "") + ".",
+            {
+                "division": attack["division"],
+                "target": attack["target"],
+                "pairs": attack["pairs"],
+                "support": attack.get("support", []),
+            },  # fmt: skip
+        )
+    return attack
 
 
 def _free_pairs(r: Resolution, attack: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,9 +195,12 @@ def _moved(state: State, engagement: dict[str, Any], base: str, end: Any, why: s
     engagement.setdefault("moves", []).append({**move, "why": why})
 
 
-def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> None:
-    """Move a base straight back `distance` mm on the table, facing kept."""
-    engagement.setdefault("moves", []).append({**go_back(state, base, distance), "why": why})
+def _back(state: State, engagement: dict[str, Any], base: str, distance: float, why: str) -> bool:
+    """Move a base straight back `distance` mm on the table, facing kept; return whether it left the
+    table (option table_edge: remove)."""
+    move = go_back(state, base, distance)
+    engagement.setdefault("moves", []).append({**move, "why": why})
+    return bool(move.get("off_table"))
 
 
 def _declare_support(state: State, engagement: dict[str, Any], support: Sequence[Mapping[str, Any]]) -> None:
@@ -295,7 +329,7 @@ def _fight_round(
     defenders_follow = setting(state, "defending_winner_follows_up")
     for combat in combats:
         tests = defenders_follow or combat["winner"] == combat["attacker"]["base"]
-        if combat["outcome"] in ("recoiled", "shaken") and tests:
+        if combat["outcome"] in ("recoiled", "shaken") and tests and is_standing(state, combat["loser"]):
             _follow_up(r, engagement, number, combat)
     title = kind.replace("-", " ") if engagement["new"] else f"{ORDINALS[number - 1]} continuing"
     return {
@@ -392,7 +426,9 @@ def _fight(
         _mark(tally, state, loser, outcome)
         if on_table(state):
             distance = COMBAT["broken_back_bw"] * bw(state) if outcome == "broken" else COMBAT["recoil_bd"] * bd(state)
-            _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils")
+            if _back(state, engagement, loser, distance, "broken" if outcome == "broken" else "recoils"):
+                outcome = "broken"  # driven off the table: a base lost, scored as broken in the outcome round
+                _mark(tally, state, loser, outcome)
         pair["contact"], pair["last"] = False, "apart"
         if not setting(state, "recoiled_bases_readvance"):
             # Kept for this encounter only by games that tell who recoiled (older states lack it).
@@ -413,6 +449,8 @@ def _fight(
         "pair": pair["bases"],
         "generals": [],
     }
+    if loser is not None and bases[loser].get("off_table"):
+        combat["off_table"] = True
     for base in (attacker, defender):
         for general_id in _generals_with(state, base):
             breaks = bases[base]["state"] == "broken"
@@ -456,6 +494,7 @@ def _modifiers(
         "opponent_state": other["state"],
         "supported": _is_supported(state, engagement, base),
         "followed_up": record["followed_up"],
+        "overlapped": on_table(state) and bool(overlapped_by(state, base, opponent)),
     }
     applied = []
     for modifier in combat_modifiers(state):
@@ -645,8 +684,12 @@ def _apply_fall_back(state: State, division: str, entry: Mapping[str, Any]) -> d
     text = f"{title} falls back {entry['bd']}BD ({entry['why']})"
     if shaken or broken:
         text += f": {', '.join(shaken) or 'no base'} shaken, {', '.join(broken) or 'none'} broken"
+    off_table = [move["base"] for move in moves if move.get("off_table")]
+    if off_table:
+        text += f"; {', '.join(off_table)} driven off the table, lost (option table_edge: remove)"
     return {"division": division, "title": title, "bd": entry["bd"], "why": entry["why"], "shaken": shaken,
-            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {})}  # fmt: skip
+            "broken": broken, "text": text + ".", **({"moves": moves} if moves else {}),
+            **({"off_table": off_table} if off_table else {})}  # fmt: skip
 
 
 def _end(state: State, engagement: dict[str, Any]) -> None:

@@ -92,6 +92,13 @@ def _attack_problems(
             *problems,
             Problem("illegal.attack.target", f"{path}.target", f"{target!r} is not an enemy division on the field"),
         ]
+    if "pairs" not in attack:
+        if not on_table(state):
+            return [*problems, Problem("illegal.attack.pairs", f"{path}.pairs", NAME_THE_PAIRS)]
+        attack = with_pairs(state, attack)
+        if not attack["pairs"]:
+            no_contact = [p for p in table_problems(state, attack, path) if p.code == "illegal.attack.no-contact"]
+            return [*problems, *(no_contact or [_no_pairs(state, attack, path)])]
     own_bases: list[str] = []
     for number, pair in enumerate(attack["pairs"]):
         where = f"{path}.pairs[{number}]"
@@ -122,6 +129,101 @@ def _attack_problems(
     if on_table(state) and not problems:
         problems += table_problems(state, attack, path)
     return problems
+
+
+NAME_THE_PAIRS = (
+    "name the pairs, [your base, enemy base]: the referee pairs the bases itself only on its table "
+    "(option battlefield: table)"
+)
+
+
+def with_pairs(state: Mapping[str, Any], attack: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the attack with its pairs: the player's, else (on the referee's table) those the
+    positions give, as `table_pairs` finds them, marked `paired_by_referee`; an attack that leaves
+    out its support as well gets the support the positions give (`table_support`)."""
+    if "pairs" in attack:
+        return dict(attack)
+    supporters = {b for entry in attack.get("support", []) for b in entry["by"]}
+    pairs = table_pairs(state, attack["division"], attack["target"], supporters)
+    paired = {**attack, "pairs": pairs, "paired_by_referee": True}
+    if "support" not in attack:
+        paired["support"] = table_support(state, attack["division"], pairs)
+    return paired
+
+
+def table_support(state: Mapping[str, Any], division: str, pairs: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """Return the support the table gives an attack's pairs: each base of `division` standing in no
+    pair that touches a paired base's flank or rear once the line has conformed (W beside X, L396;
+    "directly behind", L426) supports it, the first such base in the pairs' order when it touches two.
+    A supporter facing an enemy front to front within 1BW still gives none when the bases fight (L426)."""
+    where = poses_now(state)
+    for own, enemy in pairs:
+        where[own] = conform_pose(state, own, enemy, where)
+    fighting = _engaged(state) | {b for pair in pairs for b in pair}
+    support: dict[str, list[str]] = {}
+    for friend in standing_bases(state, division):
+        if friend in fighting or friend not in where:
+            continue
+        backed = next((own for own, _ in pairs if supports(state, own, friend, where)), None)
+        if backed is not None:
+            support.setdefault(backed, []).append(friend)
+    return [{"base": own, "by": support[own]} for own, _ in pairs if own in support]
+
+
+def table_pairs(
+    state: Mapping[str, Any], division: str, target: str, leave_out: set[str] | frozenset[str] = frozenset()
+) -> list[list[str]]:
+    """Return the pairs the table gives an attack by `division` on `target`, [own base, enemy base].
+
+    The book leaves pairing to its missing pages (pp. 23-28); what it shows (L378-L382, L394-L399) is
+    the attacking line conforming, each base against the enemy base before it, "the bases do NOT have
+    to line up exactly opposite". So each base of the division free to attack (standing, in no pair,
+    its brigade moved where option attack_needs_move holds, not in `leave_out`, the declared
+    supporters) is paired with a free enemy base it touches or reaches as the line conforms (up to
+    2BW, L382) without ending on another base: the nearest pairs first (a conform of 0 before one of
+    1BW; between equals, the nearer centres, the most frontal), each base in one pair at most.
+    """
+    engaged = _engaged(state)
+    needs_move = state["config"]["attack_needs_move"]
+    where = poses_now(state)
+    mine = [
+        b
+        for b in standing_bases(state, division)
+        if b in where
+        and b not in engaged
+        and b not in leave_out
+        and (not needs_move or state["bases"][b]["brigade"] in state["moved"])
+    ]
+    theirs = [b for b in standing_bases(state, target) if b in where and b not in engaged]
+    reach = CONFORM_BW * bw(state) + TOUCH_MM
+    candidates = []
+    for own in mine:
+        for enemy in theirs:
+            end = conform_pose(state, own, enemy)
+            carried = math.dist((end.x, end.y), (where[own].x, where[own].y))
+            apart = math.dist((where[enemy].x, where[enemy].y), (where[own].x, where[own].y))
+            if carried <= reach:
+                candidates.append((round(carried, 1), round(apart, 1), mine.index(own), theirs.index(enemy)))
+    pairs: dict[str, str] = {}
+    for _, _, own_index, enemy_index in sorted(candidates):
+        own, enemy = mine[own_index], theirs[enemy_index]
+        if own in pairs or enemy in pairs.values():
+            continue
+        end = conform_pose(state, own, enemy, where)
+        if any(b != enemy for b in blocking(state, own, end, where)) and end != where[own]:
+            continue
+        where[own] = end
+        pairs[own] = enemy
+    return [[own, pairs[own]] for own in mine if own in pairs]
+
+
+def _no_pairs(state: Mapping[str, Any], attack: Mapping[str, Any], path: str) -> Problem:
+    return Problem(
+        "illegal.attack.no-pairs",
+        f"{path}.pairs",
+        f"no base of {attack['division']} free to attack touches or reaches a free base of {attack['target']} "
+        "as the line conforms (up to 2BW, L382): move into contact first, or name the pairs",
+    )
 
 
 def table_problems(state: Mapping[str, Any], attack: Mapping[str, Any], path: str) -> list[Problem]:
@@ -214,7 +316,7 @@ def overrun_problem(state: Mapping[str, Any], general_id: str, attacks: Sequence
     shape = general_outline(state, general_id)
     for attack in attacks:
         where = poses_now(state)
-        for own, enemy in attack["pairs"]:
+        for own, enemy in with_pairs(state, attack)["pairs"]:
             if own in where and enemy in where:
                 where[own] = conform_pose(state, own, enemy)
         for base in standing_bases(state, attack["division"]):

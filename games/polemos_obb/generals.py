@@ -12,6 +12,7 @@ from typing import Any
 
 from games.polemos_obb.options import require_table
 from games.polemos_obb.resolution import Resolution
+from games.polemos_obb.table import on_table, ride_to_friends
 
 GRADE_MODIFIERS = ("lethargic", "vigorous")  # an active general's roll is not modified
 NO_MOVE = ("horse-killed", "bruised", "slight-wound")
@@ -106,8 +107,12 @@ def capture_roll(r: Resolution, general_id: str, key: str, why: str, announce: b
         text += "captured."
     else:
         text += "escapes and rides at once to the nearest friendly troops."
+    ride = None if captured or not on_table(r.state) else ride_to_friends(r.state, general_id)
+    if ride is not None:
+        text = text[:-1] + f", behind {ride['to']}."
     record = {"general": general_id, "name": general["name"], "grade": grade, "base": base,
-              "roll": lookup.natural, "captured": captured, "why": why, "text": text}  # fmt: skip
+              "roll": lookup.natural, "captured": captured, "why": why, "text": text,
+              **({"ride": ride} if ride else {})}  # fmt: skip
     if announce:
         r.say("general.capture", text, record)
     return record

@@ -61,6 +61,13 @@ OPTIONS = {
     "BW:BD = 2:1, absolute size the players' choice; default 60, the book's 60 x 30 mm bases)",
     "terrain_moves": "refuse (default: the terrain effects of p. 22 are missing from the rulebook file) refuses a move "
     "that enters a terrain piece, naming it; free lets bases cross terrain at their full rate",
+    "table_edge": "stop (default: the rulebook file says nothing of a base driven off the table) stops a base going "
+    "back (a recoil, a break, a fall-back, a bombardment's result) at the table's edge, where it stays in play; "
+    "remove takes a base the move would carry off the table out of the battle, counted as a base lost",
+    "bombardment_range": "a gun's range in base widths on the referee's table (the bombardment rules, p. 17, are "
+    "missing; default none: any enemy base on the field is a target, as the players declare): a gun fires only at "
+    "an enemy base before its front within that many BW edge to edge, the fire form lists each gun's targets in "
+    "range, and with pace skip-idle a bombardment in which no gun has a target in range costs no mail",
     "order_costs": "Tempo-point costs the rulebook file lacks, by order kind and group size (see README)",
     "army_morale": "each army's starting critical morale factor and what happens when it runs out (see README)",
     "combat_results": "the official combat results chart, replacing the one reconstructed from the example",
@@ -92,6 +99,8 @@ LATER_DEFAULTS: dict[str, Any] = {
     "battlefield": "players",
     "base_width_mm": 60,
     "terrain_moves": "refuse",
+    "table_edge": "stop",
+    "bombardment_range": None,
 }
 NEW_GAME_OPTIONS: dict[str, Any] = {
     "recoiled_bases_readvance": False,
@@ -118,7 +127,7 @@ MODIFIER_CONDITIONS = {
     "opponent_type": tuple(TROOPS["types"]),
     "opponent_state": ("fresh", "shaken"),
 }
-FLAG_CONDITIONS = ("supported", "followed_up")
+FLAG_CONDITIONS = ("supported", "followed_up", "overlapped")
 EXHAUSTION = ("game-ends", "army-leaves")
 SUPPLIED: dict[str, Any] = load_data(PACKAGE, "supplied.yaml")
 BUILT_IN_TABLES: dict[str, Table] = parse_tables(load_data(PACKAGE, "tables.yaml"), "polemos_obb/data/tables.yaml")
@@ -172,6 +181,11 @@ def _checked_setting(name: str, value: Any) -> Any:
         _one_of(where, value, ("players", "table"))
     elif name == "terrain_moves":
         _one_of(where, value, ("refuse", "free"))
+    elif name == "bombardment_range":
+        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool) or value <= 0):
+            raise GameDataError(f"{where} must be a positive number of base widths (or leave it out), got {value!r}")
+    elif name == "table_edge":
+        _one_of(where, value, ("stop", "remove"))
     elif name == "base_width_mm":
         if not _is_int(value) or not 10 <= value <= 1000:
             raise GameDataError(f"{where} must be a whole number of mm from 10 to 1000, got {value!r}")

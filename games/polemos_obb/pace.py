@@ -6,7 +6,8 @@ every such army sent its orders ahead: a side may send, with its command orders,
 for the rest of its half-turn (fire, moves, attacks), which are checked and applied when their
 step comes. "Can give an order" is what the referee knows without the table:
 
-- bombardment: the bombardment table is supplied and the army has a gun on the field (range is
+- bombardment: the bombardment table is supplied and the army has a gun on the field (with option
+  bombardment_range on the referee's table, a gun with an enemy base in range; without it, range is
   on the players' table, so a gun on the field may fire);
 - moves: one of the army's generals has Tempo points left, or an order may cost nothing;
 - contact: the army has a division with a base free to attack (its brigade moved this turn where
@@ -22,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.bombardment import can_fire, gun_range
 from games.polemos_obb.model import (
     acting_side,
-    arm_of,
     army_order,
     is_in_play,
     is_standing,
@@ -53,9 +54,7 @@ def acting_armies(state: Mapping[str, Any]) -> list[str]:
 def can_order(state: Mapping[str, Any], army: str, kind: str) -> bool:
     """Return whether `army` can give an order of any effect in a step of `kind` (see the module docstring)."""
     if kind == "bombardment":
-        return "bombardment" in game_tables(state) and any(
-            arm_of(state, b) == "artillery" for d in _divisions(state, army) for b in standing_bases(state, d)
-        )
+        return "bombardment" in game_tables(state) and can_fire(state, army)
     if kind == "moves":
         return _has_tp_left(state, army) or _free_orders(state)
     if kind == "contact":
@@ -68,6 +67,8 @@ def why_idle(state: Mapping[str, Any], kind: str) -> str:
     if kind == "bombardment":
         if "bombardment" not in game_tables(state):
             return "the bombardment table is not supplied"
+        if gun_range(state) is not None:
+            return "no gun of this side has an enemy base in range (option bombardment_range)"
         return "no gun of this side is on the field"
     if kind == "moves":
         return "no general of this side has Tempo points left"

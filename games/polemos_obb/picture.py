@@ -2,9 +2,10 @@
 that player's view and the events of the phase they see, never from the state.
 
 Everything on the table is public in Polemos (the README says why), so every player's picture
-shows the same table: terrain, every base on the field at its pose (shaken bases marked), each
-general on the field; and, in a report, the phase's moves as arrows (from the events' paths:
-moves, conforming, following up, recoils, breaks, falls back) and a star on each pair that fought.
+shows the same table: terrain, every base on the field at its pose (shaken bases marked), the
+mounts of dismounted dragoons behind them ("D mts"), each general on the field; and, in a report,
+the phase's moves as arrows (from the events' paths: moves, conforming, following up, recoils,
+breaks, falls back) and a star on each pair that fought.
 A game without the table (battlefield: players) has no picture.
 """
 
@@ -72,6 +73,9 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
                     " sh" if base["state"] == "shaken" else ""
                 )
                 items.append(unit_item(pose, size, side_of_army[division["army"]], label))
+                if "mounts" in base:  # a dismounted dragoon base's horse-holders, immediately behind (L266)
+                    mounts = f"{short_label(base['id'])} mts"
+                    items.append(unit_item(pose_from(base["mounts"]), size, side_of_army[division["army"]], mounts))
     for general in view["generals"]:
         if general["status"] == "active" and "pose" in general:
             pose = pose_from(general["pose"])

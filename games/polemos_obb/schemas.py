@@ -201,6 +201,30 @@ CONTACT: dict[str, Any] = {
     },
 }
 
+_ATTACK = CONTACT["fields"]["attacks"]
+# On the referee's table the pairs may be left out: the referee reads them from the positions.
+TABLE_CONTACT: dict[str, Any] = {
+    **CONTACT,
+    "fields": {
+        **CONTACT["fields"],
+        "attacks": {
+            **_ATTACK,
+            "items": {
+                **_ATTACK["items"],
+                "required": ["division", "target"],
+                "fields": {
+                    **_ATTACK["items"]["fields"],
+                    "pairs": {
+                        **_ATTACK["items"]["fields"]["pairs"],
+                        "description": "bases in contact once the line has conformed: [your base, enemy base]; "
+                        "leave out for the referee to pair them from the table",
+                    },
+                },
+            },
+        },
+    },
+}
+
 NO_ORDERS: dict[str, Any] = {"type": "map", "fields": {}}
 
 SCHEMAS = {
@@ -292,8 +316,9 @@ def schemas(support: bool, later: bool, with_column: bool, table: bool = False) 
         generals = COMMAND["fields"]["generals"]
         items = {**generals["items"], "fields": {**generals["items"]["fields"], "to": GENERAL_TO}}
         command["fields"]["generals"] = {**generals, "items": items}
+    contact = TABLE_CONTACT if table else CONTACT
     if later:
-        fields = {**BOMBARDMENT["fields"], **moves["fields"], **CONTACT["fields"]}
+        fields = {**BOMBARDMENT["fields"], **moves["fields"], **contact["fields"]}
         command["fields"]["later"] = {
             "type": "map",
             "description": "orders for the rest of your half-turn, each applied when its step comes (checked "
@@ -301,4 +326,4 @@ def schemas(support: bool, later: bool, with_column: bool, table: bool = False) 
             "fields": fields,
         }
     bid = {**BID, "fields": {**BID["fields"], "standing": standing}}
-    return {**SCHEMAS, "bid": bid, "command": command, "moves": moves}
+    return {**SCHEMAS, "bid": bid, "command": command, "moves": moves, "contact": contact}

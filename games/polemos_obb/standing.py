@@ -14,9 +14,11 @@ from typing import Any
 
 from games.polemos_obb.board import board, enemy_bases, engagement_lines
 from games.polemos_obb.board_view import board_table, has_table_board
+from games.polemos_obb.bombardment import gun_range, targets_in_range
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
 from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase
+from games.polemos_obb.table import in_bw
 from games.polemos_obb.table_form import with_table_notes
 from games.polemos_obb.tempo import MINIMUM_BID
 from games.polemos_obb.views import view
@@ -133,6 +135,8 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
             if b["state"] in STANDING
         ]
         note = f"your guns: {', '.join(guns) or 'none'}; enemy bases: {', '.join(enemies) or 'none'}"
+        if gun_range(state) is not None:
+            note = _guns_in_range(state, guns)
         return Example({"fire": []}, {"orders.fire": note + "; e.g. {battery: GUN, target: BASE}"})
     if kind == "moves":
         brigades = "; ".join(f"{d['id']}: {', '.join(b['id'] for b in d['brigades'])}" for d in divisions)
@@ -149,6 +153,17 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
         }
         return Example({"attacks": [], "engagements": []}, notes)
     return None
+
+
+def _guns_in_range(state: Mapping[str, Any], guns: list[str]) -> str:
+    """Return each gun's targets in range (option bombardment_range), nearest first, with distances."""
+    reach = gun_range(state)
+    assert reach is not None
+    lines = [
+        f"{gun}: " + (", ".join(f"{e} ({in_bw(state, d)})" for e, d in targets_in_range(state, gun)) or "none")
+        for gun in guns
+    ]
+    return f"your guns' targets within {in_bw(state, reach)} before their front: " + ("; ".join(lines) or "no gun")
 
 
 def _allies(seen: Mapping[str, Any], side: str) -> set[str]:

@@ -76,6 +76,15 @@ def size_of(state: Mapping[str, Any], base: str) -> Size:
     return Size(bw(state), bd(state))
 
 
+def mounts_pose(state: Mapping[str, Any], base: str) -> Pose | None:
+    """Return where a dismounted dragoon base's mounts stand: a base of 1BW x 1BD immediately behind
+    it, facing as it does (L266, L142), going where the dragoons go; None for any other base."""
+    record = state["bases"][base]
+    if not record.get("dismounted") or "pose" not in record:
+        return None
+    return moved(pose_of(state, base), -bd(state))
+
+
 def general_size(state: Mapping[str, Any]) -> Size:
     """Return a general's base: 0.5BW x 1BD (L145)."""
     return Size(bw(state) / 2, bd(state))
@@ -126,12 +135,20 @@ def enemies_of(state: Mapping[str, Any], base: str) -> list[str]:
 
 def back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]]]:
     """Return where a base ends after going `distance` mm straight back, facing as before, and its
-    path: no farther than the table's edge (the file says nothing of a base driven off the table),
-    nor than the first enemy base behind it (never through an enemy, L270)."""
+    path: no farther than the table's edge, nor than the first enemy base behind it (never through
+    an enemy, L270)."""
+    end, path, _ = _going_back(state, base, distance)
+    return end, path
+
+
+def _going_back(state: Mapping[str, Any], base: str, distance: float) -> tuple[Pose, list[list[float]], bool]:
+    """Return `back`'s end and path, and whether the table's edge cut the move short."""
     start, size = pose_of(state, base), size_of(state, base)
-    room = min(distance, _room_behind(state, start, size))
-    end = moved(start, -min(room, _room_before_enemy(state, base, start, size, room)))
-    return end, [[start.x, start.y], [end.x, end.y]]
+    edge = _room_behind(state, start, size)
+    room = min(distance, edge)
+    room = min(room, _room_before_enemy(state, base, start, size, room))
+    end = moved(start, -room)
+    return end, [[start.x, start.y], [end.x, end.y]], edge < distance - 0.1 and room >= edge - 0.1
 
 
 def _room_before_enemy(state: Mapping[str, Any], base: str, start: Pose, size: Size, distance: float) -> float:
@@ -169,10 +186,22 @@ def _room_behind(state: Mapping[str, Any], start: Pose, size: Size) -> float:
 
 
 def go_back(state: State, base: str, distance: float) -> dict[str, Any]:
-    """Move a base `distance` mm straight back, keeping its facing; return its move (base, path)."""
-    end, path = back(state, base, distance)
+    """Move a base `distance` mm straight back, keeping its facing; return its move (base, path).
+
+    A base the move would carry off the table stops at the edge (option table_edge: stop, the
+    default: the rulebook file is silent), or leaves the field there (table_edge: remove): it is
+    removed at once, counted as a base lost (its division tests morale), and the move says
+    `off_table`. Bombardment and combat (recoils, breaks, falls back) all go back through here.
+    """
+    end, path, edge_reached = _going_back(state, base, distance)
     place(state, base, end)
-    return {"base": base, "path": path}
+    move: dict[str, Any] = {"base": base, "path": path}
+    if edge_reached and setting(state, "table_edge") == "remove":
+        state["bases"][base].update(state="removed", followed_up=False, off_table=True)
+        if base not in state["broken_this_turn"]:
+            state["broken_this_turn"].append(base)
+        move["off_table"] = True
+    return move
 
 
 def go_to(state: State, base: str, end: Pose) -> dict[str, Any]:
@@ -359,6 +388,62 @@ def _before_front(state: Mapping[str, Any], base: str, other: str) -> bool:
     across = min(size.width / 2, max(x for x, _ in points)) - max(-size.width / 2, min(x for x, _ in points))
     ahead = min(y for _, y in points) - size.depth / 2
     return across > TOUCH_MM and -TOUCH_MM <= ahead <= bw(state) + TOUCH_MM
+
+
+def generals_in_the_way(state: Mapping[str, Any], division: str) -> list[str]:
+    """Return the active enemy generals whose bases touch, or lie under, a standing base of `division`
+    (L326: a general "contacted by enemy troops ... simply his being in the way")."""
+    side = state["armies"][state["divisions"][division]["army"]]["side"]
+    shapes = [outline_of(state, b) for b in standing_on_table(state) if state["bases"][b]["division"] == division]
+    return sorted(
+        general_id
+        for general_id, general in state["generals"].items()
+        if general["status"] == "active"
+        and "pose" in general
+        and state["armies"][general["army"]]["side"] != side
+        and any(shape.distance(general_outline(state, general_id)) <= TOUCH_MM for shape in shapes)
+    )
+
+
+def ride_to_friends(state: State, general_id: str) -> dict[str, Any] | None:
+    """Move a general who eluded capture just behind the nearest friendly base on the table (L332: "move
+    him immediately to nearest friendly troops"); return his move (general, path), or None when he has
+    no position or no friend stands on the table."""
+    general = state["generals"][general_id]
+    if "pose" not in general:
+        return None
+    side = state["armies"][general["army"]]["side"]
+    here = general_outline(state, general_id)
+    friends = [b for b in standing_on_table(state) if side_of_base(state, b) == side]
+    if not friends:
+        return None
+    nearest = min(friends, key=lambda b: (outline_of(state, b).distance(here), b))
+    start = pose_from(general["pose"])
+    end = moved(pose_of(state, nearest), -bd(state))  # his base touching the rear of theirs
+    general["pose"] = to_state(end)
+    return {"general": general_id, "path": [[start.x, start.y], [end.x, end.y]], "to": nearest}
+
+
+def overlapped_by(state: Mapping[str, Any], base: str, opponent: str) -> list[str]:
+    """Return the enemy bases, other than the `opponent` it fights, touching `base`'s left or right
+    flank: an overlap (the combat fact `overlapped`; the book's overlap rules are on its missing
+    pages 23-28, so no modifier reads it unless the referee supplies one)."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    return [
+        enemy
+        for enemy in enemies_of(state, base)
+        if enemy != opponent and side_touched(pose, size, outline_of(state, enemy), TOUCH_MM) in ("left", "right")
+    ]
+
+
+def range_to(state: Mapping[str, Any], base: str, other: str) -> float | None:
+    """Return how far `other` stands from `base`, edge to edge in mm, if any of it is before
+    `base`'s front (a gun's field of fire); None when all of it is level with or behind the front."""
+    pose, size = pose_of(state, base), size_of(state, base)
+    points = [local(pose, point) for point in corners(pose_of(state, other), size_of(state, other))]
+    if max(y for _, y in points) <= size.depth / 2 + TOUCH_MM:
+        return None
+    return float(outline_of(state, base).distance(outline_of(state, other)))
 
 
 def blocking(state: Mapping[str, Any], base: str, end: Pose, where: Mapping[str, Pose] | None = None) -> list[str]:

@@ -106,5 +106,6 @@ def _in_reach(state: Mapping[str, Any], seen: Mapping[str, Any], army: str) -> s
     return (
         "enemy bases in reach (touching, or reached as your line conforms, up to 2BW): "
         + (", ".join(pairs) or "none")
-        + "; an attack needs one base touching the division it attacks"
+        + "; an attack needs one base touching the division it attacks; leave out its pairs and the referee "
+        "pairs your free bases from the table, the nearest first"
     )

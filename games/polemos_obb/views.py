@@ -17,7 +17,9 @@ from typing import Any
 
 from games.polemos_obb.model import army_of_player, army_order, is_in_play, json_pointer
 from games.polemos_obb.supplies import outstanding, supplied
+from games.polemos_obb.table import mounts_pose
 from referee.kit import Secret
+from referee.kit.tabletop import to_state
 
 
 def view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
@@ -114,6 +116,9 @@ def _base(state: Mapping[str, Any], base: str) -> dict[str, Any]:
             shown[flag] = record[flag]
     if "pose" in record:
         shown["pose"] = dict(record["pose"])
+        mounts = mounts_pose(state, base)
+        if mounts is not None:
+            shown["mounts"] = to_state(mounts)
     return shown
 
 
