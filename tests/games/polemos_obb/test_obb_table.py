@@ -320,6 +320,17 @@ def test_a_base_thrown_back_stops_at_the_first_enemy_behind_it() -> None:
     assert ends_back(state, "V") == pytest.approx((240, 50, 0), abs=1)  # its rear against M (35 + 15)
 
 
+def test_a_base_whose_rear_touches_an_enemy_goes_back_no_farther() -> None:
+    """L270: never through an enemy, nor onto one. In the long danube game an Imperial horse base
+    stood rear to rear with Q2, recoiled 1BD onto it, and the two then stood overlapping: every
+    order of theirs after was refused ("would pass through"), standing included, so neither could
+    attack again for 18 turns."""
+    state = danube()
+    state["bases"]["Q2"]["pose"] = {"x": 707, "y": 575, "facing": 180}  # its rear edge at y 590
+    state["bases"]["imperial-horse-3"]["pose"] = {"x": 754, "y": 606, "facing": 0}  # its rear at y 591
+    assert ends_back(state, "imperial-horse-3") == pytest.approx((754, 606, 0), abs=3)  # within the touch of 1 mm
+
+
 def ends_back(state: dict[str, Any], base: str) -> tuple[float, float, float]:
     end, _ = back(state, base, 2 * BW)
     return end.x, end.y, end.facing
