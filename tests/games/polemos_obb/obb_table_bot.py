@@ -3,10 +3,11 @@
 Each turn it spends its Tempo points on every division whose general can give orders, those
 touching the enemy first (an attack is the end of a move, so a base in contact needs a move order
 to attack from where it stands), then the nearest to the enemy; each group of brigades standing
-within 1BW of each other (L237) goes on one order toward the nearest enemy base, horse charging
-what it can reach (+1BW, L255). Guns move up while the enemy is far and fire at the nearest enemy
-base. In the contact phase every division with bases that moved and touch an enemy attacks, pairing
-each base with an enemy it touches or reaches as the line conforms (L382).
+within 1BW of each other (L237) goes on one order (as many of its brigades as the TP left pay for)
+toward the nearest enemy base ahead, horse charging what it can reach (+1BW, L255). Guns move up
+while the enemy is more than 8BW away and fire at the nearest enemy base. In the contact phase
+every division with bases that moved and whose front touches an enemy attacks, pairing each base
+with an enemy its front touches or reaches as the line conforms (L382).
 
 A phase's orders are a generator: it yields the orders it would send, and is sent back the
 referee's refusal (the problems' paths and words) when there is one, as a player reads a refusal
@@ -26,7 +27,7 @@ from test_obb_game import bot_orders
 
 from referee.kit.tabletop import Pose, Size, heading, in_front_of, outline, pose_from, side_touched, touching
 
-TOUCH_MM = 1.0  # the referee's tolerance for touching, as the form's rules say "touching"
+TOUCH_MM = 1.0  # bases this close touch, as the referee reads the table
 MOST_ON_ONE_ORDER = 6  # the cost table's largest group (the form lists 1 to 6 brigades)
 Orders = Generator[dict[str, Any], list[tuple[str, str]], None]
 
@@ -195,10 +196,10 @@ def _command(view: dict[str, Any]) -> Orders:
     left = army["tp"]
     given: dict[str, int] = {}
     for _, commander, _, group in _plans(view, table):
-        cost = _cost(len(group))
-        if cost <= left:
-            given[commander] = given.get(commander, 0) + cost
-            left -= cost
+        pay = min(_cost(len(group)), left)  # too few for the whole group: its first brigades
+        if pay >= _cost(1):
+            given[commander] = given.get(commander, 0) + pay
+            left -= pay
     rally = [
         {"base": b["id"]}
         for d in view["divisions"]
@@ -248,11 +249,11 @@ def _moves(view: dict[str, Any]) -> Orders:
     budget = {g: v["given"] - v["spent"] for g, v in army["allocated"].items()}
     formation = {d["id"]: d.get("formation", "deployed") for d in view["divisions"]}
     tries: list[list[dict[str, Any]]] = []  # each order's versions, the boldest first
-    for _, commander, division, group in _plans(view, table):
-        cost = _cost(len(group))
-        if budget.get(commander, 0) < cost:
+    for _, commander, division, whole in _plans(view, table):
+        group = whole[: max(budget.get(commander, 0) - 1, 0)]  # as many brigades as the general's TP pay for
+        if not group:
             continue
-        budget[commander] -= cost
+        budget[commander] -= _cost(len(group))
         bases = [b for b in table.mine(division) if b.brigade in group]
         stand = {"order": "move", "brigades": group}
         tries.append([*_steps(table, bases, formation[division], stand), stand])

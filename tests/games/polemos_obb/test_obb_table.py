@@ -373,8 +373,25 @@ def test_the_pairs_in_reach_are_written_as_pairs_are_ordered() -> None:
     state = danube()
     state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
     state["step"] = "tempo-contact"
-    state["moved_this_turn"] = ["imperial-foot-1"]
+    state["moved"] = ["imperial-foot-1"]  # its brigade moved: it may attack
     assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+
+
+def test_the_pairs_in_reach_are_only_those_an_attack_may_name() -> None:
+    """The long danube game's contact form listed B's pairs "in reach" while B fought in an
+    engagement and its brigade had not moved: an attack naming them is refused (already in
+    contact; option attack_needs_move), so the form misled the player."""
+    state = danube()
+    state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
+    state["step"] = "tempo-contact"
+    assert "[imperial-foot-1, A]" not in GAME.example(state, "imperial").notes["orders.attacks"]  # not moved
+    state["moved"] = ["imperial-foot-1"]
+    assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+    state["engagements"] = [
+        {"id": "e1", "divisions": ["imperial-foot", "st-joseph"], "launched_by": "imperial", "started": 1,
+         "pairs": [{"bases": ["imperial-foot-1", "A"], "contact": True}], "support": {}, "fought_turn": 1}
+    ]  # fmt: skip
+    assert "reached as your line conforms, up to 2BW): none;" in GAME.example(state, "imperial").notes["orders.attacks"]
 
 
 def test_a_long_id_is_labelled_by_its_initials_and_number() -> None:
