@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.board_view import spent_note
 from referee.kit import Fact
 
 STANDING = ("fresh", "shaken")
@@ -39,7 +40,7 @@ def _row(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str
     lost = [b["id"] for b in bases if b["state"] not in STANDING]
     notes = []
     if division["spent"]:
-        notes.append("SPENT")
+        notes.append(spent_note(division))
     went = [b["id"] for b in division["brigades"] if b["id"] in moved]
     if went:
         notes.append("moved " + " ".join(went))

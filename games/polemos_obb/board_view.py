@@ -67,7 +67,7 @@ def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved
         with_general = f"at {general['with_base']}" if general["with_base"] in ids else ""
         notes = []
         if index == 0 and division["spent"]:
-            notes.append("SPENT")
+            notes.append(spent_note(division))
         if brigade["id"] in moved:
             notes.append("moved")
         rows.append(
@@ -91,6 +91,21 @@ def _fitted(rows: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
     return tuple((*row[:-1], row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "+") for row in rows)
 
 
+def moment(seen: Mapping[str, Any]) -> str:
+    """Return the moment a picture shows: the turn and the phase now open, or the battle over (its
+    state stops at the step it ended in, which no player sees open)."""
+    return f"Turn {seen['turn']}, the battle over" if seen["over"] else f"Turn {seen['turn']}, {seen['phase']}"
+
+
+def spent_note(division: Mapping[str, Any], short: bool = True) -> str:
+    """Return how a spent division is noted: SPENT when it failed its morale test, LEFT BATTLE
+    (or in full, LEFT THE BATTLE WITH ITS ARMY) when it left with its broken army: the result
+    counts only the first as spent."""
+    if not division.get("left_with_army"):
+        return "SPENT"
+    return "LEFT BATTLE" if short else "LEFT THE BATTLE WITH ITS ARMY"
+
+
 def _general_state(general: Mapping[str, Any]) -> str:
     return str(general["grade"] if general["status"] == "active" else general["status"])
 
@@ -109,7 +124,7 @@ def board_picture(seen: Mapping[str, Any], player: str | None) -> dict[str, Any]
         title = f"{army['title']}{' (you)' if army['id'] == mine else ''}: {_army_line(army, generals)}"
         rows = [_division_row(d, generals[d["commander"]], moved) for d in seen["divisions"] if d["army"] == army["id"]]
         sections.append(boards.board_section(title[:80], rows))
-    title = f"Turn {seen['turn']}, {seen['phase']}: the army boards as {player} sees them"
+    title = f"{moment(seen)}: the army boards as {player} sees them"
     return boards.board_scene(title[:80], STATES, sections)
 
 
@@ -122,7 +137,7 @@ def _division_row(division: Mapping[str, Any], general: Mapping[str, Any], moved
     went = [_short(b["id"], division["id"]) for b in division["brigades"] if b["id"] in moved]
     notes = [_general_state(general)]
     if division["spent"]:
-        notes.append("SPENT")
+        notes.append(spent_note(division))
     if went:
         notes.append("moved " + " ".join(went))
     return boards.board_row(division["id"], boxes, "; ".join(notes)[:80])

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.polemos_obb.board import board, enemy_bases, engagement_lines
-from games.polemos_obb.board_view import board_table, has_table_board
+from games.polemos_obb.board_view import board_table, has_table_board, spent_note
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
 from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase
@@ -95,7 +95,7 @@ def _division(division: Mapping[str, Any]) -> str:
         for base in brigade["bases"]:
             by_state.setdefault(base["state"], []).append(base["id"])
     states = "; ".join(f"{state} {', '.join(ids)}" for state, ids in by_state.items()) or "not yet generated"
-    spent = " SPENT" if division["spent"] else ""
+    spent = f" {spent_note(division, short=False)}" if division["spent"] else ""
     return f"{division['id']} ({division['title']}, {division['commander']}){spent}: {states}"
 
 
