@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.board import moment, spent_note
 from referee.kit import Fact, boards
 
 HEADINGS = ("division", "brigade", "fresh", "shaken", "lost", "general", "notes")
@@ -89,21 +90,6 @@ def _fitted(rows: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS) - 1)]
     room = max(len(HEADINGS[-1]), TABLE_WIDTH - sum(widths) - 2 * (len(widths)))
     return tuple((*row[:-1], row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "+") for row in rows)
-
-
-def moment(seen: Mapping[str, Any]) -> str:
-    """Return the moment a picture shows: the turn and the phase now open, or the battle over (its
-    state stops at the step it ended in, which no player sees open)."""
-    return f"Turn {seen['turn']}, the battle over" if seen["over"] else f"Turn {seen['turn']}, {seen['phase']}"
-
-
-def spent_note(division: Mapping[str, Any], short: bool = True) -> str:
-    """Return how a spent division is noted: SPENT when it failed its morale test, LEFT BATTLE
-    (or in full, LEFT THE BATTLE WITH ITS ARMY) when it left with its broken army: the result
-    counts only the first as spent."""
-    if not division.get("left_with_army"):
-        return "SPENT"
-    return "LEFT BATTLE" if short else "LEFT THE BATTLE WITH ITS ARMY"
 
 
 def _general_state(general: Mapping[str, Any]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from games.polemos_obb.board_view import moment
+from games.polemos_obb.board import moment
 from referee.kit.tabletop import Pose, Size, pose_from
 from referee.kit.tabletop.picture import arrow_item, feature_item, marker_item, scene, unit_item
 

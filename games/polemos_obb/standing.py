@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.polemos_obb.board import board, enemy_bases, engagement_lines
-from games.polemos_obb.board_view import board_table, has_table_board, spent_note
+from games.polemos_obb.board import board, enemy_bases, engagement_lines, spent_note
+from games.polemos_obb.board_view import board_table, has_table_board
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
 from games.polemos_obb.options import order_cost, setting
 from games.polemos_obb.rules import phase

@@ -115,6 +115,7 @@ def _in_reach(state: Mapping[str, Any], seen: Mapping[str, Any], army: str) -> s
             if distance <= reach:
                 pairs.append(f"[{base['id']}, {enemy}]" + (" touching" if distance < TOUCH_MM else ""))
     return (
-        "enemy bases in reach of your bases free to attack (touching, or reached as your line conforms, "
-        "up to 2BW): " + (", ".join(pairs) or "none") + "; an attack needs one base touching the division it attacks"
+        "enemy bases in reach (touching, or reached as your line conforms, up to 2BW): "
+        + (", ".join(pairs) or "none")
+        + "; an attack needs one base touching the division it attacks"
     )

@@ -5,7 +5,7 @@ touching the enemy first (an attack is the end of a move, so a base in contact n
 to attack from where it stands), then the nearest to the enemy; each group of brigades standing
 within 1BW of each other (L237) goes on one order (as many of its brigades as the TP left pay for)
 toward the nearest enemy base ahead, horse charging what it can reach (+1BW, L255). Guns move up
-while the enemy is more than 8BW away and fire at the nearest enemy base. In the contact phase
+while the enemy is more than 4BW away and fire at the nearest enemy base. In the contact phase
 every division with bases that moved and whose front touches an enemy attacks, pairing each base
 with an enemy its front touches or reaches as the line conforms (L382).
 
@@ -29,6 +29,7 @@ from referee.kit.tabletop import Pose, Size, heading, in_front_of, outline, pose
 
 TOUCH_MM = 1.0  # bases this close touch, as the referee reads the table
 MOST_ON_ONE_ORDER = 6  # the cost table's largest group (the form lists 1 to 6 brigades)
+GUNS_MOVE_UP_BW = 4  # guns farther than this from the enemy move up (the book's ranges are missing)
 Orders = Generator[dict[str, Any], list[tuple[str, str]], None]
 
 
@@ -177,15 +178,20 @@ def _plans(view: dict[str, Any], table: Table) -> list[tuple[float, str, str, li
     for division in _ready_divisions(view):
         for group in _groups(table, division["id"]):
             bases = [b for b in table.mine(division["id"]) if b.brigade in group]
+            guns = all(b.kind == "guns" for b in bases)
             if any(table.touching(b) for b in bases):
+                if guns:
+                    continue  # guns do not attack: they stand
                 urgency = -1.0
             else:
                 nearest = [n for b in bases if (n := table.nearest_enemy(b, free_only=False))]
                 if not nearest:
                     continue
                 urgency = min(d for d, _ in nearest)
-                if all(b.kind == "guns" for b in bases) and urgency < 8 * table.bw:
-                    continue  # the guns are near enough: they stand and fire
+                if guns:
+                    if urgency < GUNS_MOVE_UP_BW * table.bw:
+                        continue  # near enough: they stand and fire
+                    urgency += table.view["table"]["width_mm"]  # paid for after the foot and horse
             plans.append((urgency, division["commander"], division["id"], group))
     return sorted(plans, key=lambda p: p[0])
 

@@ -7,7 +7,7 @@ reports name the army that breaks as the book decides it.
 The referee's seeds and secret come from a counter (tests/counter_random.py), so a battle's dice
 are the same on every run and a failure replays. The default suite fights one short battle (seed 6,
 3 turns, 27 phases: about 5 s); the marker `polemos_long` fights six (pytest -m polemos_long
-tests/games/polemos_obb: about a minute). Both stub the pictures' PNGs (tests/letters tests them).
+tests/games/polemos_obb: about a minute and a half). Both stub the pictures' PNGs (tests/letters tests them).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def play_on_the_table(
 # No last turn: the battle ends as the book ends it, an army's critical morale factor exhausted
 # (army morale, p. 30, is missing from the file: test values, and the battle ends with the first army).
 ARMY_MORALE = {"cmf": {"dutch": 3, "imperial": 3, "bavarian": 4}, "when_exhausted": "game-ends"}
-# The referee's randomness of each seeded battle; every one ends in an army break (turns, phases):
-# 1: Bavarian, turn 1 (9); 2: Bavarian, 15 (132); 3: Bavarian, 4 (35); 4: Imperial, 22 (192);
+# The referee's randomness of each seeded battle; every one ends in an army break (turn, phases):
+# 1: Bavarian, turn 1 (9); 2: Bavarian, 15 (132); 3: Bavarian, 4 (35); 4: Bavarian, 32 (276);
 # 5: Imperial, 9 (79); 6: Imperial, 3 (27). The default suite plays the short battle of seed 6.
 SEEDS = [f"obb-table/{n}" for n in range(1, 7)]
 SHORT_BATTLE = "obb-table/6"
@@ -85,7 +85,7 @@ def test_a_seeded_battle_on_the_table_is_fought_to_an_army_break(
         for p in kept_letters.glob(game_dir / "mail", "*-contact/*.notice.txt")
         if "Your orders are awaited" in _words(p)
     ]
-    assert contacts and all("enemy bases in reach of your bases free to attack " in _words(p) for p in contacts)
+    assert contacts and all("enemy bases in reach " in _words(p) for p in contacts)
 
 
 @pytest.mark.polemos_long
@@ -94,7 +94,7 @@ def test_the_three_armies_fight_on_the_table_until_an_army_breaks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, seed: str
 ) -> None:
     if "polemos_long" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("opt-in (a minute): pytest -m polemos_long tests/games/polemos_obb")
+        pytest.skip("opt-in (a minute and a half): pytest -m polemos_long tests/games/polemos_obb")
     fight(tmp_path, monkeypatch, seed)
 
 
