@@ -195,6 +195,20 @@ def test_bases_thrown_together_may_stand_and_a_move_must_leave_them_apart() -> N
     assert moves(state, "imperial", move(["imperial-foot-3"], {"advance": 10})) == ["illegal.moves.ends-on"]
 
 
+def test_a_base_thrown_onto_an_enemy_may_stand() -> None:
+    """Nothing in the book stops a base from standing. In the long danube game a horse base thrown
+    onto Q2 had its order to stand refused ("would pass through Q2") turn after turn, so it could
+    never attack (an attack is the end of a move, option attack_needs_move)."""
+    state = danube()
+    state["bases"]["imperial-horse-1"]["pose"] = {"x": 700, "y": 555, "facing": 0}  # 15 mm into Q2's rear
+    state["bases"]["Q2"]["pose"] = {"x": 707, "y": 575, "facing": 180}
+    assert moves(state, "imperial", move(["imperial-horse-1"])) == []
+    assert moves(state, "imperial", move(["imperial-horse-1"], {"advance": 30})) == [
+        "illegal.moves.ends-on",
+        "illegal.moves.through",
+    ]  # further into the enemy: refused as before
+
+
 def test_brigades_act_on_one_order_only_within_1bw() -> None:
     """L237: brigades within 1BW of each other act on one order; a larger gap needs separate orders."""
     state = danube()
