@@ -39,7 +39,7 @@ def _row(division: Mapping[str, Any], general: Mapping[str, Any], moved: set[str
     lost = [b["id"] for b in bases if b["state"] not in STANDING]
     notes = []
     if division["spent"]:
-        notes.append("SPENT")
+        notes.append(spent_note(division))
     went = [b["id"] for b in division["brigades"] if b["id"] in moved]
     if went:
         notes.append("moved " + " ".join(went))
@@ -80,3 +80,18 @@ def enemy_bases(seen: Mapping[str, Any], side: str) -> dict[str, list[str]]:
         for d in seen["divisions"]
         if d["army"] not in allies and not d["spent"]
     }
+
+
+def moment(seen: Mapping[str, Any]) -> str:
+    """Return the moment a picture shows: the turn and the phase now open, or the battle over (its
+    state stops at the step it ended in, which no player sees open)."""
+    return f"Turn {seen['turn']}, the battle over" if seen["over"] else f"Turn {seen['turn']}, {seen['phase']}"
+
+
+def spent_note(division: Mapping[str, Any], short: bool = True) -> str:
+    """Return how a spent division is noted: SPENT when it failed its morale test, LEFT BATTLE
+    (or in full, LEFT THE BATTLE WITH ITS ARMY) when it left with its broken army: the result
+    counts only the first as spent."""
+    if not division.get("left_with_army"):
+        return "SPENT"
+    return "LEFT BATTLE" if short else "LEFT THE BATTLE WITH ITS ARMY"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from games.polemos_obb.board import moment, spent_note
 from referee.kit import Fact, boards
 
 HEADINGS = ("division", "brigade", "fresh", "shaken", "lost", "general", "notes")
@@ -67,7 +68,7 @@ def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved
         with_general = f"at {general['with_base']}" if general["with_base"] in ids else ""
         notes = []
         if index == 0 and division["spent"]:
-            notes.append("SPENT")
+            notes.append(spent_note(division))
         if brigade["id"] in moved:
             notes.append("moved")
         if any(b.get("dismounted") for b in bases):
@@ -111,7 +112,7 @@ def board_picture(seen: Mapping[str, Any], player: str | None) -> dict[str, Any]
         title = f"{army['title']}{' (you)' if army['id'] == mine else ''}: {_army_line(army, generals)}"
         rows = [_division_row(d, generals[d["commander"]], moved) for d in seen["divisions"] if d["army"] == army["id"]]
         sections.append(boards.board_section(title[:80], rows))
-    title = f"Turn {seen['turn']}, {seen['phase']}: the army boards as {player} sees them"
+    title = f"{moment(seen)}: the army boards as {player} sees them"
     return boards.board_scene(title[:80], STATES, sections)
 
 
@@ -124,7 +125,7 @@ def _division_row(division: Mapping[str, Any], general: Mapping[str, Any], moved
     went = [_short(b["id"], division["id"]) for b in division["brigades"] if b["id"] in moved]
     notes = [_general_state(general)]
     if division["spent"]:
-        notes.append("SPENT")
+        notes.append(spent_note(division))
     if went:
         notes.append("moved " + " ".join(went))
     dismounted = [

@@ -441,7 +441,8 @@ def _ground_problems(
 ) -> list[Problem]:
     """The move stays on the table, crosses no enemy (nor a friendly gun, nor terrain under option
     terrain_moves: refuse) and ends on no other base; a charge ends in contact with the enemy. A
-    base that stands (no steps) may stay on ground it shares with a friend it was thrown onto."""
+    base that stands (no steps) crosses nothing: it may stay on ground it was thrown onto, a
+    friend's or an enemy's, and so still attack."""
     problems: list[Problem] = []
     table = state["table"]
     cloth = box(0, 0, table["width_mm"], table["depth_mm"])
@@ -460,9 +461,10 @@ def _ground_problems(
         for other, shape in shapes.items():
             friend = side_of_base(state, other) == side
             passes = friend and arm_of(state, other) != "artillery" and arm_of(state, base) != "artillery"
-            if overlapping(end, shape, TOUCH_MM) and poses[base] != where[base]:  # thrown together, standing
+            moves = poses[base] != where[base]  # a base that stands crosses nothing, whatever it stands on
+            if moves and overlapping(end, shape, TOUCH_MM):
                 ends_on.append(other)
-            elif not passes and overlapping(sweep, shape, TOUCH_MM):
+            elif moves and not passes and overlapping(sweep, shape, TOUCH_MM):
                 through.append(other)
             if not friend and touching(end, shape, TOUCH_MM):
                 in_contact = True

@@ -131,11 +131,14 @@ def _army_morale(r: Resolution, army: str, division: str) -> None:
     if exhausted:
         record["exhausted"] = True
         # The losses as the battle left them: the army's other divisions leave with it below
-        # (marked spent to take them out of play), but they did not fail a morale test.
+        # (marked spent to take them out of play), but they did not fail a morale test, and the
+        # letters of new games say so (left_with_army) where they would say SPENT.
         lost = losses(state)
         for other in record["divisions"]:
             if not state["divisions"][other]["spent"]:
                 state["divisions"][other]["spent"] = True
+                if setting(state, "letters") == "army-board":
+                    state["divisions"][other]["left_with_army"] = True
                 end_engagements_of(state, other)
         text += f" The {record['title']} is exhausted and leaves the battle."
         if effect == "game-ends":

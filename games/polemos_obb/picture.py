@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from games.polemos_obb.board import moment
 from referee.kit.tabletop import Pose, Size, pose_from
 from referee.kit.tabletop.picture import arrow_item, feature_item, marker_item, scene, unit_item
 
@@ -103,7 +104,7 @@ def _initials(general: Mapping[str, Any]) -> str:
 
 def _title(view: Mapping[str, Any], player: str | None) -> str:
     who = f"as {player} sees it" if player else "as everyone sees it"
-    return f"Turn {view['turn']}, {view['phase']}: the battlefield {who}"
+    return f"{moment(view)}: the battlefield {who}"
 
 
 def _arrows(events: Sequence[Mapping[str, Any]], where: Mapping[str, Pose]) -> Iterator[dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.polemos_obb.board import board, enemy_bases, engagement_lines
+from games.polemos_obb.board import board, enemy_bases, engagement_lines, spent_note
 from games.polemos_obb.board_view import board_table, has_table_board
 from games.polemos_obb.bombardment import gun_range, targets_in_range
 from games.polemos_obb.model import STANDING, arm_of, army_of_player, general_can_move, general_can_order, step_kind
@@ -97,7 +97,7 @@ def _division(division: Mapping[str, Any]) -> str:
         for base in brigade["bases"]:
             by_state.setdefault(base["state"], []).append(base["id"])
     states = "; ".join(f"{state} {', '.join(ids)}" for state, ids in by_state.items()) or "not yet generated"
-    spent = " SPENT" if division["spent"] else ""
+    spent = f" {spent_note(division, short=False)}" if division["spent"] else ""
     return f"{division['id']} ({division['title']}, {division['commander']}){spent}: {states}"
 
 

@@ -153,10 +153,11 @@ def _going_back(state: Mapping[str, Any], base: str, distance: float) -> tuple[P
 
 def _room_before_enemy(state: Mapping[str, Any], base: str, start: Pose, size: Size, distance: float) -> float:
     """Return how far a stand may go straight back, up to `distance`, before it meets an enemy base
-    it does not touch already (found to 0.1 mm: the ground swept grows with the distance)."""
+    it does not touch already, or one touching its rear (found to 0.1 mm: the ground swept grows
+    with the distance). The enemy it fights touches its front, and it goes back from it."""
     first = outline(start, size)
     enemies = [outline_of(state, e) for e in enemies_of(state, base)]
-    ahead = [e for e in enemies if not touching(first, e, TOUCH_MM)]
+    ahead = [e for e in enemies if not touching(first, e, TOUCH_MM) or side_touched(start, size, e, TOUCH_MM) == "rear"]
 
     def meets(far: float) -> bool:
         swept = first.union(outline(moved(start, -far), size)).convex_hull

@@ -94,9 +94,20 @@ def _in_reach(state: Mapping[str, Any], seen: Mapping[str, Any], army: str) -> s
         for base in brigade["bases"]
         if base["state"] in STANDING and "pose" in base
     ]
+    # Only the pairs an attack may name: neither base fighting already, and (option
+    # attack_needs_move) the player's base of a brigade that moved this turn.
+    standing = {
+        b["id"] for d in seen["divisions"] for br in d["brigades"] for b in br["bases"] if b["state"] in STANDING
+    }
+    fighting = {b for e in seen["engagements"] for p in e["pairs"] if set(p["bases"]) <= standing for b in p["bases"]}
+    moved = set(seen["moved_this_turn"])
+    needs_move = state["config"]["attack_needs_move"]
+    enemies = [e for e in enemies if e not in fighting]
     reach = CONFORM_BW * seen["table"]["bw_mm"] + TOUCH_MM
     pairs = []
     for _, base in _yours(seen, army):
+        if base["id"] in fighting or (needs_move and state["bases"][base["id"]]["brigade"] not in moved):
+            continue
         here = pose_from(base["pose"])
         for enemy in enemies:
             end = conform_pose(state, base["id"], enemy)

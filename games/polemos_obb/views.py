@@ -101,6 +101,7 @@ def _division(state: Mapping[str, Any], division: str) -> dict[str, Any]:
         "bases_at_start": record["bases_at_start"],
         "spent": record["spent"],
         **({"formation": record["formation"]} if "formation" in record else {}),
+        **({"left_with_army": True} if record.get("left_with_army") else {}),
         "brigades": [
             {"id": b, "bases": [_base(state, x) for x in state["brigades"][b]["bases"]]} for b in record["brigades"]
         ],

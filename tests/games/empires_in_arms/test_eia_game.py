@@ -9,7 +9,6 @@ commitment in the record of the phase it was sealed in.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 from pathlib import Path
@@ -19,6 +18,7 @@ import kept_letters
 import pytest
 import yaml
 from click.testing import CliRunner
+from counter_random import counter_urandom
 from eia_bot import COMBAT_RESULTS, COMPETITIVE, GUARD_TABLE, OPTIONS, orders_from
 
 from referee.cli import cli
@@ -38,21 +38,6 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # dice are the same on every run, so the allied loss phase the test asks for always comes (with
 # the system's randomness, one run in three had no odd loss to share).
 SEEDS = "eia-game/2"
-
-
-def counter_urandom(name: str) -> Any:
-    """Return an os.urandom that draws from a counter: the same bytes on every run."""
-    count = 0
-
-    def urandom(size: int) -> bytes:
-        nonlocal count
-        out = b""
-        while len(out) < size:
-            count += 1
-            out += hashlib.sha256(f"{name}/{count}".encode()).digest()
-        return out[:size]
-
-    return urandom
 
 
 def make_game(folder: Path) -> tuple[Path, dict[str, Path]]:

@@ -8,8 +8,10 @@ would, and writes orders from it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from obb_helpers import TEST_TABLES
 
 from referee.game.engine import adjudicate, init_game, submit
 from referee.game.opened import Game
+from referee.game.results import Receipt
 from referee.game.status import status
 from referee.letters.post import read_kept_html
 from referee.protocol.signatures import NAMESPACE_ORDERS, generate_keypair, load_private_key, sign
@@ -205,17 +208,30 @@ def _play(folder: Path, orders_for: Any = None, phases: int = 80) -> tuple[Path,
         if info["over"]:
             break
         for player in info["active"]:
-            orders = orders_for(notice_view(game_dir, player))
-            for seq, tried in enumerate(orders if isinstance(orders, list) else [orders], start=1):
-                raw = order_file(game_dir, player, tried, seq)  # a list: the orders tried in turn, until one stands
-                receipt = submit(game_dir, raw, sign(raw, load_private_key(keys[player]), NAMESPACE_ORDERS))
-                if receipt.accepted:
-                    break
-            assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems], raw)
+            receipt = _send(game_dir, player, keys[player], orders_for(notice_view(game_dir, player)))
+            assert receipt.accepted, (info["turn"], info["phase"], player, [str(p) for p in receipt.problems])
         result = adjudicate(game_dir)
         log.append({"turn": info["turn"], "phase": info["phase"], "kinds": [e.kind for e in result.events]})
     assert status(game_dir)["over"]
     return game_dir, log
+
+
+def _send(game_dir: Path, player: str, key: Path, orders: Any) -> Receipt:
+    """Sign and submit a bot's orders: one file; a list, tried in turn until one stands; or a
+    generator, sent each refusal's problems (path, message) to yield the corrected file."""
+    tries = orders if isinstance(orders, Generator) else iter(orders if isinstance(orders, list) else [orders])
+    tried = next(tries)
+    for seq in itertools.count(1):
+        raw = order_file(game_dir, player, tried, seq)
+        receipt = submit(game_dir, raw, sign(raw, load_private_key(key), NAMESPACE_ORDERS))
+        if receipt.accepted:
+            break
+        problems = [(p.path, p.message) for p in receipt.problems]
+        try:
+            tried = tries.send(problems) if isinstance(tries, Generator) else next(tries)
+        except StopIteration:
+            break
+    return receipt
 
 
 def test_the_game_is_played_to_its_end_through_signed_orders(played: tuple[Path, list[dict[str, Any]]]) -> None:

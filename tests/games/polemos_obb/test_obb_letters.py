@@ -78,3 +78,39 @@ def test_a_broken_army_s_result_counts_the_divisions_spent_before_it_left() -> N
     assert state["over"] and all(state["divisions"][d]["spent"] for d in record["divisions"])
     assert f"of {len(record['divisions'])} divisions spent" in state["result"]
     assert f"1 of {len(record['divisions'])} divisions spent" in state["result"], state["result"]
+
+
+def test_a_division_that_leaves_with_its_broken_army_is_not_called_spent() -> None:
+    """The long danube game's last letters said "1 of 4 divisions spent" over a board marking all four
+    SPENT: the three that left with the broken army did not fail a morale test, and say so."""
+    state = new_game(**{**NEW, "army_morale": {"cmf": {"dutch": 2, "bavarian": 2}, "when_exhausted": "game-ends"}})
+    failed, left = state["armies"]["bavarian"]["divisions"][:2]
+    state["divisions"][failed]["spent"] = True
+    _army_morale(Resolution(state, ScriptedDice([6]), game_tables(state)), "bavarian", failed)
+    facts = {f.name: f for f in GAME.standing(state, "bavarian")}
+    board = "\n".join(" ".join(row) for row in facts["Army board: Bavarian army (bavarian)"].table)
+    assert "SPENT" in board and "LEFT BATTLE" in board
+    divisions = facts["Your divisions"].items
+    assert any(line.startswith(f"{failed} ") and " SPENT:" in line for line in divisions), divisions
+    assert any(line.startswith(f"{left} ") and " LEFT THE BATTLE WITH ITS ARMY:" in line for line in divisions), (
+        divisions
+    )
+
+
+def test_the_pictures_of_a_battle_over_say_so() -> None:
+    """The last report's pictures were titled "Turn 4, morale", a step no player sees open."""
+    state = new_game(**{**NEW, "army_morale": {"cmf": {"dutch": 2, "bavarian": 2}, "when_exhausted": "game-ends"}})
+    state, _, _ = play(state, {}, [5, 3])  # muster: the armies are deployed on the table
+    failed = state["armies"]["bavarian"]["divisions"][0]
+    state["divisions"][failed]["spent"] = True
+    _army_morale(Resolution(state, ScriptedDice([6]), game_tables(state)), "bavarian", failed)
+    seen = GAME.view(state, "dutch")
+    board = GAME.board(seen, "dutch")
+    assert (
+        board is not None
+        and board["title"] == f"Turn {state['turn']}, the battle over: the army boards as dutch sees them"
+    )
+    picture = GAME.picture(seen, "dutch", [])
+    assert picture is not None and picture["title"].startswith(
+        f"Turn {state['turn']}, the battle over: the battlefield"
+    )

@@ -195,6 +195,20 @@ def test_bases_thrown_together_may_stand_and_a_move_must_leave_them_apart() -> N
     assert moves(state, "imperial", move(["imperial-foot-3"], {"advance": 10})) == ["illegal.moves.ends-on"]
 
 
+def test_a_base_thrown_onto_an_enemy_may_stand() -> None:
+    """Nothing in the book stops a base from standing. In the long danube game a horse base thrown
+    onto Q2 had its order to stand refused ("would pass through Q2") turn after turn, so it could
+    never attack (an attack is the end of a move, option attack_needs_move)."""
+    state = danube()
+    state["bases"]["imperial-horse-1"]["pose"] = {"x": 700, "y": 555, "facing": 0}  # 15 mm into Q2's rear
+    state["bases"]["Q2"]["pose"] = {"x": 707, "y": 575, "facing": 180}
+    assert moves(state, "imperial", move(["imperial-horse-1"])) == []
+    assert moves(state, "imperial", move(["imperial-horse-1"], {"advance": 30})) == [
+        "illegal.moves.ends-on",
+        "illegal.moves.through",
+    ]  # further into the enemy: refused as before
+
+
 def test_brigades_act_on_one_order_only_within_1bw() -> None:
     """L237: brigades within 1BW of each other act on one order; a larger gap needs separate orders."""
     state = danube()
@@ -320,6 +334,17 @@ def test_a_base_thrown_back_stops_at_the_first_enemy_behind_it() -> None:
     assert ends_back(state, "V") == pytest.approx((240, 50, 0), abs=1)  # its rear against M (35 + 15)
 
 
+def test_a_base_whose_rear_touches_an_enemy_goes_back_no_farther() -> None:
+    """L270: never through an enemy, nor onto one. In the long danube game an Imperial horse base
+    stood rear to rear with Q2, recoiled 1BD onto it, and the two then stood overlapping: every
+    order of theirs after was refused ("would pass through"), standing included, so neither could
+    attack again for 18 turns."""
+    state = danube()
+    state["bases"]["Q2"]["pose"] = {"x": 707, "y": 575, "facing": 180}  # its rear edge at y 590
+    state["bases"]["imperial-horse-3"]["pose"] = {"x": 754, "y": 606, "facing": 0}  # its rear at y 591
+    assert ends_back(state, "imperial-horse-3") == pytest.approx((754, 606, 0), abs=3)  # within the touch of 1 mm
+
+
 def ends_back(state: dict[str, Any], base: str) -> tuple[float, float, float]:
     end, _ = back(state, base, 2 * BW)
     return end.x, end.y, end.facing
@@ -362,8 +387,25 @@ def test_the_pairs_in_reach_are_written_as_pairs_are_ordered() -> None:
     state = danube()
     state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
     state["step"] = "tempo-contact"
-    state["moved_this_turn"] = ["imperial-foot-1"]
+    state["moved"] = ["imperial-foot-1"]  # its brigade moved: it may attack
     assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+
+
+def test_the_pairs_in_reach_are_only_those_an_attack_may_name() -> None:
+    """The long danube game's contact form listed B's pairs "in reach" while B fought in an
+    engagement and its brigade had not moved: an attack naming them is refused (already in
+    contact; option attack_needs_move), so the form misled the player."""
+    state = danube()
+    state["bases"]["A"]["pose"] = {"x": 930, "y": 300, "facing": 180}  # touching imperial-foot-1's front
+    state["step"] = "tempo-contact"
+    assert "[imperial-foot-1, A]" not in GAME.example(state, "imperial").notes["orders.attacks"]  # not moved
+    state["moved"] = ["imperial-foot-1"]
+    assert "[imperial-foot-1, A] touching" in GAME.example(state, "imperial").notes["orders.attacks"]
+    state["engagements"] = [
+        {"id": "e1", "divisions": ["imperial-foot", "st-joseph"], "launched_by": "imperial", "started": 1,
+         "pairs": [{"bases": ["imperial-foot-1", "A"], "contact": True}], "support": {}, "fought_turn": 1}
+    ]  # fmt: skip
+    assert "reached as your line conforms, up to 2BW): none;" in GAME.example(state, "imperial").notes["orders.attacks"]
 
 
 def test_a_long_id_is_labelled_by_its_initials_and_number() -> None:
