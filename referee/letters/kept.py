@@ -25,9 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import struct
 import zipfile
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,63 +60,15 @@ def pack_name(names: Iterator[str] | list[str]) -> str:
 
 
 def pack_bytes(members: dict[str, bytes]) -> bytes:
-    """Return the zip holding `members` (name -> bytes), in name order, each deflated.
-
-    Written here rather than by `zipfile`, which deflates each member with zlib's largest state
-    (about 256 KiB, allocated and cleared anew for every member: 55 us of a letter's four small
-    members each, more than deflating them); `_deflated` uses a smaller one. A plain zip: no
-    zip64, so a pack too large for it goes to `zipfile` (`tests/unit/test_kept_letters.py`
-    reads packs both ways)."""
-    names = sorted(members)
-    if len(names) > ZIP_MAX_MEMBERS or sum(len(data) for data in members.values()) > ZIP_MAX_BYTES:
-        return _zipfile_pack(members)
-    local: list[bytes] = []
-    central: list[bytes] = []
-    offset = 0
-    for name in names:
-        data = members[name]
-        encoded = name.encode("utf-8")
-        flags = 0 if encoded.isascii() else _UTF8_NAME
-        packed = _deflated(data)
-        fields = (20, flags, zipfile.ZIP_DEFLATED, _DOS_TIME, _DOS_DATE, zlib.crc32(data), len(packed), len(data))
-        header = struct.pack("<4s5HLLLHH", b"PK\x03\x04", *fields, len(encoded), 0) + encoded
-        central.append(
-            struct.pack("<4s2B5HLLL5HLL", b"PK\x01\x02", 20, 3, *fields, len(encoded), 0, 0, 0, 0, _MEMBER_MODE, offset)
-            + encoded
-        )
-        local += [header, packed]
-        offset += len(header) + len(packed)
-    directory = b"".join(central)
-    end = struct.pack("<4s4HLLH", b"PK\x05\x06", 0, 0, len(names), len(names), len(directory), offset, 0)
-    return b"".join([*local, directory, end])
-
-
-# What `zipfile` writes for a member dated PACK_DATE, mode 644, made on Unix (3) by zip version 2.0.
-_DOS_DATE = (PACK_DATE[0] - 1980) << 9 | PACK_DATE[1] << 5 | PACK_DATE[2]
-_DOS_TIME = PACK_DATE[3] << 11 | PACK_DATE[4] << 5 | PACK_DATE[5] // 2
-_MEMBER_MODE = 0o644 << 16
-_UTF8_NAME = 0x800
-ZIP_MAX_MEMBERS = 0xFFFF  # beyond these a zip needs zip64 records
-ZIP_MAX_BYTES = 0x7FFFFFFF
-
-
-def _deflated(data: bytes) -> bytes:
-    """Return `data` raw-deflated at PACK_LEVEL (LARGE_MEMBER_LEVEL when large) with zlib's memory
-    level 7 (its default is 8): half the hash table, and an allocation small enough to be reused
-    rather than mapped and cleared anew for each member."""
-    level = LARGE_MEMBER_LEVEL if len(data) >= LARGE_MEMBER else PACK_LEVEL
-    compressor = zlib.compressobj(level, zlib.DEFLATED, -15, 7)
-    return compressor.compress(data) + compressor.flush()
-
-
-def _zipfile_pack(members: dict[str, bytes]) -> bytes:
+    """Return the zip holding `members` (name -> bytes), in name order, each deflated."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", allowZip64=True) as pack:
+    with zipfile.ZipFile(buffer, "w") as pack:
         for name in sorted(members):
             info = zipfile.ZipInfo(name, PACK_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = _MEMBER_MODE
-            pack.writestr(info, members[name], compresslevel=PACK_LEVEL)
+            info.external_attr = 0o644 << 16
+            level = LARGE_MEMBER_LEVEL if len(members[name]) >= LARGE_MEMBER else PACK_LEVEL
+            pack.writestr(info, members[name], compresslevel=level)
     return buffer.getvalue()
 
 
