@@ -448,3 +448,26 @@ def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
         (html, OLD_EVENTS_HTML, "{{ events | events_html }}"),
     ):
         assert env.from_string(new).render(events=events) == env.from_string(old).render(events=events)
+
+
+def test_a_line_that_fits_is_what_textwrap_gives_it() -> None:
+    import random
+    import textwrap
+
+    from referee.letters.render import wrap
+
+    rng = random.Random(23)
+    pieces = ["word", " ", "  ", "\t", "\n", "é", "\x00", "\u2028", "a-b", "x" * 30, "“q”"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        indent, hang = rng.choice([(0, 2), (2, 2), (6, 4)])
+        expected = textwrap.fill(
+            text,
+            width=78,
+            initial_indent=" " * indent,
+            subsequent_indent=" " * (indent + hang),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        # A text with control characters is left whole (a player's own, shown as it came).
+        assert wrap(text, indent, hang) == (" " * indent + text if not text.isprintable() else expected), repr(text)
