@@ -458,8 +458,11 @@ def test_a_line_that_fits_is_what_textwrap_gives_it() -> None:
 
     rng = random.Random(23)
     pieces = ["word", " ", "  ", "\t", "\n", "é", "\x00", "\u2028", "a-b", "x" * 30, "“q”"]
-    for _ in range(3000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+    for case in range(6000):
+        if case % 2:
+            text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        else:  # words between single spaces, some longer than a line: wrapped without textwrap
+            text = " ".join("w" * rng.choice([1, 3, 8, 20, 70, 90]) for _ in range(rng.randrange(1, 30)))
         indent, hang = rng.choice([(0, 2), (2, 2), (6, 4)])
         expected = textwrap.fill(
             text,
