@@ -98,8 +98,21 @@ def test_each_distinct_view_is_dumped_once_per_adjudication(tmp_path: Path, make
     with patch:
         adjudicate(game.dir)
     # Every view names its reader: ten distinct views, each attached to a report and to the
-    # next phase's notice (the same state), dumped once each; more than the old cache's 8.
-    assert dumps[0] == len(players)
+    # next phase's notice (the same state). Each distinct entry of them is dumped once: the
+    # entries every player shares once, the reader's own ("you") once a player.
+    entries = view_entries(game, players)
+    assert dumps[0] == len(entries) == len(entries_of(game, "alice")) + len(players) - 1
+
+
+def entries_of(game: TestGame, player: str) -> set[str]:
+    """Return the entries of `player`'s view after the first round, each as its YAML."""
+    view = yaml.safe_load(kept_letters.read_text(game.dir / "mail" / "0001-t1-round" / f"{player}.view-after.yaml"))
+    return {yaml.safe_dump({key: item}) for key, item in view.items()}
+
+
+def view_entries(game: TestGame, players: tuple[str, ...]) -> set[str]:
+    """Return the distinct entries of the players' views after the first round."""
+    return set().union(*(entries_of(game, player) for player in players))
 
 
 def disk_syncs(game: TestGame) -> int:
@@ -142,10 +155,11 @@ def test_an_adjudication_renders_dumps_and_builds_as_many_letters_whatever_its_r
         forms, form_patch = counting(referee.letters.forms, "load_strict")  # a form made is read back once
         with render_patch, dump_patch, build_patch, form_patch:
             adjudicate(game.dir)
-        counted[rolls_each] = (renders[0], dumps[0], builds[0], forms[0])
+        counted[rolls_each] = (renders[0], dumps[0] - len(view_entries(game, players)), builds[0], forms[0])
     # A report and a notice a player (text and HTML from one render each), one YAML dump a
-    # distinct view, one MIME message a letter, and one order form made for all the notices.
-    assert counted[2] == counted[200] == (2 * len(players), len(players), 2 * len(players), 1), counted
+    # distinct entry of the views, one MIME message a letter, and one order form made for all
+    # the notices.
+    assert counted[2] == counted[200] == (2 * len(players), 0, 2 * len(players), 1), counted
 
 
 def test_an_adjudication_writes_its_letters_by_bytes_without_the_email_package(

@@ -93,3 +93,12 @@ def test_what_the_fast_path_leaves_goes_to_the_representer() -> None:
     for data in ({"x": 1.5, "y": [0.1, float("inf")]}, {"one": shared, "two": shared}, {"t": (1, 2)}, {3: "int key"}):
         assert yamlsafe.dump(data) == pyyaml(data)
     assert "&id001" in yamlsafe.dump({"one": shared, "two": shared})  # an anchor and alias, as PyYAML writes
+
+
+def test_a_mappings_yaml_is_its_entries_yaml_one_after_the_other() -> None:
+    # What referee.letters.content relies on to dump the entries the players' views share once.
+    rng = random.Random(5)
+    for _ in range(1500):
+        keys = [rng.choice([*AWKWARD_TEXTS, "game", "you", "x" * 200]) for _ in range(rng.randrange(1, 8))]
+        data = {key: value(rng) for key in keys}
+        assert yamlsafe.dump(data) == "".join(yamlsafe.dump({key: item}) for key, item in data.items())
