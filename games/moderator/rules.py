@@ -31,6 +31,7 @@ from referee.kit import (
     Tables,
     decks,
     parse_tables,
+    thaw,
 )
 from referee.kit.procedure import procedure, sequence
 from referee.kit.procedure.hidden_notes import (
@@ -199,15 +200,32 @@ def _order_schema(state: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _tables(state: Mapping[str, Any]) -> Tables:
-    return Tables(parse_tables(state["tables"], "the game's configuration") if state["tables"] else {})
+def tables_of(state: Mapping[str, Any]) -> Tables:
+    """Return the referee's tables: part of the game's configuration, which every player may read.
+    Parsed once for every player's validation, standing and order form (`repr` of plain data
+    tells apart what parses differently: 1 and "1", 1 and 1.0, True and 1)."""
+    data = state["tables"]
+    if not data:
+        return Tables({})
+    key = repr(thaw(data))
+    tables = _parsed_tables.get(key)
+    if tables is None:
+        tables = Tables(parse_tables(data, "the game's configuration"))
+        if len(_parsed_tables) >= PARSED_TABLES_KEPT:
+            _parsed_tables.clear()
+        _parsed_tables[key] = tables
+    return tables
+
+
+_parsed_tables: dict[str, Tables] = {}
+PARSED_TABLES_KEPT = 8
 
 
 def validate(state: Mapping[str, Any], player: str, orders: Mapping[str, Any]) -> list[Problem]:
     """Return the problems with a player's orders: duplicate labels, bad dice, unknown tables,
     card actions the state does not allow, hidden notes and reveals."""
     problems = roll_problems(
-        _tables(state), state.get("lists", {}), state.get("hidden_notes", []), state["players"], player, orders
+        tables_of(state), state.get("lists", {}), state.get("hidden_notes", []), state["players"], player, orders
     )
     problems += decks.action_problems(_cards(state), player, orders.get("cards") or [], "orders.cards")
     problems += note_problems(state.get("hidden_notes", []), state["players"], player, orders)
@@ -219,7 +237,7 @@ def resolve(
 ) -> tuple[dict[str, Any], list[Event]]:
     """Deal the decks in round 1; then, player by player, roll every request, carry out the card
     actions, seal the hidden note, reveal notes, and reveal declarations and notes."""
-    tables = _tables(state)
+    tables = tables_of(state)
     events: list[Event] = []
     rolled: list[dict[str, Any]] = []
     declarations: dict[str, Any] = {}

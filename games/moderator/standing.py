@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from games.moderator.rules import LABEL, phase, view
-from referee.kit import Example, Fact, Table, Tables, parse_tables
+from games.moderator.rules import LABEL, phase, tables_of, view
+from referee.kit import Example, Fact, Table
 
 TABLES_IN_FORM = 3  # roll requests on tables the form fills in; the standing lists every table
 _LABEL = re.compile(LABEL)
@@ -53,7 +53,7 @@ def standing(state: Mapping[str, Any], player: str) -> list[Fact]:
     if mine:
         notes = tuple(f"{note['id']} (round {note['round']})" for note in mine)
         facts.append(Fact("Your hidden notes, not yet revealed", str(len(mine)), notes))
-    tables = _tables(state)
+    tables = tables_of(state)
     if tables.names():
         facts.append(Fact("Tables you may roll on", "", tuple(_table_line(tables.get(t)) for t in tables.names())))
     spec = phase(state)
@@ -99,11 +99,6 @@ def _procedure_facts(seen: Mapping[str, Any]) -> list[Fact]:
     return facts
 
 
-def _tables(state: Mapping[str, Any]) -> Tables:
-    """Return the referee's tables: part of the game's configuration, which every player may read."""
-    return Tables(parse_tables(state["tables"], "the game's configuration") if state["tables"] else {})
-
-
 def _table_line(table: Table) -> str:
     modifiers = ", ".join(table.describe_modifier(name) for name in table.modifier_names) or "none"
     columns = f"; columns: {', '.join(table.columns)}" if table.columns else ""
@@ -122,7 +117,7 @@ def example(state: Mapping[str, Any], player: str) -> Example | None:
         "orders.rolls[].dice": "2d6, 3d6, 1d10, 1d10z (a d10 read 0-9)...",
         "orders.rolls[].purpose": "what the roll is for, in words",
     }
-    tables = _tables(state)
+    tables = tables_of(state)
     for index, name in enumerate(tables.names()[:TABLES_IN_FORM], start=1):
         table = tables.get(name)
         label = f"{name}-roll" if _LABEL.fullmatch(f"{name}-roll") else f"table-roll-{index}"

@@ -23,6 +23,7 @@ from referee.kit.contract import GameModule
 from referee.protocol.hidden import game_commitment
 from referee.protocol.signatures import (
     NAMESPACE_REFEREE,
+    PublicKey,
     load_private_key,
     load_public_key_file,
     public_key_of,
@@ -90,8 +91,9 @@ class Game:
         return rule if isinstance(rule, str) else None
 
     @cached_property
-    def _private_key(self) -> Any:
-        """The referee's signing key, once it is known to be private and to match referee.pub."""
+    def _private_key(self) -> tuple[Any, PublicKey]:
+        """The referee's signing key, once it is known to be private and to match referee.pub,
+        with that public key (which every signature carries)."""
         path = self.dir.key
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
@@ -114,11 +116,12 @@ class Game:
                     f"`ssh-keygen -y -f {path}` prints the public key that matches the private one",
                 ),
             )
-        return key
+        return key, public
 
     def sign(self, data: bytes) -> str:
         """Return the referee's `pbem-referee` signature of `data`."""
-        return sign(data, self._private_key, NAMESPACE_REFEREE)
+        key, public = self._private_key
+        return sign(data, key, NAMESPACE_REFEREE, public)
 
     @cached_property
     def letterhead(self) -> Letterhead:

@@ -62,8 +62,25 @@ def view_yaml(view: Any) -> bytes:
     if _dumped is None:
         return _yaml_of(canonical)
     if canonical not in _dumped:
-        _dumped[canonical] = dump(json.loads(canonical)).encode("utf-8")
+        _dumped[canonical] = _by_items(json.loads(canonical), _dumped)
     return _dumped[canonical]
+
+
+def _by_items(view: Any, dumped: dict[bytes, bytes]) -> bytes:
+    """Return the YAML of a view, a mapping's entries dumped once each across the views in
+    `dumped`: the players' views differ in a few entries ("you", a hand) and share the rest (a
+    list of every player, a map), which each view would dump again. A block mapping's YAML is its
+    entries' YAML one after the other (`tests/unit/test_yaml_dump.py` checks it)."""
+    if not isinstance(view, dict) or not view:
+        return dump(view).encode("utf-8")
+    pieces = []
+    for key, item in view.items():
+        entry = {key: item}
+        canonical = canonical_json(entry)  # a view of this one entry has the same YAML
+        if canonical not in dumped:
+            dumped[canonical] = dump(entry).encode("utf-8")
+        pieces.append(dumped[canonical])
+    return b"".join(pieces)
 
 
 def proofs(events: list[Event]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 def join_values(values: Any) -> str:
     """Return dice values as a letter shows them: "3, 5"."""
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
 def roll_text(roll: dict[str, Any], wrap: Callable[..., str], spec_words: Callable[[str], str]) -> str:

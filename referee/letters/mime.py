@@ -63,7 +63,12 @@ def header_line(name: str, value: str) -> bytes:
 def text_body(text: str) -> bytes | None:
     """Return how the email package writes `text` when it goes as it is (7bit or 8bit: every line
     within the limit), or None when it would be encoded (quoted-printable, base64)."""
-    lines = text.encode("utf-8").splitlines()
+    encoded = text.encode("utf-8")
+    if b"\r" not in encoded:  # lines end with \n alone: the same bytes, found without a list of lines
+        if max(map(len, encoded.split(b"\n"))) > MAX_LINE:
+            return None
+        return encoded if encoded.endswith(b"\n") else encoded + b"\n"
+    lines = encoded.splitlines()
     if max((len(line) for line in lines), default=0) > MAX_LINE:
         return None
     return b"\n".join(lines) + b"\n"

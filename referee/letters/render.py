@@ -56,9 +56,11 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     escape_inner = getattr(markupsafe, "_escape_inner", None)
 
     def escape(value: Any) -> str:
+        if type(value) is str and escape_inner is not None:
+            return escape_inner(value)  # type: ignore[no-any-return]
         if type(value) is int:
             return str(value)  # digits and a sign: nothing to escape
-        return escape_inner(value) if escape_inner is not None and type(value) is str else markupsafe.escape(value)
+        return markupsafe.escape(value)
 
     env.filters["roll_html"] = lambda roll: markupsafe.Markup(roll_html(roll, escape, spec_words))
     # A long phase's lists in one call each, not a template loop's machinery for every item.
@@ -80,7 +82,6 @@ def environment(game_id: str | None = None, package: str | None = None) -> Any:
     return env
 
 
-_TEXTWRAP_SPACES = frozenset("\t\n\x0b\x0c\r")  # what textwrap turns into spaces
 TEXT_WIDTH = 78  # a plain-text letter's lines, where what they carry can be broken
 
 
@@ -89,9 +90,9 @@ def wrap(text: str, indent: int = 0, hang: int = 2, width: int = TEXT_WIDTH) -> 
     indented by `indent` spaces, the next by `indent + hang`; a word longer than a line (a hash, a
     file name) stays whole on a line of its own. A text with control characters (a player's, in
     an event) is left whole: the letter shows it as it came."""
-    if not text.isprintable():
+    if not text.isprintable():  # also every character textwrap turns into a space (\t, \n...)
         return " " * indent + text
-    if indent + len(text) <= width and text.strip(" ") == text and text and not _TEXTWRAP_SPACES.intersection(text):
+    if indent + len(text) <= width and text and text[0] != " " and text[-1] != " ":
         return " " * indent + text  # what textwrap gives a line that fits, without its cost per roll
     return _filled(text, indent, hang, width)
 

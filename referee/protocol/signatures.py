@@ -369,11 +369,12 @@ def _signed_data(namespace: str, hash_algorithm: str, data: bytes) -> bytes:
     return _MAGIC + b"".join(map(_string, fields))
 
 
-def sign(data: bytes, private_key: PrivateKey, namespace: str) -> str:
-    """Return the armored SSHSIG signature of `data` that `ssh-keygen -Y sign` would make."""
+def sign(data: bytes, private_key: PrivateKey, namespace: str, public: PublicKey | None = None) -> str:
+    """Return the armored SSHSIG signature of `data` that `ssh-keygen -Y sign` would make.
+    `public`: the key's public half, known to match (a signer of many letters derives it once)."""
     if not namespace:
         raise SignatureError("a signature needs a namespace")
-    public = public_key_of(private_key)
+    public = public if public is not None else public_key_of(private_key)
     message = _signed_data(namespace, "sha512", data)
     if isinstance(private_key, ed25519.Ed25519PrivateKey):
         sig_type, raw = "ssh-ed25519", private_key.sign(message)

@@ -118,7 +118,8 @@ _SCALARS = {_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"}
 
 
 class _Unusual(Exception):
-    """A node the direct construction leaves to PyYAML's constructor (a merge key `<<`, say)."""
+    """What the direct ways leave to PyYAML: a node to its constructor (a merge key `<<`, say), a
+    value to its representer (a float, a subclass, a list that appears twice)."""
 
 
 def _plain(loader: Any, root: yaml.Node, most: int) -> Any:
@@ -206,4 +207,64 @@ def _check_plain(value: Any, enclosing: int, most: int) -> None:
 
 def dump(value: Any) -> str:
     """Return `value` as block-style YAML with keys in the order given (libyaml when present)."""
-    return yaml.dump(value, Dumper=_BaseDumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.dump(value, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+_TAGS = {str: _TAG + "str", int: _TAG + "int", bool: _TAG + "bool", type(None): _TAG + "null"}
+_MAP_TAG, _SEQ_TAG = _TAG + "map", _TAG + "seq"
+_resolved: dict[tuple[str, Any], str] = {}
+RESOLVED_KEPT = 4096
+
+
+class _PlainDumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """The dumper of `dump`, giving PyYAML's bytes for less: each player's view is dumped on an
+    adjudication's path. Plain data (dicts, lists, texts, whole numbers, booleans, None) is made
+    into nodes here, as the safe representer makes them, not through its generic dispatch with
+    alias tracking; and a scalar's implicit tag is resolved once per text, not twice per scalar
+    written (a pure function of the text without path resolvers, which no dumper here has).
+    Anything else goes through the representer (`tests/unit/test_yaml_dump.py` compares both)."""
+
+    def represent(self, data: Any) -> None:
+        try:
+            node = _node(data, set())
+        except (_Unusual, RecursionError):
+            super().represent(data)
+            return
+        self.serialize(node)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _resolved.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_resolved) >= RESOLVED_KEPT:
+                _resolved.clear()
+            _resolved[key] = tag
+        return tag
+
+
+def _node(value: Any, seen: set[int]) -> Any:
+    kind = type(value)
+    if kind is dict or kind is list:
+        if id(value) in seen:  # the representer writes a shared collection as an anchor and alias
+            raise _Unusual
+        seen.add(id(value))
+        if kind is dict:
+            items = [(_node(key, seen), _node(item, seen)) for key, item in value.items()]
+            return yaml.MappingNode(_MAP_TAG, items, flow_style=False)
+        return yaml.SequenceNode(_SEQ_TAG, [_node(item, seen) for item in value], flow_style=False)
+    tag = _TAGS.get(kind)
+    if tag is None:
+        raise _Unusual
+    text = (
+        value
+        if kind is str
+        else "null"
+        if value is None
+        else ("true" if value else "false")
+        if kind is bool
+        else str(value)
+    )
+    return yaml.ScalarNode(tag, text)

@@ -98,8 +98,21 @@ def test_each_distinct_view_is_dumped_once_per_adjudication(tmp_path: Path, make
     with patch:
         adjudicate(game.dir)
     # Every view names its reader: ten distinct views, each attached to a report and to the
-    # next phase's notice (the same state), dumped once each; more than the old cache's 8.
-    assert dumps[0] == len(players)
+    # next phase's notice (the same state). Each distinct entry of them is dumped once: the
+    # entries every player shares once, the reader's own ("you") once a player.
+    entries = view_entries(game, players)
+    assert dumps[0] == len(entries) == len(entries_of(game, "alice")) + len(players) - 1
+
+
+def entries_of(game: TestGame, player: str) -> set[str]:
+    """Return the entries of `player`'s view after the first round, each as its YAML."""
+    view = yaml.safe_load(kept_letters.read_text(game.dir / "mail" / "0001-t1-round" / f"{player}.view-after.yaml"))
+    return {yaml.safe_dump({key: item}) for key, item in view.items()}
+
+
+def view_entries(game: TestGame, players: tuple[str, ...]) -> set[str]:
+    """Return the distinct entries of the players' views after the first round."""
+    return set().union(*(entries_of(game, player) for player in players))
 
 
 def disk_syncs(game: TestGame) -> int:
@@ -142,10 +155,25 @@ def test_an_adjudication_renders_dumps_and_builds_as_many_letters_whatever_its_r
         forms, form_patch = counting(referee.letters.forms, "load_strict")  # a form made is read back once
         with render_patch, dump_patch, build_patch, form_patch:
             adjudicate(game.dir)
-        counted[rolls_each] = (renders[0], dumps[0], builds[0], forms[0])
+        counted[rolls_each] = (renders[0], dumps[0] - len(view_entries(game, players)), builds[0], forms[0])
     # A report and a notice a player (text and HTML from one render each), one YAML dump a
-    # distinct view, one MIME message a letter, and one order form made for all the notices.
-    assert counted[2] == counted[200] == (2 * len(players), len(players), 2 * len(players), 1), counted
+    # distinct entry of the views, one MIME message a letter, and one order form made for all
+    # the notices.
+    assert counted[2] == counted[200] == (2 * len(players), 0, 2 * len(players), 1), counted
+
+
+def test_an_adjudication_writes_its_letters_by_bytes_without_the_email_package(
+    tmp_path: Path, make_game: MakeGame
+) -> None:
+    players = ("alice", "bob", "carol")
+    game = make_game(tmp_path, players=players)
+    submit_all(game, 1, dict.fromkeys(players, 3))
+    assembled, patch = counting(referee.letters.outbox, "_assembled_bytes")
+    with patch:
+        adjudicate(game.dir)
+    # Reports and notices alike: a notice's HTML listed the order fields on one line, over the
+    # 998-byte limit, so it went quoted-printable through the email package (about 1 ms a letter).
+    assert assembled[0] == 0
 
 
 def test_the_garbage_collector_is_back_on_after_bulk_work_also_on_error() -> None:
@@ -434,3 +462,29 @@ def test_the_dice_lines_are_the_bytes_the_templates_wrote() -> None:
         (html, OLD_EVENTS_HTML, "{{ events | events_html }}"),
     ):
         assert env.from_string(new).render(events=events) == env.from_string(old).render(events=events)
+
+
+def test_a_line_that_fits_is_what_textwrap_gives_it() -> None:
+    import random
+    import textwrap
+
+    from referee.letters.render import wrap
+
+    rng = random.Random(23)
+    pieces = ["word", " ", "  ", "\t", "\n", "é", "\x00", "\u2028", "a-b", "x" * 30, "“q”"]
+    for case in range(6000):
+        if case % 2:
+            text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        else:  # words between single spaces, some longer than a line: wrapped without textwrap
+            text = " ".join("w" * rng.choice([1, 3, 8, 20, 70, 90]) for _ in range(rng.randrange(1, 30)))
+        indent, hang = rng.choice([(0, 2), (2, 2), (6, 4)])
+        expected = textwrap.fill(
+            text,
+            width=78,
+            initial_indent=" " * indent,
+            subsequent_indent=" " * (indent + hang),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        # A text with control characters is left whole (a player's own, shown as it came).
+        assert wrap(text, indent, hang) == (" " * indent + text if not text.isprintable() else expected), repr(text)
