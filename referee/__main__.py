@@ -108,12 +108,21 @@ def _run(args: list[str]) -> Callable[[], int | None] | None:
         return None  # click's refusal of a file or an unreadable folder, or its reading of an odd value
 
     def run() -> int:
+        from referee.mail.idle import home_folder, quick_pass
+
+        folder = home if home is not None else home_folder()
+        idle = quick_pass(folder, mail=not no_mail)
+        if idle is not None:  # nothing came and nothing is due: the kept lines of an idle pass (no failures)
+            for line in [] if quiet else idle:
+                _say(line + "\n", raw=True)  # kept as printed
+            return 0
+        # deferred: the full pass (configuration, journals, mail clients) runs only when something may be due
         from pathlib import Path
 
-        from referee.mail.home import Home, default_home
+        from referee.mail.home import Home
         from referee.mail.run import run_pass
 
-        report = run_pass(Home(Path(home) if home is not None else default_home()), mail=not no_mail)
+        report = run_pass(Home(Path(folder)), mail=not no_mail, keep_summary=True)
         for line in report.shown(quiet):
             _say(line + "\n")
         return 0 if report.ok else 1
@@ -156,11 +165,13 @@ def _guarded(command: Callable[[], int | None]) -> int | None:
 
 
 def _say(text: str, err: bool = False, raw: bool = False) -> None:
-    """Print as `referee.cli._say` does: control and bidi characters spelled out, then flushed."""
-    from referee.protocol.display import printable
+    """Print as `referee.cli._say` does: control and bidi characters spelled out (unless `raw`), then flushed."""
+    if not raw:
+        from referee.protocol.display import printable  # deferred: text kept as printed needs none of it
 
+        text = printable(text, one_line=False)
     stream = sys.stderr if err else sys.stdout
-    stream.write(text if raw else printable(text, one_line=False))
+    stream.write(text)
     stream.flush()
 
 

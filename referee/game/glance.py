@@ -22,6 +22,8 @@ import json
 import os
 import sqlite3
 
+from referee.game.stamps import fingerprint, keep_file
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (its import is this module's cost)
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -239,20 +241,6 @@ def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: An
     return {key: value for key, value in result.items() if value}
 
 
-def fingerprint(folders: list[str]) -> list[list[Any]]:
-    """Return each file under `folders` (caches left out) with its size, modification and change
-    times: a changed, added or removed file changes it."""
-    found: list[list[Any]] = []
-    for folder in folders:
-        for root, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                where = os.path.join(root, name)
-                stat = os.stat(where)
-                found.append([where, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
-    return found
-
-
 def _kept_needs(path: str, module: str, state: str) -> list[list[str]] | None:
     """Return the kept answer of the game module for `state`, if it still holds."""
     try:
@@ -268,14 +256,4 @@ def _kept_needs(path: str, module: str, state: str) -> list[list[str]] | None:
 
 def _keep_needs(path: str, kept: dict[str, Any]) -> None:
     """Keep the game module's answer beside the journal, if the directory can be written."""
-    target = os.path.join(path, NEEDS_CACHE)
-    scratch = f"{target}.{os.getpid()}.tmp"
-    try:
-        with open(scratch, "w", encoding="utf-8") as handle:
-            json.dump({**kept, "files": fingerprint(kept["folders"])}, handle)
-        os.replace(scratch, target)
-    except OSError:
-        try:
-            os.unlink(scratch)
-        except OSError:
-            pass
+    keep_file(os.path.join(path, NEEDS_CACHE), json.dumps({**kept, "files": fingerprint(kept["folders"])}).encode())

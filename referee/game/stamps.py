@@ -1,0 +1,79 @@
+"""What a kept answer was computed from, as cheap facts about files: stamps (`os` alone, for a
+fast start).
+
+A kept answer (a status's needs, an idle pass's summary) holds the stamps of the files it was
+computed from; any difference is a miss. A stamp is a file's inode, size, and modification and
+change times in nanoseconds; the change time cannot be set by a copy or an installer. Times are
+as coarse as the file system's clock (a few milliseconds, up to 2 s on some): a file written
+just before or while an answer is computed could be written again within the same tick with the
+same size, and its stamp would not change. `settled` tells such a file apart (git's "racy" check):
+an answer whose files are not all settled is not kept.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast start)
+if TYPE_CHECKING:
+    from typing import Any
+
+# How long before an answer's computation began its files must have last changed for their stamps
+# to be trusted: above any file system's timestamp granularity (FAT: 2 s) and clock lag.
+SETTLED_NS = 3_000_000_000
+
+
+def stamp(path: str) -> list[int] | None:
+    """Return the stamp of the file or folder at `path` (inode, size, mtime and ctime in ns), or
+    None when there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+
+
+def stamps(paths: list[str]) -> list[list[Any]]:
+    """Return [path, stamp] for each of `paths`."""
+    return [[path, stamp(path)] for path in paths]
+
+
+def settled(found: list[list[Any]], since_ns: int, margin_ns: int = SETTLED_NS) -> bool:
+    """Return whether every stamped file last changed at least `margin_ns` before `since_ns` (the
+    wall-clock time, in ns, when the answer's computation began)."""
+    return all(s is None or max(s[2], s[3]) < since_ns - margin_ns for _, s in found)
+
+
+def fingerprint(folders: list[str]) -> list[list[Any]]:
+    """Return each file under `folders` (caches left out), or each of them that is a file, with its
+    size, modification and change times: a changed, added or removed file changes it."""
+    found: list[list[Any]] = []
+    for folder in folders:
+        if not os.path.isdir(folder):  # a module of its own (games/__init__.py), or gone
+            alone = stamp(folder)
+            found.append([folder, *alone[1:]] if alone else [folder, None])
+            continue
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                where = os.path.join(root, name)
+                stat = os.stat(where)
+                found.append([where, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
+    return found
+
+
+def keep_file(target: str, data: bytes) -> bool:
+    """Write a kept answer whole (a new file renamed over the old, so a crash leaves one or the
+    other), if its folder can be written; return whether it was."""
+    scratch = f"{target}.{os.getpid()}.tmp"
+    try:
+        with open(scratch, "wb") as handle:
+            handle.write(data)
+        os.replace(scratch, target)
+    except OSError:
+        try:
+            os.unlink(scratch)
+        except OSError:
+            pass
+        return False
+    return True
