@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 SETTLED_NS = 3_000_000_000
 
 
+# SQLite's write-ahead logs: SQLite run as root chowns a log at every opening, which moves its
+# change time though nothing in it changed; a log is only ever written by SQLite, which never sets
+# a time back, so its modification time stands for both.
+LOG_SUFFIX = "-wal"
+
+
 def stamp(path: str) -> list[int] | None:
     """Return the stamp of the file or folder at `path` (inode, size, mtime and ctime in ns), or
     None when there is none."""
@@ -30,7 +36,8 @@ def stamp(path: str) -> list[int] | None:
         found = os.stat(path)
     except FileNotFoundError:
         return None
-    return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+    changed = found.st_mtime_ns if path.endswith(LOG_SUFFIX) else found.st_ctime_ns
+    return [found.st_ino, found.st_size, found.st_mtime_ns, changed]
 
 
 def stamps(paths: list[str]) -> list[list[Any]]:

@@ -60,9 +60,9 @@ def home_folder() -> str:
     return os.path.join(data, "pbem-referee")
 
 
-def quick_pass(home: str, mail: bool) -> list[str] | None:
+def quick_pass(home: str, mail: bool, now_ns: int | None = None) -> list[str] | None:
     """Return the lines of an idle pass when the kept summary shows there is nothing to do, else
-    None (the full pass must run)."""
+    None (the full pass must run). `now_ns` is the wall clock's time (tests set it)."""
     try:
         with open(os.path.join(home, SUMMARY), "rb") as handle:
             kept = marshal.load(handle)
@@ -74,16 +74,15 @@ def quick_pass(home: str, mail: bool) -> list[str] | None:
         return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another pass at work: the full pass says so
-        return kept["lines"] if _holds(kept, mail) else None
+        return kept["lines"] if _holds(kept, mail, time.time_ns() if now_ns is None else now_ns) else None
     except (OSError, KeyError, TypeError, ValueError, IndexError):
         return None
     finally:
         os.close(fd)
 
 
-def _holds(kept: dict[str, Any], mail: bool) -> bool:
-    """Return whether nothing the summary was computed from changed and nothing came due."""
-    now = time.time_ns()
+def _holds(kept: dict[str, Any], mail: bool, now: int) -> bool:
+    """Return whether nothing the summary was computed from changed and nothing came due by `now`."""
     if kept["format"] != FORMAT or kept["python"] != sys.version or kept["mail"] != mail:
         return False
     if not kept["since"] <= now < (kept["until"] if kept["until"] is not None else now + 1):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import MakeGame
+from mailworld import MailWorld
 
 ROOT = Path(__file__).resolve().parents[2]
 # Run a command as `referee` does, then print which of the named modules it loaded.
@@ -102,3 +103,14 @@ def test_an_idle_pass_loads_no_engine_nor_templates(tmp_path: Path, make_game: M
     home_path = str(home.path)
     loaded("run", "--home", home_path, "--no-mail", names=())  # the first pass posts the game's notices
     assert loaded("run", "--home", home_path, "--no-mail", names=NEVER_FOR_AN_IDLE_PASS) == []
+
+
+def test_an_idle_pass_answered_from_its_summary_loads_no_yaml_nor_mail_client(mail_world: MailWorld) -> None:
+    from referee.mail.idle import SUMMARY
+    from referee.mail.run import run_pass
+
+    for _ in range(3):  # until a pass keeps its summary (its files taken as settled once it began)
+        run_pass(mail_world.home, keep_summary=True, settle_ns=0)
+    assert (mail_world.home.path / SUMMARY).exists()
+    names = ("yaml", "cryptography", "imapclient", "imaplib", "ssl", "socket", "sqlite3", "games", "dataclasses")
+    assert loaded("run", "--home", str(mail_world.home.path), names=names) == []
