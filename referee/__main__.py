@@ -64,18 +64,30 @@ def _status(args: list[str]) -> Callable[[], int | None] | None:
     path, as_json = paths[0], "--json" in args
 
     def status() -> int | None:
-        from referee.game.glance import glance, status_text
+        from referee.game.status_kept import journal_stamps, keep_status, kept_status
 
-        info = glance(path, _needs_when)
+        kept = kept_status(path, as_json)
+        if kept is not None:  # nothing it was computed from has changed: what it printed, as printed
+            _say(kept, raw=True)
+            return 0
+        # deferred: the journal is read (sqlite3, json) only when no kept status holds
+        import json
+        import time
+
+        from referee.game.glance import glance, status_text
+        from referee.protocol.display import printable
+
+        code: list[str | None] = []  # the folders of the code that answered the needs (glance)
+        since_ns, before = time.time_ns(), journal_stamps(path)
+        info = glance(path, _needs_when, code)
         if info is None:  # a journal GameDir must open (or refuse, in its own words): click's path
             _hand_to_click()
             return None
-        if as_json:
-            import json
-
-            _say(json.dumps(info, indent=2) + "\n")
-        else:
-            _say(status_text(info))
+        text, as_data = (
+            printable(shown, one_line=False) for shown in (status_text(info), json.dumps(info, indent=2) + "\n")
+        )
+        keep_status(path, before, since_ns, code, text, as_data)
+        _say(as_data if as_json else text, raw=True)
         return 0
 
     return status

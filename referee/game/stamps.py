@@ -18,6 +18,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast s
 if TYPE_CHECKING:
     from typing import Any
 
+# The referee's package that runs: an answer kept by other code (another install) is not this code's.
+REFEREE_CODE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # How long before an answer's computation began its files must have last changed for their stamps
 # to be trusted: above any file system's timestamp granularity (FAT: 2 s) and clock lag.
 SETTLED_NS = 3_000_000_000
@@ -34,7 +36,7 @@ def stamp(path: str) -> list[int] | None:
     None when there is none."""
     try:
         found = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     changed = found.st_mtime_ns if path.endswith(LOG_SUFFIX) else found.st_ctime_ns
     return [found.st_ino, found.st_size, found.st_mtime_ns, changed]

@@ -36,7 +36,7 @@ import stat
 import sys
 import time
 
-from referee.game.stamps import SETTLED_NS, fingerprint, keep_file, settled, stamps
+from referee.game.stamps import REFEREE_CODE, SETTLED_NS, fingerprint, keep_file, settled, stamps
 from referee.mail.imap_probe import mail_past
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast start)
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 # Written with `marshal`, which is built into Python: reading it loads no module (json costs a
 # tenth of a bare start). Only this Python writes and reads it (the summary names its version).
 SUMMARY = ".idle-pass"
-# The referee's package that runs: a summary kept by other code (another install) is not this code's.
-CODE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FORMAT = 1
 LOCK = "run.lock"  # referee.mail.home.Home.lock_path's name
 
@@ -89,7 +87,7 @@ def _holds(kept: dict[str, Any], mail: bool, now: int) -> bool:
         return False
     if stamps([path for path, _ in kept["files"]]) != kept["files"]:
         return False
-    if kept["folders"][0] != CODE or fingerprint(kept["folders"]) != kept["code"]:
+    if kept["folders"][0] != REFEREE_CODE or fingerprint(kept["folders"]) != kept["code"]:
         return False
     if any(_letters_in(outbox) for outbox in kept["outboxes"]):
         return False

@@ -40,10 +40,11 @@ from referee.game.deadlines import (
     plan,
 )
 from referee.game.journal import GameDir, OpenPhase
+from referee.game.stamps import REFEREE_CODE
 from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig, MailAccount
-from referee.mail.idle import CODE, SETTLED_NS, forget, keep
+from referee.mail.idle import SETTLED_NS, forget, keep
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
 from referee.mail.intake import MARKER_FILE, IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger, StoredMessage
@@ -239,7 +240,7 @@ def _files_read(home: Home, config: HomeConfig) -> list[str]:
 
 def _code_ran() -> list[str]:
     """The folders (and files) of the code a pass ran: the referee's package and every game package it loaded."""
-    found = [CODE]
+    found = [REFEREE_CODE]
     for name, module in sorted(sys.modules.items()):
         where = getattr(module, "__file__", None)
         if name == "games" and where:  # the list of installed games
