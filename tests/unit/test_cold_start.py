@@ -114,3 +114,15 @@ def test_an_idle_pass_answered_from_its_summary_loads_no_yaml_nor_mail_client(ma
     assert (mail_world.home.path / SUMMARY).exists()
     names = ("yaml", "cryptography", "imapclient", "imaplib", "ssl", "socket", "sqlite3", "games", "dataclasses")
     assert loaded("run", "--home", str(mail_world.home.path), names=names) == []
+
+
+def test_a_status_answered_from_the_kept_one_opens_no_journal(tmp_path: Path, make_game: MakeGame) -> None:
+    import time
+
+    from referee.game.stamps import SETTLED_NS
+    from referee.game.status_kept import journal_stamps, keep_status
+
+    game = str(make_game(tmp_path).dir)
+    before = journal_stamps(game)  # kept as if its journal had settled: tests do not wait
+    assert keep_status(game, before, time.time_ns() + SETTLED_NS + 1, [], "text\n", "{}\n")
+    assert loaded("status", game, names=("sqlite3", "referee.game.glance", "referee.protocol.display")) == []
