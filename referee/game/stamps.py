@@ -13,6 +13,7 @@ an answer whose files are not all settled is not kept.
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast start)
 if TYPE_CHECKING:
@@ -69,6 +70,14 @@ def fingerprint(folders: list[str]) -> list[list[Any]]:
                 stat = os.stat(where)
                 found.append([where, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
     return found
+
+
+def loaded_code() -> list[str]:
+    """Return the files of the referee's modules this process has loaded: the code that computed
+    an answer (what it did not load did not run; a change to what it loaded changes its stamp)."""
+    found = {getattr(module, "__file__", None) or "" for module in list(sys.modules.values())}
+    inside = REFEREE_CODE + os.sep
+    return sorted(where for where in found if where.startswith(inside))
 
 
 def keep_file(target: str, data: bytes) -> bool:

@@ -9,8 +9,8 @@ loads no module), with what it was computed from:
   journal was read: every commit writes one of them (SQLite writes both with write(), never
   through a mapping), so a commit after the reading changes a stamp, and a commit before it is in
   what was read;
-- the files of the code that computed it: the referee's package and the game module's code that
-  answered the needs (a status whose module could not answer is not kept);
+- the files of the code that computed it: the referee's modules it loaded and the game module's
+  code that answered the needs (a status whose module could not answer is not kept);
 - this Python's version.
 
 It is kept only when both journal files had settled before the reading began (`stamps.settled`):
@@ -27,7 +27,7 @@ import marshal
 import os
 import sys
 
-from referee.game.stamps import REFEREE_CODE, fingerprint, keep_file, settled, stamps
+from referee.game.stamps import REFEREE_CODE, fingerprint, keep_file, loaded_code, settled, stamps
 
 KEPT = ".status-kept"
 FORMAT = 1
@@ -45,8 +45,8 @@ def kept_status(path: str, as_json: bool) -> str | None:
     nothing it was computed from has changed; else None."""
     try:
         with open(os.path.join(path, KEPT), "rb") as handle:
-            kept = marshal.load(handle)
-        if kept["format"] != FORMAT or kept["python"] != sys.version or kept["folders"][0] != REFEREE_CODE:
+            kept = marshal.loads(handle.read())  # whole: load() reads a file piece by piece
+        if kept["format"] != FORMAT or kept["python"] != sys.version or kept["referee"] != REFEREE_CODE:
             return None
         if journal_stamps(path) != kept["journal"] or fingerprint(kept["folders"]) != kept["code"]:
             return None
@@ -65,10 +65,11 @@ def keep_status(
     cannot be written)."""
     if None in code or not settled(before, since_ns):
         return False
-    folders = [REFEREE_CODE, *(folder for folder in code if folder is not None and not _within_referee(folder))]
+    folders = [*loaded_code(), *(folder for folder in code if folder is not None)]
     kept = {
         "format": FORMAT,
         "python": sys.version,
+        "referee": REFEREE_CODE,
         "journal": before,
         "folders": folders,
         "code": fingerprint(folders),
@@ -76,7 +77,3 @@ def keep_status(
         "json": as_json,
     }
     return keep_file(os.path.join(path, KEPT), marshal.dumps(kept))
-
-
-def _within_referee(folder: str) -> bool:
-    return os.path.commonpath([REFEREE_CODE, os.path.abspath(folder)]) == REFEREE_CODE

@@ -9,7 +9,7 @@ nothing keeps, in HOME/.idle-pass, what it was computed from and until when it h
 - the stamps (`referee.game.stamps`) of every file it read: referee.yaml, the ledger, each
   game's game.yaml, journal, keys and the files its game.yaml names, and the folders whose
   entries it listed (games/, spool/, outbox/); and the files of the code that ran (the referee's
-  package and each game's), as a status's kept needs are keyed;
+  modules it loaded, each game's package whole), as a status's kept needs are keyed;
 - the first moment a game's schedule can ask for something with the same journal: a reminder,
   a deadline, the end of its grace, the next midnight in the game's time zone (absences end by
   date) (`referee.game.deadlines.next_change`);
@@ -63,7 +63,7 @@ def quick_pass(home: str, mail: bool, now_ns: int | None = None) -> list[str] | 
     None (the full pass must run). `now_ns` is the wall clock's time (tests set it)."""
     try:
         with open(os.path.join(home, SUMMARY), "rb") as handle:
-            kept = marshal.load(handle)
+            kept = marshal.loads(handle.read())  # whole: load() reads a file piece by piece
     except (OSError, ValueError, EOFError, TypeError):
         return None
     try:
@@ -87,7 +87,7 @@ def _holds(kept: dict[str, Any], mail: bool, now: int) -> bool:
         return False
     if stamps([path for path, _ in kept["files"]]) != kept["files"]:
         return False
-    if kept["folders"][0] != REFEREE_CODE or fingerprint(kept["folders"]) != kept["code"]:
+    if kept["referee"] != REFEREE_CODE or fingerprint(kept["folders"]) != kept["code"]:
         return False
     if any(_letters_in(outbox) for outbox in kept["outboxes"]):
         return False
@@ -146,6 +146,7 @@ def keep(
         "since": since_ns,
         "until": until_ns,
         "files": found,
+        "referee": REFEREE_CODE,
         "folders": folders,
         "code": fingerprint(folders),
         "imap": account,

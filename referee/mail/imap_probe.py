@@ -1,14 +1,15 @@
-"""Is there new mail? Asked of the IMAP server in five commands, on a plain socket (a fast start).
+"""Is there new mail? Asked of the IMAP server in one round trip, on a plain socket (a fast start).
 
 An idle `referee run` (`referee.mail.idle`) needs one fact from the server: whether its inbox
 holds mail past the position the ledger stored up to. imapclient costs about seven bare Python
 starts to import (imaplib and ssl three), so the question is asked here with the standard
 library's `_socket` alone: LOGIN, EXAMINE (read-only: nothing on the server changes), UID SEARCH
-past the position, LOGOUT; STARTTLS or a TLS socket when the account asks for TLS (then `ssl` is
-imported and a context built, as imapclient would). Only the simplest shapes are taken: quoted
-strings of printable ASCII, answers without literals. Anything else (a literal, a refusal, a
-greeting that is not OK, a name that would need encoding, a timeout) is None: "cannot tell",
-and the full pass with imapclient runs and reports it in its own words.
+past the position and LOGOUT, sent together (pipelined, RFC 3501 5.5); STARTTLS or a TLS socket
+when the account asks for TLS (then `ssl` is imported and a context built, as imapclient would).
+Only the simplest shapes are taken: quoted strings of printable ASCII, answers without literals.
+Anything else (a literal, a refusal, a greeting that is not OK, a name that would need encoding,
+a timeout) is None: "cannot tell", and the full pass with imapclient runs and reports it in its
+own words.
 """
 
 from __future__ import annotations
@@ -76,19 +77,29 @@ class _Connection:
 
     def command(self, text: str) -> list[bytes]:
         """Send a command; return its untagged answers once it ends OK (else cannot tell)."""
-        self.tags += 1
-        tag = b"P%d" % self.tags
-        self.sock.sendall(tag + b" " + text.encode("ascii") + b"\r\n")
-        untagged: list[bytes] = []
-        while True:
-            answer = self.line()
-            if answer.startswith(tag + b" "):
-                if not answer[len(tag) + 1 :].upper().startswith(b"OK"):
+        return self.pipelined([text])[0]
+
+    def pipelined(self, texts: list[str], unanswered: str | None = None) -> list[list[bytes]]:
+        """Send commands at once (RFC 3501 5.5: the server answers them in order) and `unanswered`
+        after them, whose answer is not waited for; return each one's untagged answers once all
+        ended OK (else cannot tell: a refused LOGIN makes the commands after it fail too)."""
+        tags = [b"P%d" % (self.tags + index + 1) for index in range(len(texts) + 1)]
+        self.tags += len(tags)
+        lines = [tag + b" " + text.encode("ascii") + b"\r\n" for tag, text in zip(tags, texts, strict=False)]
+        self.sock.sendall(
+            b"".join(lines) + (tags[-1] + b" " + unanswered.encode("ascii") + b"\r\n" if unanswered else b"")
+        )
+        answers: list[list[bytes]] = []
+        for tag in tags[: len(texts)]:
+            untagged: list[bytes] = []
+            while not (answer := self.line()).startswith(tag + b" "):
+                if not answer.startswith(b"* "):  # a continuation request, another's tag: nothing here asks for one
                     raise _CannotTell(answer)
-                return untagged
-            if not answer.startswith(b"* "):  # a continuation request: nothing here asks for one
+                untagged.append(answer[2:])
+            if not answer[len(tag) + 1 :].upper().startswith(b"OK"):
                 raise _CannotTell(answer)
-            untagged.append(answer[2:])
+            answers.append(untagged)
+        return answers
 
 
 def _connect(account: dict[str, Any]) -> _Connection:
@@ -144,9 +155,13 @@ def _tls(account: dict[str, Any]) -> Any:
 
 
 def _ask(connection: _Connection, account: dict[str, Any], password: str | None, position: list[int] | None) -> bool:
-    if account["username"] is not None:
-        connection.command(f"LOGIN {_quoted(account['username'])} {_quoted(password or '')}")
-    selected = connection.command(f"EXAMINE {_quoted(account['inbox'])}")
+    """LOGIN, EXAMINE, UID SEARCH past the position and LOGOUT, sent at once (one round trip)."""
+    last_uid = position[1] if position is not None else 0
+    login = (
+        [f"LOGIN {_quoted(account['username'])} {_quoted(password or '')}"] if account["username"] is not None else []
+    )
+    commands = [*login, f"EXAMINE {_quoted(account['inbox'])}", f"UID SEARCH UID {last_uid + 1}:*"]
+    *_, selected, found = connection.pipelined(commands, unanswered="LOGOUT")
     codes = [answer.upper() for answer in selected]
     uidvalidity = next(
         (int(c.split(b"[UIDVALIDITY ", 1)[1].split(b"]", 1)[0]) for c in codes if b"[UIDVALIDITY " in c), None
@@ -155,11 +170,5 @@ def _ask(connection: _Connection, account: dict[str, Any], password: str | None,
         raise _CannotTell("no UIDVALIDITY")
     if position is not None and position[0] != uidvalidity:
         return True  # renumbered: the full pass reads the inbox again
-    last_uid = position[1] if position is not None else 0
-    found = connection.command(f"UID SEARCH UID {last_uid + 1}:*")
     uids = [int(uid) for answer in found if answer.upper().startswith(b"SEARCH") for uid in answer.split()[1:]]
-    try:
-        connection.command("LOGOUT")
-    except (OSError, _CannotTell):  # the answer to LOGOUT is BYE, then OK, or the connection closes
-        pass
     return any(uid > last_uid for uid in uids)

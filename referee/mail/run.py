@@ -40,7 +40,7 @@ from referee.game.deadlines import (
     plan,
 )
 from referee.game.journal import GameDir, OpenPhase
-from referee.game.stamps import REFEREE_CODE
+from referee.game.stamps import loaded_code
 from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
 from referee.mail.home import Home, HomeConfig, MailAccount
@@ -239,8 +239,9 @@ def _files_read(home: Home, config: HomeConfig) -> list[str]:
 
 
 def _code_ran() -> list[str]:
-    """The folders (and files) of the code a pass ran: the referee's package and every game package it loaded."""
-    found = [REFEREE_CODE]
+    """The code a pass ran: the referee's modules it loaded, and every game package it loaded
+    (whole: its data files too)."""
+    found = loaded_code()
     for name, module in sorted(sys.modules.items()):
         where = getattr(module, "__file__", None)
         if name == "games" and where:  # the list of installed games
