@@ -148,10 +148,16 @@ def _secure(account: dict[str, Any]) -> Any:
 
 
 def _tls(account: dict[str, Any]) -> Any:
-    """The TLS context the account's `MailAccount.tls_context` builds (the system's CAs, or ca_file's)."""
-    import ssl  # deferred: only an account with TLS pays for it (a context reads every system CA)
+    """A TLS context that trusts what the pass's (`MailAccount.tls_context`) trusts, or less: the
+    CAs of `ca_file`; else the system's CAs from their hashed folder alone, each read when a
+    certificate names it. The pass's context also reads the system's whole bundle first (about two
+    bare starts); a certificate only the bundle vouches for is not verified here, and the full
+    pass then runs."""
+    import ssl  # deferred: only an account with TLS pays for it
 
-    return ssl.create_default_context(cafile=account["ca_file"])
+    if account["ca_file"]:
+        return ssl.create_default_context(cafile=account["ca_file"])
+    return ssl.create_default_context(capath=ssl.get_default_verify_paths().capath)
 
 
 def _ask(connection: _Connection, account: dict[str, Any], password: str | None, position: list[int] | None) -> bool:
