@@ -6,6 +6,7 @@
       spool/            every incoming message, raw, as SHA256.eml (nothing is ever dropped)
       outbox/           letters that concern no game: replies to strangers, alerts to the referee
       intake.sqlite     the mail ledger: which message was stored, handled and moved
+      .idle-pass        what the last idle pass read, for the next to compare (referee.mail.idle)
 
 Passwords never live in referee.yaml: it names an environment variable or a file readable by
 the referee alone, and `MailAccount` never prints them.
