@@ -49,9 +49,16 @@ def stamps(paths: list[str]) -> list[list[Any]]:
 
 
 def settled(found: list[list[Any]], since_ns: int, margin_ns: int = SETTLED_NS) -> bool:
-    """Return whether every stamped file last changed at least `margin_ns` before `since_ns` (the
-    wall-clock time, in ns, when the answer's computation began)."""
-    return all(s is None or max(s[2], s[3]) < since_ns - margin_ns for _, s in found)
+    """Return whether every stamped file (`stamps`, or a `fingerprint`) last changed at least
+    `margin_ns` before `since_ns` (the wall-clock time, in ns, when the answer's computation began)."""
+    return all(max(_times(entry), default=0) < since_ns - margin_ns for entry in found)
+
+
+def _times(entry: list[Any]) -> list[int]:
+    """The modification and change times of a stamped file (none for a file that is not there)."""
+    if len(entry) == 2:  # [path, stamp or None], or a fingerprint's file that is gone
+        return list(entry[1][2:]) if entry[1] else []
+    return list(entry[2:])  # a fingerprint's [path, size, mtime, ctime]
 
 
 def fingerprint(folders: list[str]) -> list[list[Any]]:

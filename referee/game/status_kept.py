@@ -66,13 +66,16 @@ def keep_status(
     if None in code or not settled(before, since_ns):
         return False
     folders = [*loaded_code(), *(folder for folder in code if folder is not None)]
+    files = fingerprint(folders)
+    if not settled(files, since_ns):  # code edited while it ran: which code answered is not known
+        return False
     kept = {
         "format": FORMAT,
         "python": sys.version,
         "referee": REFEREE_CODE,
         "journal": before,
         "folders": folders,
-        "code": fingerprint(folders),
+        "code": files,
         "text": text,
         "json": as_json,
     }

@@ -135,8 +135,8 @@ def keep(
     """Keep the summary of an idle pass that began at `since_ns` (wall clock, ns); return whether
     it was kept (not when a file it stamps changed too recently to be trusted, or the home cannot
     be written). `settle_ns` is how long before the pass its files must have last changed."""
-    found = stamps(files)
-    if not settled(found, since_ns, settle_ns):
+    found, code = stamps(files), fingerprint(folders)
+    if not (settled(found, since_ns, settle_ns) and settled(code, since_ns, settle_ns)):
         forget(home)
         return False
     summary = {
@@ -148,7 +148,7 @@ def keep(
         "files": found,
         "referee": REFEREE_CODE,
         "folders": folders,
-        "code": fingerprint(folders),
+        "code": code,
         "imap": account,
         "position": position,
         "outboxes": outboxes,

@@ -5,6 +5,7 @@ reading (not kept at all) sends the next status back to the journal."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -84,3 +85,14 @@ def test_changed_code_makes_it_stale(tmp_path: Path) -> None:
     (code / "rules.py").write_text("x = 2\n", encoding="utf-8")
     assert kept_status(path, as_json=True) is None
     assert not keep_status(path, journal_stamps(path), settled_now(), [None], "text", "json")  # no answer: not kept
+
+
+def test_code_edited_while_the_status_ran_is_not_kept(tmp_path: Path) -> None:
+    game = new_game(tmp_path)
+    code = tmp_path / "game_code"
+    code.mkdir()
+    since = settled_now()
+    (code / "rules.py").write_text("x = 1\n", encoding="utf-8")
+    os.utime(code / "rules.py", ns=(since, since))  # written after the reading began
+    path = str(game.dir)
+    assert not keep_status(path, journal_stamps(path), since, [str(code)], "text", "json")
