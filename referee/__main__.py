@@ -75,7 +75,7 @@ def _status(args: list[str]) -> Callable[[], int | None] | None:
         import time
 
         from referee.game.glance import glance, status_text
-        from referee.protocol.display import printable
+        from referee.protocol.terminal import printable
 
         code: list[str | None] = []  # the folders of the code that answered the needs (glance)
         since_ns, before = time.time_ns(), journal_stamps(path)
@@ -179,7 +179,7 @@ def _guarded(command: Callable[[], int | None]) -> int | None:
 def _say(text: str, err: bool = False, raw: bool = False) -> None:
     """Print as `referee.cli._say` does: control and bidi characters spelled out (unless `raw`), then flushed."""
     if not raw:
-        from referee.protocol.display import printable  # deferred: text kept as printed needs none of it
+        from referee.protocol.terminal import printable  # deferred: text kept as printed needs none of it
 
         text = printable(text, one_line=False)
     stream = sys.stderr if err else sys.stdout
