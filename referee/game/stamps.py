@@ -13,6 +13,7 @@ an answer whose files are not all settled is not kept.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast start)
@@ -66,17 +67,28 @@ def fingerprint(folders: list[str]) -> list[list[Any]]:
     size, modification and change times: a changed, added or removed file changes it."""
     found: list[list[Any]] = []
     for folder in folders:
-        if not os.path.isdir(folder):  # a module of its own (games/__init__.py), or gone
-            alone = stamp(folder)
-            found.append([folder, *alone[1:]] if alone else [folder, None])
+        try:
+            info = os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            found.append([folder, None])
             continue
-        for root, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                where = os.path.join(root, name)
-                stat = os.stat(where)
-                found.append([where, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
+        if stat.S_ISDIR(info.st_mode):
+            _files_under(folder, found)
+        else:  # a module of its own (games/__init__.py)
+            found.append([folder, info.st_size, info.st_mtime_ns, info.st_ctime_ns])
     return found
+
+
+def _files_under(folder: str, found: list[list[Any]]) -> None:
+    with os.scandir(folder) as listed:
+        entries = sorted(listed, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__":
+                _files_under(entry.path, found)
+            continue
+        info = entry.stat()
+        found.append([entry.path, info.st_size, info.st_mtime_ns, info.st_ctime_ns])
 
 
 def loaded_code() -> list[str]:
