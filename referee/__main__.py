@@ -8,7 +8,9 @@ Everything else, and any argument, option or environment variable this entry doe
 goes to the click group in `referee.cli` unchanged, and so does a status whose journal only
 `GameDir` opens (an older journal, a missing or damaged one: the errors are click's path's).
 What this entry prints, and its exit code, are the click path's byte for byte
-(tests/cli/test_entry.py runs both over the same cases).
+(tests/cli/test_entry.py runs both over the same cases). A status whose journal has not changed
+since the last one, and a pass that finds no mail and nothing due since the last idle one, print
+what those kept (`referee.game.status_kept`, `referee.mail.idle`) without reading it all again.
 """
 
 from __future__ import annotations
