@@ -5,6 +5,7 @@ reading (not kept at all) sends the next status back to the journal."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import subprocess
@@ -20,6 +21,14 @@ from conftest import TestGame, new_game
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = "import sys; sys.argv[0] = 'referee'; from referee.__main__ import main; main()"
 CLICK = "import sys; sys.argv[0] = 'referee'; from referee.cli import main; main()"
+
+
+def quiet_game(tmp_path: Path) -> TestGame:
+    """A new game whose journal no connection of this process holds any more: a connection the
+    garbage collector closes later checkpoints the journal, which changes its stamps (a miss)."""
+    game = new_game(tmp_path)
+    gc.collect()
+    return game
 
 
 def settled_now() -> int:
@@ -41,7 +50,7 @@ def keep_as_printed(game: TestGame) -> None:
 
 
 def test_a_kept_status_is_what_the_journal_says(tmp_path: Path) -> None:
-    game = new_game(tmp_path)
+    game = quiet_game(tmp_path)
     keep_as_printed(game)
     assert kept_status(str(game.dir), as_json=False) is not None
     assert status(ENTRY, str(game.dir)) == status(CLICK, str(game.dir))
@@ -49,7 +58,7 @@ def test_a_kept_status_is_what_the_journal_says(tmp_path: Path) -> None:
 
 
 def test_orders_received_make_it_stale(tmp_path: Path) -> None:
-    game = new_game(tmp_path)
+    game = quiet_game(tmp_path)
     keep_as_printed(game)
     assert game.submit("alice", 1, "rolls: [{label: scout, dice: 2d6, purpose: scouting}]").accepted
     assert kept_status(str(game.dir), as_json=False) is None
@@ -57,7 +66,7 @@ def test_orders_received_make_it_stale(tmp_path: Path) -> None:
 
 
 def test_a_commit_between_the_reading_and_keeping_makes_it_stale(tmp_path: Path) -> None:
-    game = new_game(tmp_path)
+    game = quiet_game(tmp_path)
     path = str(game.dir)
     before = journal_stamps(path)
     text = status(CLICK, path)
@@ -68,14 +77,14 @@ def test_a_commit_between_the_reading_and_keeping_makes_it_stale(tmp_path: Path)
 
 
 def test_a_journal_written_just_before_the_reading_is_not_kept(tmp_path: Path) -> None:
-    game = new_game(tmp_path)  # its journal was written a moment ago
+    game = quiet_game(tmp_path)  # its journal was written a moment ago
     path = str(game.dir)
     assert not keep_status(path, journal_stamps(path), time.time_ns(), [], "text", "json")
     assert not (game.dir / KEPT).exists()
 
 
 def test_changed_code_makes_it_stale(tmp_path: Path) -> None:
-    game = new_game(tmp_path)
+    game = quiet_game(tmp_path)
     code = tmp_path / "game_code"
     code.mkdir()
     (code / "rules.py").write_text("x = 1\n", encoding="utf-8")
@@ -88,7 +97,7 @@ def test_changed_code_makes_it_stale(tmp_path: Path) -> None:
 
 
 def test_code_edited_while_the_status_ran_is_not_kept(tmp_path: Path) -> None:
-    game = new_game(tmp_path)
+    game = quiet_game(tmp_path)
     code = tmp_path / "game_code"
     code.mkdir()
     since = settled_now()
