@@ -8,7 +8,9 @@ Everything else, and any argument, option or environment variable this entry doe
 goes to the click group in `referee.cli` unchanged, and so does a status whose journal only
 `GameDir` opens (an older journal, a missing or damaged one: the errors are click's path's).
 What this entry prints, and its exit code, are the click path's byte for byte
-(tests/cli/test_entry.py runs both over the same cases).
+(tests/cli/test_entry.py runs both over the same cases). A status whose journal has not changed
+since the last one, and a pass that finds no mail and nothing due since the last idle one, print
+what those kept (`referee.game.status_kept`, `referee.mail.idle`) without reading it all again.
 """
 
 from __future__ import annotations
@@ -64,18 +66,30 @@ def _status(args: list[str]) -> Callable[[], int | None] | None:
     path, as_json = paths[0], "--json" in args
 
     def status() -> int | None:
-        from referee.game.glance import glance, status_text
+        from referee.game.status_kept import journal_stamps, keep_status, kept_status
 
-        info = glance(path, _needs_when)
+        kept = kept_status(path, as_json)
+        if kept is not None:  # nothing it was computed from has changed: what it printed, as printed
+            _say(kept, raw=True)
+            return 0
+        # deferred: the journal is read (sqlite3, json) only when no kept status holds
+        import json
+        import time
+
+        from referee.game.glance import glance, status_text
+        from referee.protocol.terminal import printable
+
+        code: list[str | None] = []  # the folders of the code that answered the needs (glance)
+        since_ns, before = time.time_ns(), journal_stamps(path)
+        info = glance(path, _needs_when, code)
         if info is None:  # a journal GameDir must open (or refuse, in its own words): click's path
             _hand_to_click()
             return None
-        if as_json:
-            import json
-
-            _say(json.dumps(info, indent=2) + "\n")
-        else:
-            _say(status_text(info))
+        text, as_data = (
+            printable(shown, one_line=False) for shown in (status_text(info), json.dumps(info, indent=2) + "\n")
+        )
+        keep_status(path, before, since_ns, code, text, as_data)
+        _say(as_data if as_json else text, raw=True)
         return 0
 
     return status
@@ -108,12 +122,21 @@ def _run(args: list[str]) -> Callable[[], int | None] | None:
         return None  # click's refusal of a file or an unreadable folder, or its reading of an odd value
 
     def run() -> int:
+        from referee.mail.idle import home_folder, quick_pass
+
+        folder = home if home is not None else home_folder()
+        idle = quick_pass(folder, mail=not no_mail)
+        if idle is not None:  # nothing came and nothing is due: the kept lines of an idle pass (no failures)
+            for line in [] if quiet else idle:
+                _say(line + "\n", raw=True)  # kept as printed
+            return 0
+        # deferred: the full pass (configuration, journals, mail clients) runs only when something may be due
         from pathlib import Path
 
-        from referee.mail.home import Home, default_home
+        from referee.mail.home import Home
         from referee.mail.run import run_pass
 
-        report = run_pass(Home(Path(home) if home is not None else default_home()), mail=not no_mail)
+        report = run_pass(Home(Path(folder)), mail=not no_mail, keep_summary=True)
         for line in report.shown(quiet):
             _say(line + "\n")
         return 0 if report.ok else 1
@@ -156,11 +179,13 @@ def _guarded(command: Callable[[], int | None]) -> int | None:
 
 
 def _say(text: str, err: bool = False, raw: bool = False) -> None:
-    """Print as `referee.cli._say` does: control and bidi characters spelled out, then flushed."""
-    from referee.protocol.display import printable
+    """Print as `referee.cli._say` does: control and bidi characters spelled out (unless `raw`), then flushed."""
+    if not raw:
+        from referee.protocol.terminal import printable  # deferred: text kept as printed needs none of it
 
+        text = printable(text, one_line=False)
     stream = sys.stderr if err else sys.stdout
-    stream.write(text if raw else printable(text, one_line=False))
+    stream.write(text)
     stream.flush()
 
 

@@ -252,6 +252,27 @@ def plan(schedule: Schedule, facts: PhaseFacts, now: datetime) -> Plan:
     return Plan(deadline, [Adjudicate(missing + absent_missing, "deadline")])
 
 
+def next_change(schedule: Schedule, facts: PhaseFacts, now: datetime) -> datetime:
+    """Return the first moment after `now` at which `plan` may answer otherwise for the same facts:
+    a reminder's time, the deadline, the end of its grace, or the next midnight in the game's time
+    zone (the facts' absences are taken by date)."""
+    moments = [_next_midnight(now, schedule.timezone)]
+    deadline = schedule.deadline(facts.phase, facts.opened_at)
+    if deadline is not None:
+        moments += [deadline - before for before in schedule.reminders] + [deadline, deadline + schedule.grace]
+    return min(moment for moment in moments if moment > now)
+
+
+def _next_midnight(now: datetime, zone: ZoneInfo) -> datetime:
+    """Return the first moment after `now` whose date in `zone` is another (a daylight-saving gap
+    at midnight moves it to the end of the gap, so it is looked for minute by minute backwards)."""
+    today = now.astimezone(zone).date()
+    midnight = datetime.combine(today + timedelta(days=1), datetime.min.time(), zone).astimezone(UTC)
+    while (midnight - timedelta(minutes=1)).astimezone(zone).date() != today:
+        midnight -= timedelta(minutes=1)
+    return midnight
+
+
 def newly_absent(schedule: Schedule, missed_in_a_row: dict[str, int]) -> list[str]:
     """Return the players the `absent` policy now marks absent (missed `absent_after` phases in a row)."""
     if schedule.missed_orders != "absent":

@@ -22,6 +22,8 @@ import json
 import os
 import sqlite3
 
+from referee.game.stamps import fingerprint, keep_file
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (its import is this module's cost)
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,10 +43,12 @@ ALERTED_EVENT = "phase.held.alerted"
 NEEDS_CACHE = ".status-needs.json"
 
 
-def glance(path: str, answer: Answer) -> dict[str, Any] | None:
+def glance(path: str, answer: Answer, code: list[str | None] | None = None) -> dict[str, Any] | None:
     """Return what `referee status` shows of the game at `path` (without --clock), or None when
     its journal is not one this reader takes (missing, damaged, older, busy...). `answer` is
-    `referee.game.supplies.needs_when`, called when no kept answer holds."""
+    `referee.game.supplies.needs_when`, called when no kept answer holds. `code`, if given, gets
+    the folders of the game module's code the needs were answered by (None when it could not
+    answer: `referee.game.status_kept` keeps no status then)."""
     journal = os.path.join(path, JOURNAL)
     try:
         if not os.path.isfile(journal) or os.path.getsize(journal) == 0 or header_problem(journal):
@@ -56,7 +60,7 @@ def glance(path: str, answer: Answer) -> dict[str, Any] | None:
             db.execute("BEGIN")  # one snapshot: a pass writing meanwhile is seen whole or not at all
             info = status_of(db)
             if not info["over"]:
-                info.update(needs_of(path, db, info, answer))
+                info.update(needs_of(path, db, info, answer, code if code is not None else []))
             return info
         finally:
             db.close()
@@ -211,9 +215,13 @@ def held_of(db: sqlite3.Connection, turn: int, phase: str, generation: int, stat
 # -- the needs a status lists -----------------------------------------------------------------
 
 
-def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: Answer) -> dict[str, Any]:
+def needs_of(
+    path: str, db: sqlite3.Connection, info: dict[str, Any], answer: Answer, code: list[str | None] | None = None
+) -> dict[str, Any]:
     """Return what `referee status` shows of the open phase's needs: the ids missing now and
-    later, and a hold (keys left out when empty; none when the game module cannot be found)."""
+    later, and a hold (keys left out when empty; none when the game module cannot be found).
+    `code` gets the folders of the code that answered (None when it could not)."""
+    code = code if code is not None else []
     turn, phase, generation, state = db.execute(
         "SELECT turn, phase, generation, state_before FROM phases WHERE adjudicated_at IS NULL"
         " ORDER BY seq DESC LIMIT 1"
@@ -221,13 +229,17 @@ def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: An
     module = info.get("module")
     if not isinstance(module, str):  # what is wrong, `referee missing` says
         return {}
-    when = _kept_needs(path, module, state)
-    if when is None:
+    kept = _kept_needs(path, module, state)
+    if kept is None:
         answered = answer(path, module, state)
         if answered is None:  # what is wrong, `referee missing` says
+            code.append(None)
             return {}
         folders, when = answered
         _keep_needs(path, {"module": module, "state": state, "folders": folders, "needs": when})
+    else:
+        folders, when = kept
+    code += folders
     hold = held_of(db, turn, phase, generation, state)
     if hold is not None:  # a need found missing by a step, not foreseen, is wanted now
         when = [[need, "now" if need in hold["needs"] else said] for need, said in when]
@@ -239,43 +251,18 @@ def needs_of(path: str, db: sqlite3.Connection, info: dict[str, Any], answer: An
     return {key: value for key, value in result.items() if value}
 
 
-def fingerprint(folders: list[str]) -> list[list[Any]]:
-    """Return each file under `folders` (caches left out) with its size, modification and change
-    times: a changed, added or removed file changes it."""
-    found: list[list[Any]] = []
-    for folder in folders:
-        for root, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                where = os.path.join(root, name)
-                stat = os.stat(where)
-                found.append([where, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
-    return found
-
-
-def _kept_needs(path: str, module: str, state: str) -> list[list[str]] | None:
-    """Return the kept answer of the game module for `state`, if it still holds."""
+def _kept_needs(path: str, module: str, state: str) -> tuple[list[str], list[list[str]]] | None:
+    """Return the kept answer of the game module for `state` with the folders of its code, if it still holds."""
     try:
         with open(os.path.join(path, NEEDS_CACHE), encoding="utf-8") as handle:
             kept = json.load(handle)
         if kept["module"] != module or kept["state"] != state or kept["files"] != fingerprint(kept["folders"]):
             return None
-        needs: list[list[str]] = kept["needs"]
-        return needs
+        return kept["folders"], kept["needs"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def _keep_needs(path: str, kept: dict[str, Any]) -> None:
     """Keep the game module's answer beside the journal, if the directory can be written."""
-    target = os.path.join(path, NEEDS_CACHE)
-    scratch = f"{target}.{os.getpid()}.tmp"
-    try:
-        with open(scratch, "w", encoding="utf-8") as handle:
-            json.dump({**kept, "files": fingerprint(kept["folders"])}, handle)
-        os.replace(scratch, target)
-    except OSError:
-        try:
-            os.unlink(scratch)
-        except OSError:
-            pass
+    keep_file(os.path.join(path, NEEDS_CACHE), json.dumps({**kept, "files": fingerprint(kept["folders"])}).encode())

@@ -6,6 +6,7 @@
       spool/            every incoming message, raw, as SHA256.eml (nothing is ever dropped)
       outbox/           letters that concern no game: replies to strangers, alerts to the referee
       intake.sqlite     the mail ledger: which message was stored, handled and moved
+      .idle-pass        what the last idle pass read, for the next to compare (referee.mail.idle)
 
 Passwords never live in referee.yaml: it names an environment variable or a file readable by
 the referee alone, and `MailAccount` never prints them.
@@ -25,6 +26,7 @@ from referee.errors import ConfigError
 from referee.game.attendance import HOME_CONFIG_NAME, check_defaults
 from referee.game.config import EMAIL
 from referee.game.journal import GameDir
+from referee.mail.idle import home_folder
 from referee.protocol.yamlsafe import StrictYAMLError, load_strict
 
 if TYPE_CHECKING:  # ssl is loaded when a TLS context is built: a pass over `security: none` builds none
@@ -70,10 +72,7 @@ defaults:                           # every game's schedule, unless its game.yam
 
 def default_home() -> Path:
     """Return the home from $REFEREE_HOME, else $XDG_DATA_HOME/pbem-referee, else ~/.local/share/pbem-referee."""
-    if os.environ.get(HOME_ENV):
-        return Path(os.environ[HOME_ENV]).expanduser()
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "pbem-referee"
+    return Path(home_folder())
 
 
 @dataclass(frozen=True)

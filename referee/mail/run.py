@@ -17,26 +17,40 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from referee.errors import ConfigError, RefereeError, system_error
 from referee.game.attendance import absent_players, declare_absence, game_schedule, missed_in_a_row, phase_facts
 from referee.game.beacons import BeaconPendingError
-from referee.game.deadlines import Adjudicate, AlertReferee, Remind, Schedule, newly_absent, plan
+from referee.game.deadlines import (
+    Adjudicate,
+    AlertReferee,
+    PhaseFacts,
+    Remind,
+    Schedule,
+    newly_absent,
+    next_change,
+    plan,
+)
 from referee.game.journal import GameDir, OpenPhase
+from referee.game.stamps import loaded_code
 from referee.game.supplies import WaitingOnReferee, held, mark_alerted
 from referee.mail.directory import Directory
-from referee.mail.home import Home, HomeConfig
+from referee.mail.home import Home, HomeConfig, MailAccount
+from referee.mail.idle import SETTLED_NS, forget, keep
 from referee.mail.imap import Mailbox, MailboxCertificateError, MailboxLoginError
-from referee.mail.intake import IntakeReport, fetch_and_store, handle_stored, move_handled
+from referee.mail.intake import MARKER_FILE, IntakeReport, fetch_and_store, handle_stored, move_handled
 from referee.mail.ledger import Ledger, StoredMessage
 from referee.mail.smtp import SendReport, drain
 from referee.protocol.display import printable
+from referee.protocol.yamlsafe import load_strict
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: a server may drop an IDLE after 29 minutes
 BACKOFF_FIRST_SECONDS = 5.0
@@ -72,6 +86,15 @@ class PassReport:
         ]
         problems = [*self.intake.errors, *self.send.failed, *self.errors]
         return lines + [f"FAILED    {problem}" for problem in problems]
+
+    @property
+    def idle(self) -> bool:
+        """Whether the pass found nothing to do and did nothing (what a kept summary answers for)."""
+        intake, send = self.intake, self.send
+        took = intake.fetched or intake.stored or intake.duplicates or intake.handled or intake.set_aside
+        return not (self.skipped or not self.ok or self.games or took or intake.moved or intake.outcomes) and not (
+            send.sent or send.waiting or send.refused
+        )
 
     def shown(self, quiet: bool = False) -> list[str]:
         """Return the lines `referee run` prints: all of them, or with `quiet` the failures alone."""
@@ -109,14 +132,22 @@ def run_pass(
     mail: bool = True,
     use_move: bool = True,
     hooks: Hooks | None = None,
+    keep_summary: bool = False,
+    settle_ns: int = SETTLED_NS,
 ) -> PassReport:
-    """Do one pass over the home (see the module docstring); never raises for a mail or game problem."""
+    """Do one pass over the home (see the module docstring); never raises for a mail or game problem.
+    With `keep_summary` (and the real clock), a pass that did nothing keeps what it found for the
+    next pass to check instead of doing all of it again (`referee.mail.idle`), and any other pass
+    removes what was kept; `settle_ns` is how long before the pass its files must have settled."""
     report = PassReport()
     hooks = hooks or Hooks()
     with home_lock(home) as taken:
         if not taken:
             report.skipped = True
             return report
+        began_ns = time.time_ns()
+        if keep_summary:  # a pass that fails half-way must not leave the last summary standing
+            forget(str(home.path))
         config = home.load_config()
         for folder in (home.spool, home.outbox, home.games_dir):
             folder.mkdir(parents=True, exist_ok=True)
@@ -144,9 +175,95 @@ def run_pass(
                     alerts = drain(config.smtp, [home.outbox], ledger, config.referee_email, moment)
                     report.send.sent += alerts.sent
                     report.send.failed += alerts.failed
+            summary = (
+                _summary(home, config, directory, ledger, report, moment) if keep_summary and now is None else None
+            )
         finally:
             ledger.close()
+        if summary is not None:  # stamped with every connection closed: a journal's or the ledger's log is gone then
+            keep(str(home.path), began_ns, mail=mail, settle_ns=settle_ns, **summary)
     return report
+
+
+def _summary(
+    home: Home, config: HomeConfig, directory: Directory, ledger: Ledger, report: PassReport, now: datetime
+) -> dict[str, Any] | None:
+    """Return what this pass read and until when nothing falls due, for `referee.mail.idle.keep`;
+    None when the pass did something, or something is to be done now."""
+    if not report.idle:
+        return None
+    until = None
+    for game, path in directory.games.items():
+        game_dir = GameDir(path)
+        try:
+            found = _schedule_now(config, directory, game, game_dir, now)
+        finally:
+            game_dir.close()
+        if found is not None:
+            schedule, facts = found[1], found[2]
+            if plan(schedule, facts, now).actions:  # something to do (and said): no summary
+                return None
+            change = next_change(schedule, facts, now)
+            until = change if until is None or change < until else until
+    imap = config.imap
+    position = ledger.position(imap.folders["inbox"]) if imap is not None else None
+    outboxes = [home.outbox, *(GameDir(p).outbox for p in directory.games.values())] if config.smtp else []
+    return {
+        "until_ns": None if until is None else int(until.timestamp()) * 1_000_000_000,  # whole seconds, rounded down
+        "files": _files_read(home, config),
+        "folders": _code_ran(),
+        "account": None if imap is None else _probe_account(imap),
+        "position": list(position) if position else None,
+        "outboxes": [str(outbox) for outbox in outboxes],
+        "lines": [printable(line, one_line=False) for line in report.lines()],  # as `referee run` prints them
+    }
+
+
+def _files_read(home: Home, config: HomeConfig) -> list[str]:
+    """Every file and folder an idle pass reads, or whose entries it lists."""
+    found = [home.config_path, home.games_dir, home.spool, home.outbox, home.ledger_path]
+    found += [Path(f"{home.ledger_path}-wal"), home.path / MARKER_FILE]
+    for account in (config.imap, config.smtp):
+        found += [p for p in (account.password_file, account.ca_file) if p is not None] if account else []
+    for path in home.game_dirs():
+        game_dir = GameDir(path)
+        found += [game_dir.config, game_dir.journal_path, Path(f"{game_dir.journal_path}-wal")]
+        found += [game_dir.key, game_dir.public_key]
+        try:  # the files its game.yaml names: players' key files, a tables file
+            data = load_strict(game_dir.config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        named = [p.get("key_file") for p in data.get("players") or [] if isinstance(p, dict)] + [data.get("tables")]
+        found += [path / name for name in named if isinstance(name, str)]
+    return [str(p) for p in found]
+
+
+def _code_ran() -> list[str]:
+    """The code a pass ran: the referee's modules it loaded, and every game package it loaded
+    (whole: its data files too)."""
+    found = loaded_code()
+    for name, module in sorted(sys.modules.items()):
+        where = getattr(module, "__file__", None)
+        if name == "games" and where:  # the list of installed games
+            found.append(where)
+        elif name.startswith("games.") and name.count(".") == 1 and where:
+            found.append(os.path.dirname(where) if os.path.basename(where) == "__init__.py" else where)
+    return found
+
+
+def _probe_account(account: MailAccount) -> dict[str, object]:
+    """The IMAP account as `referee.mail.imap_probe` reads it (plain values; never the password)."""
+    return {
+        "host": account.host,
+        "port": account.port,
+        "security": account.security,
+        "username": account.username,
+        "password_env": account.password_env,
+        "password_file": None if account.password_file is None else str(account.password_file),
+        "ca_file": None if account.ca_file is None else str(account.ca_file),
+        "timeout": account.timeout,
+        "inbox": account.folders["inbox"],
+    }
 
 
 def _one_line(error: RefereeError) -> str:
@@ -192,11 +309,10 @@ def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, p
     """Carry out one game's schedule now; return a line per thing done."""
     game_dir = GameDir(path)
     try:
-        phase = game_dir.open_phase()
-        if phase is None:
+        found = _schedule_now(config, directory, game, game_dir, now)
+        if found is None:
             return []
-        schedule = game_schedule(directory.configs[game], config.defaults)
-        facts = phase_facts(game_dir, phase, now.astimezone(schedule.timezone).date())
+        phase, schedule, facts = found
         done = []
         for action in plan(schedule, facts, now).actions:
             if isinstance(action, Remind):
@@ -217,6 +333,17 @@ def tend_game(home: Home, config: HomeConfig, directory: Directory, game: str, p
         return done
     finally:
         game_dir.close()
+
+
+def _schedule_now(
+    config: HomeConfig, directory: Directory, game: str, game_dir: GameDir, now: datetime
+) -> tuple[OpenPhase, Schedule, PhaseFacts] | None:
+    """Return the open phase of a game, its schedule and what `plan` needs to know of it now (None when over)."""
+    phase = game_dir.open_phase()
+    if phase is None:
+        return None
+    schedule = game_schedule(directory.configs[game], config.defaults)
+    return phase, schedule, phase_facts(game_dir, phase, now.astimezone(schedule.timezone).date())
 
 
 def _remind(

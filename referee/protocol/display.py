@@ -5,7 +5,8 @@ A refusal quotes the value it refuses; Python's reprs (`True`, `{'a': 1}`) are n
 player wrote, and a value of thousands of characters drowns the message, so `shown` writes a
 value in YAML flow style and cuts it. Player text (notes, reasons, file names) reaches the
 referee's terminal; an escape sequence in it could rewrite the screen or hide what follows,
-so `printable` spells out every control and bidi-override character.
+so `printable` (`referee.protocol.terminal`, re-exported here) spells out every control and
+bidi-override character.
 """
 
 from __future__ import annotations
@@ -15,35 +16,15 @@ import math
 import re
 from collections.abc import Mapping
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `referee status` prints through here
+from referee.protocol.terminal import printable as printable  # re-exported: callers import it from here
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a fast start)
 if TYPE_CHECKING:
     from typing import Any
 
 SHOWN_LIMIT = 80
 ELLIPSIS = "..."
-# C0 controls but tab and line feed, DEL, C1 controls, the bidi marks, embeddings, overrides and
-# isolates, and the line and paragraph separators: each can make a terminal show other text.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_ON_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
-
-
-def printable(text: str, one_line: bool = True) -> str:
-    """Return `text` with control and bidi characters spelled out (`\\x1b`, `\\r`, `\\u202e`).
-
-    With `one_line`, line feeds and tabs are spelled out too; otherwise they are kept.
-    """
-    pattern = _UNSAFE_ON_ONE_LINE if one_line else _UNSAFE
-    return pattern.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    if char in named:
-        return named[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def shown(value: Any, limit: int = SHOWN_LIMIT) -> str:

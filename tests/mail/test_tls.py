@@ -213,3 +213,36 @@ def test_a_pass_without_tls_builds_no_tls_context(mail_world: MailWorld, monkeyp
     assert built == []
     account = MailAccount("imap", "127.0.0.1", 993, "ssl", None)
     assert account.tls_context() is not None and len(built) == 1  # ssl and starttls still build theirs
+
+
+@pytest.mark.parametrize("imap_security", ["ssl", "starttls"])
+def test_the_idle_probe_speaks_tls_and_trusts_what_the_pass_trusts(
+    tls_servers: tuple[Dovecot, SmtpServer, Path], imap_security: str
+) -> None:
+    from referee.mail.imap_probe import mail_past
+
+    dovecot, _, ca = tls_servers
+    port = dovecot.tls_port if imap_security == "ssl" else dovecot.port
+    account = {"host": "127.0.0.1", "port": port, "security": imap_security, "timeout": 10.0, "inbox": "INBOX"}
+    account |= {"username": f"probe-{imap_security}", "ca_file": str(ca)}
+    assert mail_past(account, dovecot.password, None) is False
+    dovecot.deliver(f"probe-{imap_security}", b"From: a@example.net\r\nTo: referee@example.org\r\n\r\nhello\r\n")
+    assert mail_past(account, dovecot.password, None) is True
+    assert mail_past({**account, "ca_file": None}, dovecot.password, None) is None  # untrusted: the pass says so
+
+
+def test_the_idle_probe_finds_the_system_cas_in_their_hashed_folder(
+    tls_servers: tuple[Dovecot, SmtpServer, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.mail.imap_probe import mail_past
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: it names a CA's file in a hashed folder")
+    dovecot, _, ca = tls_servers
+    subject_hash = subprocess.run([openssl, "x509", "-hash", "-noout", "-in", str(ca)], capture_output=True, text=True)
+    (tmp_path / f"{subject_hash.stdout.strip()}.0").write_bytes(ca.read_bytes())
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))  # the system's CAs, as a hashed folder
+    account = {"host": "127.0.0.1", "port": dovecot.tls_port, "security": "ssl", "timeout": 10.0, "inbox": "INBOX"}
+    account |= {"username": "probe-system", "ca_file": None}
+    assert mail_past(account, dovecot.password, None) is False

@@ -3,6 +3,7 @@ a bare Python start). Counted in module names, never timed: scripts/bench times 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from conftest import MakeGame
+from mailworld import MailWorld
 
 ROOT = Path(__file__).resolve().parents[2]
 # Run a command as `referee` does, then print which of the named modules it loaded.
@@ -102,3 +104,28 @@ def test_an_idle_pass_loads_no_engine_nor_templates(tmp_path: Path, make_game: M
     home_path = str(home.path)
     loaded("run", "--home", home_path, "--no-mail", names=())  # the first pass posts the game's notices
     assert loaded("run", "--home", home_path, "--no-mail", names=NEVER_FOR_AN_IDLE_PASS) == []
+
+
+def test_an_idle_pass_answered_from_its_summary_loads_no_yaml_nor_mail_client(mail_world: MailWorld) -> None:
+    from referee.mail.idle import SUMMARY
+    from referee.mail.run import run_pass
+
+    gc.collect()  # journals' connections left to the collector: one closed later changes its journal's stamps
+    for _ in range(3):  # until a pass keeps its summary (its files taken as settled once it began)
+        run_pass(mail_world.home, keep_summary=True, settle_ns=0)
+    assert (mail_world.home.path / SUMMARY).exists()
+    names = ("yaml", "cryptography", "imapclient", "imaplib", "ssl", "socket", "sqlite3", "games", "dataclasses")
+    assert loaded("run", "--home", str(mail_world.home.path), names=names) == []
+
+
+def test_a_status_answered_from_the_kept_one_opens_no_journal(tmp_path: Path, make_game: MakeGame) -> None:
+    import time
+
+    from referee.game.stamps import SETTLED_NS
+    from referee.game.status_kept import journal_stamps, keep_status
+
+    game = str(make_game(tmp_path).dir)
+    gc.collect()  # journals' connections left to the collector: one closed later changes its journal's stamps
+    before = journal_stamps(game)  # kept as if its journal had settled: tests do not wait
+    assert keep_status(game, before, time.time_ns() + SETTLED_NS + 1, [], "text\n", "{}\n")
+    assert loaded("status", game, names=("sqlite3", "referee.game.glance", "referee.protocol.display")) == []

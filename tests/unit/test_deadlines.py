@@ -13,6 +13,7 @@ from referee.game.deadlines import (
     PhaseFacts,
     Remind,
     newly_absent,
+    next_change,
     parse_duration,
     parse_schedule,
     plan,
@@ -153,3 +154,25 @@ def test_newly_absent_after_missed_phases_in_a_row() -> None:
 def test_no_deadline_means_only_complete_orders_adjudicate() -> None:
     none = parse_schedule({}, "test")
     assert plan(none, facts(("alice",)), OPENED + timedelta(days=300)).actions == []
+
+
+def test_the_plan_holds_until_the_next_change() -> None:
+    sched = schedule()
+    deadline = OPENED + timedelta(hours=72)
+    at = OPENED + timedelta(hours=1)
+    assert next_change(sched, facts(), at) == datetime(2026, 11, 17, tzinfo=UTC)  # absences end by date
+    late = OPENED + timedelta(hours=60)  # between the 24h and the 2h reminders
+    assert next_change(sched, facts(), deadline - timedelta(hours=3)) == deadline - timedelta(hours=2)  # a reminder
+    assert next_change(sched, facts(), deadline + timedelta(minutes=1)) == deadline + timedelta(hours=1)  # grace ends
+    for moment in (at, late, deadline - timedelta(hours=3), deadline + timedelta(minutes=30)):
+        change = next_change(sched, facts(), moment)
+        # the plan is the same from the moment until just before the change
+        assert plan(sched, facts(), moment) == plan(sched, facts(), change - timedelta(microseconds=1))
+
+
+def test_the_next_midnight_of_a_zone_whose_clocks_skip_it() -> None:
+    # Santiago's clocks went from 23:59:59 to 01:00 on 2022-09-11 (local): that day began at 04:00 UTC.
+    sched = schedule(timezone="America/Santiago", deadline=None)
+    change = next_change(sched, facts(), datetime(2022, 9, 10, 12, 0, tzinfo=UTC))
+    assert change == datetime(2022, 9, 11, 4, 0, tzinfo=UTC)
+    assert (change - timedelta(seconds=1)).astimezone(sched.timezone).date().isoformat() == "2022-09-10"

@@ -4,6 +4,7 @@ length, and safe for a terminal: the order envelope, the order schemas and game.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,15 @@ def test_printable_spells_out_escapes_and_bidi_overrides() -> None:
     assert printable("a\x1b[31mb\rc\u202ed\x9be") == "a\\x1b[31mb\\rc\\u202ed\\x9be"
     assert printable("two\nlines", one_line=False) == "two\nlines"
     assert printable("two\nlines") == "two\\nlines"
+
+
+def test_printable_spells_out_every_character_a_terminal_acts_on_and_no_other() -> None:
+    acted_on = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+    for code in range(0x3000):
+        char = chr(code)
+        spelled = printable(char)
+        assert (spelled != char) == bool(acted_on.match(char)), (hex(code), unicodedata.name(char, ""))
+        assert printable(char, one_line=False) == (char if char in "\t\n" else spelled)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
