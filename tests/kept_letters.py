@@ -1,5 +1,6 @@
 """Tests read and alter a game's kept letters by the path each had as a file of its own
-(`mail/FOLDER/NAME`), whether the game keeps it so or in a pack of letters (`referee.letters.kept`)."""
+(`mail/FOLDER/NAME`), whether the game keeps it so or in a pack of letters (`referee.letters.kept`);
+and its order files the same way (`orders/STEM/NAME`, `referee.game.order_files`)."""
 
 from __future__ import annotations
 
