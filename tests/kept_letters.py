@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
-from referee.game.journal import KEPT_LETTERS_META
+from referee.game.journal import KEPT_LETTERS_META, KEPT_ORDERS_META
 from referee.letters.kept import is_pack, kept_names, pack_bytes, read_kept
 from referee.letters.post import keep_html
 
@@ -96,3 +96,15 @@ def as_kept_before(game_dir: Path) -> None:
         pack.unlink()
     with closing(sqlite3.connect(game_dir / "journal.sqlite")) as journal, journal:
         journal.execute("DELETE FROM meta WHERE key = ?", (KEPT_LETTERS_META,))
+
+
+def orders_as_kept_before(game_dir: Path) -> None:
+    """Turn a game's packs of order files into a file each, as games begun before keep them, and
+    forget that the game packs them: it goes on keeping a file each."""
+    for pack in sorted(game_dir.glob("orders/*/orders-*.zip")):
+        with zipfile.ZipFile(pack) as opened:
+            for name in opened.namelist():
+                (pack.parent / name).write_bytes(opened.read(name))
+        pack.unlink()
+    with closing(sqlite3.connect(game_dir / "journal.sqlite")) as journal, journal:
+        journal.execute("DELETE FROM meta WHERE key = ?", (KEPT_ORDERS_META,))
