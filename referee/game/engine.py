@@ -23,6 +23,8 @@ from referee.game.announce import post_ack
 from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
 from referee.game.journal import (
+    KEPT_ACKS_META,
+    KEPT_ACKS_PACKED,
     KEPT_LETTERS_META,
     KEPT_LETTERS_PACKED,
     KEPT_ORDERS_META,
@@ -123,7 +125,8 @@ def init_game(path: Path, config_file: Path, operation: str | None = None) -> di
                 )
                 pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
                 game_dir.set_meta(KEPT_LETTERS_META, KEPT_LETTERS_PACKED)  # a new game packs its letters
-                game_dir.set_meta(KEPT_ORDERS_META, KEPT_ORDERS_PACKED)  # and its order files
+                game_dir.set_meta(KEPT_ORDERS_META, KEPT_ORDERS_PACKED)  # its order files, a pack a phase
+                game_dir.set_meta(KEPT_ACKS_META, KEPT_ACKS_PACKED)  # its acknowledgements, a pack a folder
                 game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         if not game_dir.phases():
             state = module.setup(scenario, names, config.module_options())

@@ -20,7 +20,9 @@ Readers name a letter by the path it has in a game kept before (`mail/FOLDER/NAM
 returns its bytes from the file or from the pack that holds it.
 
 The order files of a game begun since are kept the same way, in packs named `orders-DIGEST.zip`
-(`referee.game.order_files`): what is said here of a pack holds for them.
+(`referee.game.order_files`), and so are its acknowledgements, one pack a folder
+(`acks-DIGEST.zip`): what is said here of a pack holds for them, but that each new one takes in
+the folder's pack of its kind before it, removed once the new one is durable.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from referee.files import Writer, atomic_write, held_in_group, peek_held, pendin
 
 PACK_PREFIX = "letters-"
 ORDERS_PACK_PREFIX = "orders-"  # the packs of order files (referee.game.order_files), read here the same way
-PACK_PREFIXES = (PACK_PREFIX, ORDERS_PACK_PREFIX)
+ACKS_PACK_PREFIX = "acks-"  # a folder's acknowledgements, in a game that keeps them in one pack a folder
+PACK_PREFIXES = (PACK_PREFIX, ORDERS_PACK_PREFIX, ACKS_PACK_PREFIX)
 PACK_SUFFIX = ".zip"
 # Members are dated at the start of the zip format's calendar: the same letters make the same pack.
 PACK_DATE = (1980, 1, 1, 0, 0, 0)
@@ -74,10 +77,12 @@ def pack_bytes(members: dict[str, bytes]) -> bytes:
 
 
 GROUP_KEY = "kept-letters"  # what a group commit holds of the letters kept while it is open
-GROUP_KEYS = {PACK_PREFIX: GROUP_KEY, ORDERS_PACK_PREFIX: "kept-orders"}  # the same, by kind of pack
-# Kinds of pack a folder holds one of: each new pack takes in the folder's others (a phase's
-# order files come one at a time, and would otherwise take a pack, so a 4 KiB block, each).
-WHOLE_FOLDER = (ORDERS_PACK_PREFIX,)
+# The same, by kind of pack.
+GROUP_KEYS = {PACK_PREFIX: GROUP_KEY, ORDERS_PACK_PREFIX: "kept-orders", ACKS_PACK_PREFIX: "kept-acks"}
+# Kinds of pack a folder holds one of: each new pack takes in the folder's others of its kind (a
+# phase's order files and acknowledgements come one at a time, and would otherwise take a pack,
+# so a 4 KiB block, each).
+WHOLE_FOLDER = (ORDERS_PACK_PREFIX, ACKS_PACK_PREFIX)
 
 
 def keep_packed(folder: Path, members: dict[str, bytes], prefix: str = PACK_PREFIX) -> None:
