@@ -22,7 +22,9 @@ returns its bytes from the file or from the pack that holds it.
 The order files of a game begun since are kept the same way, in packs named `orders-DIGEST.zip`
 (`referee.game.order_files`), and so are its acknowledgements, one pack a folder
 (`acks-DIGEST.zip`): what is said here of a pack holds for them, but that each new one takes in
-the folder's pack of its kind before it, removed once the new one is durable.
+the folder's pack of its kind before it, removed once the new one is durable. A pack of letters
+takes in its folder's acknowledgements the same way: a phase's reports pack ends the folder
+with every letter of the phase but its notices (a round of 4 players keeps 3 packs, not 6).
 """
 
 from __future__ import annotations
@@ -102,9 +104,10 @@ def keep_packed(folder: Path, members: dict[str, bytes], prefix: str = PACK_PREF
 
 def _write_packs(held: dict[Path, dict[str, bytes]], write: Writer, prefix: str = PACK_PREFIX) -> None:
     for folder, members in held.items():
-        replaced: list[Path] = []
-        if prefix in WHOLE_FOLDER:  # the new pack takes in the folder's others, removed once it is durable
-            replaced = _packs(folder, prefix)
+        # The new pack takes in the folder's others of its kind, removed once it is durable; a pack
+        # of letters (a phase's reports) takes in the folder's acknowledgements, which come before.
+        replaced = _packs(folder, prefix if prefix in WHOLE_FOLDER else ACKS_PACK_PREFIX)
+        if replaced:
             members = {**_members(replaced), **members}
         write(folder / pack_name(list(members), prefix), pack_bytes(members), replaced=replaced)
 

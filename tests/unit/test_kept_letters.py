@@ -57,9 +57,9 @@ def test_a_new_game_keeps_a_round_of_letters_in_a_few_packs(tmp_path: Path, make
     before = files_under(game.dir / "mail")
     play_round(game, 2)
     added = files_under(game.dir / "mail") - before
-    # 3 acknowledgements (one pack for the folder, each new one taking in the last), the reports,
-    # the next notices: 27 files kept a file each.
-    assert sorted(Path(name).name.split("-")[0] for name in added) == ["acks", "letters", "letters"], added
+    # 3 acknowledgements (one pack for the folder, each new one taking in the last, the reports'
+    # pack taking in theirs), the reports, the next notices: 27 files kept a file each.
+    assert sorted(Path(name).name.split("-")[0] for name in added) == ["letters", "letters"], added
     folder = game.dir / "mail" / "0002-t2-round"
     for player in game.players:
         for name in ("report.txt", "report.txt.sig", "report.html", "view-after.yaml", "notice.txt", "view.yaml"):
@@ -164,14 +164,17 @@ def test_a_game_packed_before_acks_packs_keeps_a_pack_an_acknowledgement(tmp_pat
     assert audit(game.dir).ok
 
 
-def test_acknowledgements_make_one_pack_a_folder(tmp_path: Path) -> None:
+def test_acknowledgements_make_one_pack_a_folder_until_the_reports_take_them_in(tmp_path: Path) -> None:
     keep_packed(tmp_path, {"a.ack.txt": b"a"}, ACKS_PACK_PREFIX)
     keep_packed(tmp_path, {"b.ack.txt": b"b"}, ACKS_PACK_PREFIX)
-    keep_packed(tmp_path, {"c.report.txt": b"c"})  # not an acknowledgement: a pack of its own
-    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["acks", "letters"]
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["acks"]
     with files.group_commit():  # a batch: the folder's pack made anew once, as the batch lands
         keep_packed(tmp_path, {"d.ack.txt": b"d"}, ACKS_PACK_PREFIX)
         keep_packed(tmp_path, {"e.ack.txt": b"e"}, ACKS_PACK_PREFIX)
-        assert len(os.listdir(tmp_path)) == 2 and read_kept(tmp_path / "a.ack.txt") == b"a"
-    assert len(os.listdir(tmp_path)) == 2
+        assert len(os.listdir(tmp_path)) == 1 and read_kept(tmp_path / "a.ack.txt") == b"a"
+    assert len(os.listdir(tmp_path)) == 1
+    with gathered():  # the phase's reports: their pack takes in the acknowledgements
+        keep_packed(tmp_path, {"c.report.txt": b"c"})
+        assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["acks"]
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["letters"]
     assert kept_names(tmp_path) == ["a.ack.txt", "b.ack.txt", "c.report.txt", "d.ack.txt", "e.ack.txt"]
