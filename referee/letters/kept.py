@@ -103,13 +103,16 @@ def keep_packed(folder: Path, members: dict[str, bytes], prefix: str = PACK_PREF
 
 
 def _write_packs(held: dict[Path, dict[str, bytes]], write: Writer, prefix: str = PACK_PREFIX) -> None:
-    for folder, members in held.items():
+    for folder, own in held.items():
         # The new pack takes in the folder's others of its kind, removed once it is durable; a pack
         # of letters (a phase's reports) takes in the folder's acknowledgements, which come before.
+        # It is named by its own members: written again after a crash, it finds itself and keeps
+        # what it took in the first time (gone from the folder since), so it is the same bytes.
+        target = folder / pack_name(list(own), prefix)
         replaced = _packs(folder, prefix if prefix in WHOLE_FOLDER else ACKS_PACK_PREFIX)
-        if replaced:
-            members = {**_members(replaced), **members}
-        write(folder / pack_name(list(members), prefix), pack_bytes(members), replaced=replaced)
+        earlier = [target] if target not in replaced and target.is_file() else []
+        members = {**_members(earlier + replaced), **own} if earlier or replaced else own
+        write(target, pack_bytes(members), replaced=replaced)
 
 
 def _packs(folder: Path, prefix: str) -> list[Path]:
