@@ -6,19 +6,25 @@ end leaves none of them (a temporary file at most); after, all of them. Mail int
 batch of mails' letters so, and an adjudication its record and letters, with two syncs instead
 of two or three per file. A module may also gather what it writes while the group is open
 (`held_in_group`: the letters kept in a pack a folder) and make its files as the group lands,
-with the group's.
+with the group's. A file written may take in the content of others (`replaced`: the packs of
+order files a new pack holds whole), which are removed only once it is durable.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-Writer = Callable[[Path, bytes], None]
+
+class Writer(Protocol):
+    """What writes a file durably: `atomic_write`, or the group's as it lands."""
+
+    def __call__(self, path: Path, data: bytes, *, replaced: Sequence[Path] = ()) -> None: ...
 
 
 @dataclass
@@ -29,19 +35,33 @@ class _Group:
     held: dict[str, tuple[dict[Path, dict[str, bytes]], Callable[[dict[Path, dict[str, bytes]], Writer], None]]] = (
         field(default_factory=dict)
     )
+    removals: list[Path] = field(default_factory=list)  # files a written one took in, removed once it landed
+
+    def write(self, path: Path, data: bytes, *, replaced: Sequence[Path] = (), mode: int = 0o644) -> None:
+        self.links.pop(path, None)
+        self.writes[path] = (data, mode, None)
+        self.removals += [other for other in replaced if other != path]
 
 
 _group: _Group | None = None
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write `data` to `path` through a temporary file, fsync, rename, then fsync the folder."""
+def atomic_write(path: Path, data: bytes, mode: int = 0o644, *, replaced: Sequence[Path] = ()) -> None:
+    """Write `data` to `path` through a temporary file, fsync, rename, then fsync the folder.
+    `replaced`: files whose content `path` now holds, removed once it is durable (inside a group,
+    once the group has landed; a crash before leaves both, with the same content)."""
     if _group is not None:
-        _group.links.pop(path, None)
-        _group.writes[path] = (data, mode, None)
+        _group.write(path, data, replaced=replaced, mode=mode)
         return
     _write_temporary(path, path.with_name(f".{path.name}.{os.getpid()}.tmp"), data, mode, sync=True)
     fsync_dir(path.parent)
+    _remove(replaced, {path})
+
+
+def _remove(paths: Sequence[Path], kept: Container[Path]) -> None:
+    for path in paths:
+        if path not in kept:
+            path.unlink(missing_ok=True)
 
 
 def write_staged(staged: Path, path: Path, data: bytes) -> None:
@@ -128,7 +148,7 @@ def group_commit() -> Iterator[None]:
 
 def land(group: _Group) -> None:
     for held, on_landing in group.held.values():
-        on_landing(held, lambda path, data: group.writes.__setitem__(path, (data, 0o644, None)))
+        on_landing(held, group.write)
     if not group.writes and not group.links:
         return
     staged: list[tuple[Path, Path]] = []
@@ -149,6 +169,7 @@ def land(group: _Group) -> None:
     for path, (source, data) in group.links.items():
         _land_link(source, path, data)
     sync_files([], folders)  # the renames and links
+    _remove(group.removals, group.writes)
 
 
 def _land_link(source: Path, path: Path, data: bytes) -> None:

@@ -1,5 +1,6 @@
 """Tests read and alter a game's kept letters by the path each had as a file of its own
-(`mail/FOLDER/NAME`), whether the game keeps it so or in a pack of letters (`referee.letters.kept`)."""
+(`mail/FOLDER/NAME`), whether the game keeps it so or in a pack of letters (`referee.letters.kept`);
+and its order files the same way (`orders/STEM/NAME`, `referee.game.order_files`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
-from referee.game.journal import KEPT_LETTERS_META
+from referee.game.journal import KEPT_ACKS_META, KEPT_LETTERS_META, KEPT_ORDERS_META
 from referee.letters.kept import is_pack, kept_names, pack_bytes, read_kept
 from referee.letters.post import keep_html
 
@@ -82,9 +83,9 @@ def remove(path: Path) -> None:
 
 
 def as_kept_before(game_dir: Path) -> None:
-    """Turn a game's packs of letters into a file each (the HTML gzipped), as games begun before
-    keep them, and forget that the game packs them: it goes on keeping a file each."""
-    for pack in sorted(game_dir.glob("mail/*/letters-*.zip")):
+    """Turn a game's packs of letters (and of acknowledgements) into a file each (the HTML gzipped),
+    as games begun before keep them, and forget that the game packs them: it goes on keeping a file each."""
+    for pack in sorted([*game_dir.glob("mail/*/letters-*.zip"), *game_dir.glob("mail/*/acks-*.zip")]):
         with zipfile.ZipFile(pack) as opened:
             for name in opened.namelist():
                 data = opened.read(name)
@@ -94,4 +95,16 @@ def as_kept_before(game_dir: Path) -> None:
                     (pack.parent / name).write_bytes(data)
         pack.unlink()
     with closing(sqlite3.connect(game_dir / "journal.sqlite")) as journal, journal:
-        journal.execute("DELETE FROM meta WHERE key = ?", (KEPT_LETTERS_META,))
+        journal.execute("DELETE FROM meta WHERE key IN (?, ?)", (KEPT_LETTERS_META, KEPT_ACKS_META))
+
+
+def orders_as_kept_before(game_dir: Path) -> None:
+    """Turn a game's packs of order files into a file each, as games begun before keep them, and
+    forget that the game packs them: it goes on keeping a file each."""
+    for pack in sorted(game_dir.glob("orders/*/orders-*.zip")):
+        with zipfile.ZipFile(pack) as opened:
+            for name in opened.namelist():
+                (pack.parent / name).write_bytes(opened.read(name))
+        pack.unlink()
+    with closing(sqlite3.connect(game_dir / "journal.sqlite")) as journal, journal:
+        journal.execute("DELETE FROM meta WHERE key = ?", (KEPT_ORDERS_META,))

@@ -21,6 +21,7 @@ from referee.game.beacons import fetch_promised_round, phase_proof, promise_roun
 from referee.game.journal import OpenPhase
 from referee.game.letter_format import adopt_from
 from referee.game.opened import Game
+from referee.game.order_files import read_order_file
 from referee.game.overrides import (
     OverridingDice,
     apply_state_edits,
@@ -283,7 +284,7 @@ def _orders_of(game: Game, file: str, sha256: str | None = None) -> Any:
     kept = game.dir.order_content(sha256) if sha256 is not None else None
     if kept is not None:
         return json.loads(kept)
-    return parse_order_file((game.dir.orders / file).read_bytes()).orders
+    return parse_order_file(read_order_file(game.dir, file)).orders
 
 
 def _orders_to_execute(

@@ -16,6 +16,7 @@ from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.letter_format import letter_format
 from referee.game.opened import Game
+from referee.game.order_files import read_order_file
 from referee.game.overrides import describe as describe_change
 from referee.game.overrides import public_entry, state_edits_of, view_changes
 from referee.game.results import Outcome, Receipt, Rollback
@@ -357,7 +358,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     }
     attachments = [Attachment(view_file, view_bytes, "text/yaml")]
     if name in outcome.corrections:
-        corrected = (game.dir.orders / outcome.corrections[name]).read_bytes()
+        corrected = read_order_file(game.dir, outcome.corrections[name])
         attachments.append(Attachment(f"{name}.corrected-orders.yaml", corrected, "text/yaml"))
     return context, attachments
 

@@ -22,6 +22,7 @@ from referee.game.adjudication import phase_outcome, prepare_opening
 from referee.game.announce import notice_context, report_context
 from referee.game.journal import GameDir, OpenPhase
 from referee.game.opened import Game
+from referee.game.order_files import read_order_file, read_order_signature
 from referee.game.results import Opening, Outcome
 from referee.game.states import state_hash, wrap_state
 from referee.letters.kept import read_kept
@@ -214,10 +215,9 @@ class _Replay:
             if row.kind == "order"
         ]
         for player, name, digest, by_referee in files:
-            path = game.dir.orders / name
             shown = f"orders/{name}"
             try:
-                raw, signature = path.read_bytes(), (game.dir.orders / (name + ".sig")).read_bytes()
+                raw, signature = read_order_file(game.dir, name), read_order_signature(game.dir, name)
             except OSError:
                 raise _Divergence(f"{where}: {shown} (or its .sig) is missing") from None
             if sha256_hex(raw) != digest:

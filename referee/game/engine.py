@@ -22,9 +22,19 @@ from referee.game.adjudication import adjudicate_phase, open_phase, prepare_open
 from referee.game.announce import post_ack
 from referee.game.beacons import orders_closed
 from referee.game.config import GameConfig, config_yaml, load_config_file
-from referee.game.journal import KEPT_LETTERS_META, KEPT_LETTERS_PACKED, GameDir, OpenPhase
+from referee.game.journal import (
+    KEPT_ACKS_META,
+    KEPT_ACKS_PACKED,
+    KEPT_LETTERS_META,
+    KEPT_LETTERS_PACKED,
+    KEPT_ORDERS_META,
+    KEPT_ORDERS_PACKED,
+    GameDir,
+    OpenPhase,
+)
 from referee.game.opened import Game, parse_expect
 from referee.game.operations import Intent
+from referee.game.order_files import keep_order_file
 from referee.game.pinning import pin
 from referee.game.registry import find_game
 from referee.game.results import Adjudication, Receipt
@@ -115,6 +125,8 @@ def init_game(path: Path, config_file: Path, operation: str | None = None) -> di
                 )
                 pin(game_dir, config)  # what defines the game: a later change in game.yaml is refused at open
                 game_dir.set_meta(KEPT_LETTERS_META, KEPT_LETTERS_PACKED)  # a new game packs its letters
+                game_dir.set_meta(KEPT_ORDERS_META, KEPT_ORDERS_PACKED)  # its order files, a pack a phase
+                game_dir.set_meta(KEPT_ACKS_META, KEPT_ACKS_PACKED)  # its acknowledgements, a pack a folder
                 game_dir.log("game.init", {"module": module.id, "scenario": scenario, "players": names})
         if not game_dir.phases():
             state = module.setup(scenario, names, config.module_options())
@@ -414,8 +426,7 @@ def _store_accepted(
     phase = game.dir.open_phase()
     assert phase is not None
     name = f"{phase.stem}/{order.player}-seq{order.seq}-{order.sha256[:12]}.yaml"
-    atomic_write(game.dir.orders / name, order.raw)
-    atomic_write(game.dir.orders / (name + ".sig"), _as_bytes(signature))
+    keep_order_file(game.dir, name, order.raw, _as_bytes(signature))
     with game.dir.transaction():
         game.dir.insert_order(phase, order.player, order.seq, order.sha256, name, by_referee)
         if (kept := orders_as_json(order.orders)) is not None:

@@ -96,6 +96,13 @@ CHAIN_CHECKED_META = "chain_checked"
 # begun before keep them for good. Readers read both.
 KEPT_LETTERS_META = "kept_letters"
 KEPT_LETTERS_PACKED = "packed"
+# The same for its order files under orders/ (`referee.game.order_files`): "packed", one zip a phase.
+KEPT_ORDERS_META = "kept_orders"
+KEPT_ORDERS_PACKED = "packed"
+# And for the acknowledgements of a folder under mail/: "packed", one zip (`acks-`) a folder, each
+# new acknowledgement's taking in the one before; absent, a pack each (or a file each, above).
+KEPT_ACKS_META = "kept_acks"
+KEPT_ACKS_PACKED = "packed"
 RECENT_STATES = 4  # states kept in memory once read (GameDir.state_bytes): a phase's few, not the game's
 # Each step brings a journal from the version before it to the next (PRAGMA user_version); a
 # step runs in one transaction with its version bump, so a crash never leaves half a step.
@@ -498,6 +505,16 @@ class GameDir:
     def letters_packed(self) -> bool:
         """Whether this game keeps its letters in packs (a game begun since), not a file each."""
         return self.get_meta(KEPT_LETTERS_META) == KEPT_LETTERS_PACKED
+
+    @property
+    def orders_packed(self) -> bool:
+        """Whether this game keeps a phase's order files in one pack (a game begun since), not a file each."""
+        return self.get_meta(KEPT_ORDERS_META) == KEPT_ORDERS_PACKED
+
+    @property
+    def acks_packed(self) -> bool:
+        """Whether this game keeps a folder's acknowledgements in one pack (a game begun since)."""
+        return self.letters_packed and self.get_meta(KEPT_ACKS_META) == KEPT_ACKS_PACKED
 
     # -- states -----------------------------------------------------------------------
 

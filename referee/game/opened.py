@@ -141,6 +141,7 @@ class Game:
             module=self.module,
             unreachable=tuple(sorted(unreachable_players(self.dir))),
             packed=self.dir.letters_packed,
+            acks_packed=self.dir.acks_packed,
         )
 
     def envelope(self, digest: str) -> dict[str, Any]:

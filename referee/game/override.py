@@ -19,6 +19,7 @@ from referee.game.announce import post_change
 from referee.game.journal import OpenPhase, OverrideRow
 from referee.game.opened import Game, parse_expect
 from referee.game.operations import Intent
+from referee.game.order_files import read_order_file
 from referee.game.overrides import (
     BODY_TYPE,
     KINDS,
@@ -428,7 +429,7 @@ def _unfit_after_edit(game: Game, row: OverrideRow, where: _Target) -> dict[str,
         return {}
     unfit = {}
     for player, order in sorted(game.dir.standing_orders(phase).items()):
-        orders = parse_order_file((game.dir.orders / order.file).read_bytes()).orders
+        orders = parse_order_file(read_order_file(game.dir, order.file)).orders
         problems = order_problems(game, edited, spec, player, orders)
         if problems:
             unfit[player] = problems

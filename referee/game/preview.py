@@ -19,6 +19,7 @@ from pathlib import Path
 from referee.errors import StateError
 from referee.game.engine import adjudicate
 from referee.game.journal import CHAIN_CHECKED_META, GameDir
+from referee.game.order_files import packs_in
 from referee.game.results import Adjudication
 from referee.game.supplies import WaitingOnReferee
 from referee.letters.kept import read_kept
@@ -78,7 +79,7 @@ def _not_copied_for(game_dir: GameDir) -> Callable[[str, list[str]], list[str]]:
         str(game_dir.orders): set(),
         str(game_dir.refused): set(),
     }
-    if phase is not None:  # the order files on record for the open phase (orders/STEM/FILE), with their .sig
+    if phase is not None:  # the order files on record for the open phase (orders/STEM/FILE), with their .sig or pack
         files = [order.file for order in game_dir.standing_orders(phase).values()]
         files += [row.body["file"] for row in game_dir.overrides(phase.turn, phase.phase) if row.kind == "order"]
         for file in files:
@@ -88,7 +89,7 @@ def _not_copied_for(game_dir: GameDir) -> Callable[[str, list[str]], list[str]]:
                 past[str(folder)].add(part)
                 folder = folder / part
                 past.setdefault(str(folder), set())
-            past[str(folder)].update((name, f"{name}.sig"))
+            past[str(folder)].update((name, f"{name}.sig", *packs_in(folder)))
 
     def ignore(folder: str, names: list[str]) -> list[str]:
         kept = past.get(str(Path(folder)))

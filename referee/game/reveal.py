@@ -19,6 +19,7 @@ from referee.game import operations
 from referee.game.announce import post_reveal
 from referee.game.opened import Game
 from referee.game.operations import Intent
+from referee.game.order_files import every_kept_file
 from referee.kit.contract import InPlay
 from referee.protocol.canonical import pretty_json, sha256_hex
 from referee.protocol.hidden import game_commitment
@@ -114,10 +115,8 @@ def reveal(
 def _write_replay(game: Game, secret: bytes) -> Path:
     """Write and sign GAMEDIR/replay.json (protocol section 16); return its path."""
     orders = {}
-    for path in sorted(game.dir.orders.rglob("*")) if game.dir.orders.is_dir() else []:
-        if path.is_file() and not path.name.startswith("."):
-            raw = path.read_bytes()
-            orders[sha256_hex(raw)] = raw.decode("utf-8", errors="surrogateescape")
+    for _name, raw in every_kept_file(game.dir):
+        orders[sha256_hex(raw)] = raw.decode("utf-8", errors="surrogateescape")
     edits = {
         str(row.id): {"path": row.body["path"], "value": row.body["value"]}
         for row in game.dir.overrides()

@@ -18,10 +18,18 @@ would tie every letter to the journal's transactions, which today commit after t
 
 Readers name a letter by the path it has in a game kept before (`mail/FOLDER/NAME`): `read_kept`
 returns its bytes from the file or from the pack that holds it.
+
+The order files of a game begun since are kept the same way, in packs named `orders-DIGEST.zip`
+(`referee.game.order_files`), and so are its acknowledgements, one pack a folder
+(`acks-DIGEST.zip`): what is said here of a pack holds for them, but that each new one takes in
+the folder's pack of its kind before it, removed once the new one is durable. A pack of letters
+takes in its folder's acknowledgements the same way: a phase's reports pack ends the folder
+with every letter of the phase but its notices (a round of 4 players keeps 3 packs, not 6).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -33,6 +41,9 @@ from pathlib import Path
 from referee.files import Writer, atomic_write, held_in_group, peek_held, pending_writes
 
 PACK_PREFIX = "letters-"
+ORDERS_PACK_PREFIX = "orders-"  # the packs of order files (referee.game.order_files), read here the same way
+ACKS_PACK_PREFIX = "acks-"  # a folder's acknowledgements, in a game that keeps them in one pack a folder
+PACK_PREFIXES = (PACK_PREFIX, ORDERS_PACK_PREFIX, ACKS_PACK_PREFIX)
 PACK_SUFFIX = ".zip"
 # Members are dated at the start of the zip format's calendar: the same letters make the same pack.
 PACK_DATE = (1980, 1, 1, 0, 0, 0)
@@ -49,14 +60,14 @@ INDEXES_KEPT = 64
 
 
 def is_pack(name: str) -> bool:
-    """Return whether a file name under mail/ is a pack of letters."""
-    return name.startswith(PACK_PREFIX) and name.endswith(PACK_SUFFIX)
+    """Return whether a file name under mail/ (or orders/) is a pack of letters (of order files)."""
+    return name.endswith(PACK_SUFFIX) and name.startswith(PACK_PREFIXES)
 
 
-def pack_name(names: Iterator[str] | list[str]) -> str:
+def pack_name(names: Iterator[str] | list[str], prefix: str = PACK_PREFIX) -> str:
     """Return the file name of the pack holding the members `names` (the digest of the names)."""
     digest = hashlib.sha256("\n".join(sorted(names)).encode()).hexdigest()[:16]
-    return f"{PACK_PREFIX}{digest}{PACK_SUFFIX}"
+    return f"{prefix}{digest}{PACK_SUFFIX}"
 
 
 def pack_bytes(members: dict[str, bytes]) -> bytes:
@@ -73,25 +84,66 @@ def pack_bytes(members: dict[str, bytes]) -> bytes:
 
 
 GROUP_KEY = "kept-letters"  # what a group commit holds of the letters kept while it is open
+# The same, by kind of pack.
+GROUP_KEYS = {PACK_PREFIX: GROUP_KEY, ORDERS_PACK_PREFIX: "kept-orders", ACKS_PACK_PREFIX: "kept-acks"}
+# Kinds of pack a folder holds one of: each new pack takes in the folder's others of its kind (a
+# phase's order files and acknowledgements come one at a time, and would otherwise take a pack,
+# so a 4 KiB block, each).
+WHOLE_FOLDER = (ORDERS_PACK_PREFIX, ACKS_PACK_PREFIX)
 
 
-def keep_packed(folder: Path, members: dict[str, bytes]) -> None:
+def keep_packed(folder: Path, members: dict[str, bytes], prefix: str = PACK_PREFIX) -> None:
     """Keep one letter's files in `folder`: in the block's pack inside `gathered`; inside a group
     commit (a batch of mails, each with its acknowledgement) in one pack a folder for the group,
-    made when it lands; else in a pack of their own, written now."""
-    if _gathering is not None:
+    made when it lands; else in a pack of their own, written now. `prefix` names the kind of
+    pack (letters, order files); `gathered` holds letters only."""
+    if _gathering is not None and prefix == PACK_PREFIX:
         _gathering.setdefault(folder, {}).update(members)
         return
-    held = held_in_group(GROUP_KEY, _write_packs)
+    held = held_in_group(GROUP_KEYS[prefix], functools.partial(_write_packs, prefix=prefix))
     if held is not None:
         held.setdefault(folder, {}).update(members)
         return
-    atomic_write(folder / pack_name(list(members)), pack_bytes(members))
+    _write_packs({folder: members}, atomic_write, prefix)
 
 
-def _write_packs(held: dict[Path, dict[str, bytes]], write: Writer) -> None:
-    for folder, members in held.items():
-        write(folder / pack_name(list(members)), pack_bytes(members))
+def _write_packs(held: dict[Path, dict[str, bytes]], write: Writer, prefix: str = PACK_PREFIX) -> None:
+    for folder, own in held.items():
+        # The new pack takes in the folder's others of its kind, removed once it is durable; a pack
+        # of letters (a phase's reports) takes in the folder's acknowledgements, which come before.
+        # It is named by its own members: written again after a crash, it finds itself and keeps
+        # what it took in the first time (gone from the folder since), so it is the same bytes.
+        target = folder / pack_name(list(own), prefix)
+        replaced = _packs(folder, prefix if prefix in WHOLE_FOLDER else ACKS_PACK_PREFIX)
+        earlier = [target] if target not in replaced and target.is_file() else []
+        members = {**_members(earlier + replaced), **own} if earlier or replaced else own
+        write(target, pack_bytes(members), replaced=replaced)
+
+
+def _packs(folder: Path, prefix: str) -> list[Path]:
+    """Return the packs of kind `prefix` in `folder` on disk, oldest first."""
+    try:
+        with os.scandir(folder) as entries:
+            found = [(e.stat().st_mtime, e.name) for e in entries if is_pack(e.name) and e.name.startswith(prefix)]
+    except FileNotFoundError:
+        return []
+    return [folder / name for _, name in sorted(found)]
+
+
+def _members(packs: list[Path]) -> dict[str, bytes]:
+    members: dict[str, bytes] = {}
+    for pack in packs:
+        with zipfile.ZipFile(pack) as opened:
+            members.update({name: opened.read(name) for name in opened.namelist()})
+    return members
+
+
+def _held(folder: Path) -> dict[str, bytes]:
+    """Return the files the open group holds for `folder`, in packs of every kind."""
+    found: dict[str, bytes] = {}
+    for key in GROUP_KEYS.values():
+        found.update(peek_held(key).get(folder, {}))
+    return found
 
 
 @contextmanager
@@ -140,7 +192,7 @@ def kept_names(folder: Path) -> list[str]:
     except FileNotFoundError:
         pass
     names.update(_index(folder))
-    names.update(peek_held(GROUP_KEY).get(folder, {}))
+    names.update(_held(folder))
     if _gathering is not None:
         names.update(_gathering.get(folder, {}))
     return sorted(names)
@@ -159,7 +211,7 @@ def kept_time(path: Path) -> float:
 def _read_member(folder: Path, name: str, peek: bool = False) -> bytes | None:
     if _gathering is not None and name in _gathering.get(folder, {}):
         return _gathering[folder][name]
-    held = peek_held(GROUP_KEY).get(folder, {})
+    held = _held(folder)
     if name in held:
         return held[name]
     pack = _index(folder).get(name)

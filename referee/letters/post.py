@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from referee.files import atomic_write, link_or_write, pending_data, pending_write
 from referee.kit.contract import GameModule
 from referee.letters.encryption import seal_letter
-from referee.letters.kept import gathered, keep_packed, read_kept
+from referee.letters.kept import ACKS_PACK_PREFIX, PACK_PREFIX, gathered, keep_packed, read_kept
 from referee.letters.outbox import Attachment, Letter, make_message_id, post
 from referee.letters.render import render
 from referee.protocol.records import PROTOCOL
@@ -62,6 +62,7 @@ class Letterhead:
     module: GameModule | None = None  # whose own templates a letter may include
     unreachable: Sequence[str] = ()  # players whose mail bounces: the others' letters say so
     packed: bool = False  # letters kept in packs (`referee.letters.kept`): a game begun since
+    acks_packed: bool = False  # a folder's acknowledgements kept in one pack (`acks-`): a game begun later
 
     def player(self, name: str | None) -> Recipient | None:
         """Return the player with this name, or None."""
@@ -182,7 +183,8 @@ def deliver(
     text_path = base / f"{name}.txt"
     if head.packed:
         members = {f"{name}.txt": text_bytes, f"{name}.txt.sig": signature, f"{name}.html": html.encode("utf-8")}
-        keep_packed(base, {**members, **{item.filename: item.data for item in attachments if item.kept}})
+        prefix = ACKS_PACK_PREFIX if kind == "ack" and head.acks_packed else PACK_PREFIX
+        keep_packed(base, {**members, **{item.filename: item.data for item in attachments if item.kept}}, prefix)
     else:
         atomic_write(text_path, text_bytes)
         atomic_write(base / f"{name}.txt.sig", signature)

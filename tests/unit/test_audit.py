@@ -117,7 +117,7 @@ def alter(path: Path, data: bytes) -> None:
 
 
 def _rewrite(path: Path, old: str, new: str) -> None:
-    """Change a kept letter of the copy (a file, or a member of its pack of letters)."""
+    """Change a kept letter or order file of the copy (a file, or a member of its pack)."""
     text = kept_letters.read_text(path)
     assert old in text, (path, old)
     kept_letters.rewrite(path, text.replace(old, new, 1).encode())
@@ -169,7 +169,7 @@ def test_an_order_file_edited_by_hand_is_caught(copy: Path) -> None:
     journal = GameDir(copy)
     order = journal.standing_orders(12)["alice"]
     _rewrite(copy / "orders" / order.file, "alice in round 12", "alice in round 13")
-    digest = sha256_hex((copy / "orders" / order.file).read_bytes())
+    digest = sha256_hex(kept_letters.read_bytes(copy / "orders" / order.file))
     assert audit(copy).divergence == (
         f"turn 12/round (phase 12): orders/{order.file} was changed: it hashes to {digest[:16]}..., "
         f"the journal accepted {order.sha256[:16]}..."

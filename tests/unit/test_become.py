@@ -35,7 +35,7 @@ def stored_order(game: TestGame, player: str) -> bytes:
     try:
         phase = journal.open_phase()
         assert phase is not None
-        return (game.dir / "orders" / journal.standing_orders(phase)[player].file).read_bytes()
+        return kept_letters.read_bytes(game.dir / "orders" / journal.standing_orders(phase)[player].file)
     finally:
         journal.close()
 

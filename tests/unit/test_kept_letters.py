@@ -8,7 +8,9 @@ A real moderator game is played through the engine; the files a round adds are c
 from __future__ import annotations
 
 import os
+import sqlite3
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 import kept_letters
@@ -17,9 +19,18 @@ import pytest
 from referee import files
 from referee.game.audit import audit
 from referee.game.engine import adjudicate
-from referee.game.journal import GameDir
+from referee.game.journal import KEPT_ACKS_META, GameDir
 from referee.game.preview import preview
-from referee.letters.kept import gathered, keep_packed, kept_exists, kept_names, pack_bytes, pack_name, read_kept
+from referee.letters.kept import (
+    ACKS_PACK_PREFIX,
+    gathered,
+    keep_packed,
+    kept_exists,
+    kept_names,
+    pack_bytes,
+    pack_name,
+    read_kept,
+)
 from referee.letters.post import read_kept_html
 from referee.mail.commands import _latest_report
 from referee.mail.directory import Seat
@@ -46,8 +57,9 @@ def test_a_new_game_keeps_a_round_of_letters_in_a_few_packs(tmp_path: Path, make
     before = files_under(game.dir / "mail")
     play_round(game, 2)
     added = files_under(game.dir / "mail") - before
-    # 3 acknowledgements (one pack each), the reports, the next notices: 27 files kept a file each.
-    assert len(added) == 5 and all(Path(name).name.startswith("letters-") for name in added), added
+    # 3 acknowledgements (one pack for the folder, each new one taking in the last, the reports'
+    # pack taking in theirs), the reports, the next notices: 27 files kept a file each.
+    assert sorted(Path(name).name.split("-")[0] for name in added) == ["letters", "letters"], added
     folder = game.dir / "mail" / "0002-t2-round"
     for player in game.players:
         for name in ("report.txt", "report.txt.sig", "report.html", "view-after.yaml", "notice.txt", "view.yaml"):
@@ -139,3 +151,30 @@ def test_letters_gathered_land_together_or_not_at_all(tmp_path: Path) -> None:
         keep_packed(tmp_path / "i", {"f.txt": b"f"})
         raise RuntimeError("a crash before the batch lands")
     assert not (tmp_path / "i").exists()
+
+
+def test_a_game_packed_before_acks_packs_keeps_a_pack_an_acknowledgement(tmp_path: Path, make_game: MakeGame) -> None:
+    game = make_game(tmp_path)
+    with closing(sqlite3.connect(game.dir / "journal.sqlite")) as journal, journal:
+        journal.execute("DELETE FROM meta WHERE key = ?", (KEPT_ACKS_META,))  # as a game begun before
+    assert GameDir(game.dir).letters_packed and not GameDir(game.dir).acks_packed
+    play_round(game, 1)
+    folder = game.dir / "mail" / "0001-t1-round"
+    assert sorted(p.name.split("-")[0] for p in folder.iterdir()) == ["letters"] * 5  # 3 acks, notices, reports
+    assert audit(game.dir).ok
+
+
+def test_acknowledgements_make_one_pack_a_folder_until_the_reports_take_them_in(tmp_path: Path) -> None:
+    keep_packed(tmp_path, {"a.ack.txt": b"a"}, ACKS_PACK_PREFIX)
+    keep_packed(tmp_path, {"b.ack.txt": b"b"}, ACKS_PACK_PREFIX)
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["acks"]
+    with files.group_commit():  # a batch: the folder's pack made anew once, as the batch lands
+        keep_packed(tmp_path, {"d.ack.txt": b"d"}, ACKS_PACK_PREFIX)
+        keep_packed(tmp_path, {"e.ack.txt": b"e"}, ACKS_PACK_PREFIX)
+        assert len(os.listdir(tmp_path)) == 1 and read_kept(tmp_path / "a.ack.txt") == b"a"
+    assert len(os.listdir(tmp_path)) == 1
+    with gathered():  # the phase's reports: their pack takes in the acknowledgements
+        keep_packed(tmp_path, {"c.report.txt": b"c"})
+        assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["acks"]
+    assert sorted(p.name.split("-")[0] for p in tmp_path.iterdir()) == ["letters"]
+    assert kept_names(tmp_path) == ["a.ack.txt", "b.ack.txt", "c.report.txt", "d.ack.txt", "e.ack.txt"]
