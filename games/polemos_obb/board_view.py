@@ -11,6 +11,7 @@ Games begun before (army_board: divisions) keep the board of `board.py`, one tex
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,10 +89,16 @@ def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved
 
 
 def _fitted(rows: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-    """Return the rows with their notes cut (ending "+") so that the aligned table fits TABLE_WIDTH."""
+    """Return the rows with notes too long for TABLE_WIDTH wrapped onto rows of their own below,
+    every other cell empty (a cut note, "LEFT+", said nothing a player could read)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS) - 1)]
     room = max(len(HEADINGS[-1]), TABLE_WIDTH - sum(widths) - 2 * (len(widths)))
-    return tuple((*row[:-1], row[-1] if len(row[-1]) <= room else row[-1][: room - 1] + "+") for row in rows)
+    fitted: list[tuple[str, ...]] = []
+    for row in rows:
+        first, *more = textwrap.wrap(row[-1], room, break_long_words=False, break_on_hyphens=False) or [""]
+        fitted.append((*row[:-1], first))
+        fitted += [(*[""] * (len(row) - 1), line) for line in more]
+    return tuple(fitted)
 
 
 def _general_state(general: Mapping[str, Any]) -> str:
