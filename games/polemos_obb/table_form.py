@@ -33,7 +33,7 @@ def with_table_notes(form: Example, state: Mapping[str, Any], seen: Mapping[str,
         if kind == "moves"
         else ("orders.attacks", _in_reach(state, seen, army))
     )
-    notes[field] = f"{notes[field]}; {note}" if field in notes else note
+    notes[field] = f"{notes[field]}\n{note}" if field in notes else note
     return Example(form.orders, notes, form.fields)
 
 
@@ -72,9 +72,9 @@ def _positions(state: Mapping[str, Any], seen: Mapping[str, Any], army: str, bw_
     if shortened:
         lines.append("the picture labels a long id by its initials and number (" + ", ".join(shortened[:1]) + ")")
     return (
-        "your bases, positions in mm, and how far each may move on an order of its own: "
-        + "; ".join(lines)
-        + f". 1BW = {bw_mm:g} mm; cavalry launching an attack 1BW more (charge: true); limbered guns moving"
+        "your bases, positions in mm, and how far each may move on an order of its own:\n"
+        + "".join(f"- {line}\n" for line in lines)
+        + f"1BW = {bw_mm:g} mm; cavalry launching an attack 1BW more (charge: true); limbered guns moving"
         " with a column (with: DIVISION) at its rate; e.g. steps: [{advance: 30}, {wheel: left, by: 20}]"
     )
 

@@ -147,7 +147,7 @@ def _note(path: str, node: Mapping[str, Any] | None, notes: Mapping[str, str]) -
 def _emit(lines: list[str], text: str, comment: str, indent: str) -> None:
     if not comment:
         lines.append(text)
-    elif len(text) + 4 + len(comment) <= WIDTH:
+    elif len(text) + 4 + len(comment) <= WIDTH and "\n" not in comment:
         lines.append(f"{text}  # {comment}")
     else:
         _comment(lines, comment, indent)
@@ -155,9 +155,13 @@ def _emit(lines: list[str], text: str, comment: str, indent: str) -> None:
 
 
 def _comment(lines: list[str], comment: str, indent: str) -> None:
-    """Write a comment on lines of its own above a field, wrapped at WIDTH."""
+    """Write a comment on lines of its own above a field, wrapped at WIDTH, each of its own lines
+    (a game's note may list one thing a line) wrapped on its own."""
     width = max(WIDTH - len(indent) - 2, 30)
-    lines += [f"{indent}# {part}" for part in textwrap.wrap(comment, width, break_on_hyphens=False)]
+    for paragraph in comment.split("\n"):
+        hanging = "  " if paragraph.startswith("- ") else ""  # an item of a list: its lines under its text
+        parts = textwrap.wrap(paragraph, width, subsequent_indent=hanging, break_on_hyphens=False)
+        lines += [f"{indent}# {part}" for part in parts]
 
 
 def _field(

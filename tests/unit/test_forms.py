@@ -69,6 +69,15 @@ def test_each_field_says_what_it_takes_and_the_comments_fit_the_page() -> None:
     assert all(len(line) <= WIDTH for line in form.splitlines() if line.lstrip().startswith("#"))
 
 
+def test_a_note_of_several_lines_starts_each_on_a_comment_line_of_its_own() -> None:
+    notes = {"orders.bid": "your units:\n- A at (1, 2)\n- B at (3, 4)" + ", x" * 30, "orders.side": "left\nor right"}
+    form = order_form(HEADER, {"bid": 3, "side": "left"}, SCHEMA, notes)
+    assert "  # your units:\n  # - A at (1, 2)\n  # - B at (3, 4), x, x," in form
+    assert "\n  #   x, x" in form and ", x\n  bid: 3\n" in form  # an item's lines hang under its text
+    assert "  # left\n  # or right\n  side: left\n" in form  # short, yet never on the field's line
+    assert load_strict(form) == {**HEADER, "orders": {"bid": 3, "side": "left"}}
+
+
 def test_an_empty_form_names_the_orders_one_may_give() -> None:
     form = order_form(HEADER, {}, SCHEMA)
     assert "orders: {}" in form
