@@ -85,7 +85,7 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
         return None  # before the muster lays the armies out: an empty cloth says nothing
     items += _arrows(events, where)
     items += _fights(events, where)
-    return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items)
+    return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items, piece="base")
 
 
 def short_label(base: str) -> str:

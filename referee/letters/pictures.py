@@ -518,9 +518,13 @@ def legend(scene: Mapping[str, Any]) -> list[str]:
     """Return the short text legend a letter prints under the picture: the sides, then what each
     look, arrow and marker drawn means (only those the picture holds)."""
     items = scene["items"]
-    lines = [f"{side['name']}: {_colour_name(side['colour'])}" for side in scene["sides"].values()]
+    piece = scene.get("piece")
+    lines = [f"{side['name']}: {_colour_name(side['colour'], piece)}" for side in scene["sides"].values()]
     looks = sorted({i["look"] for i in items if i["item"] == "unit"}, key=list(LOOK_WORDS).index)
-    lines += [f"{_look_shape(look)}: {LOOK_WORDS[look]}" for look in looks]
+    if piece is not None and looks == ["unit"]:  # a base, not a card: never face down
+        lines.append(f"filled {piece}: a {piece} (a heavier line marks its front edge)")
+    else:
+        lines += [f"{_look_shape(look)}: {LOOK_WORDS[look]}" for look in looks]
     arrows = sorted({i["kind"] for i in items if i["item"] == "arrow"}, key=list(ARROW_WORDS).index)
     lines += [f"{_arrow_shape(kind)}: {ARROW_WORDS[kind]}" for kind in arrows]
     markers = sorted({i["kind"] for i in items if i["item"] == "marker"})
@@ -553,12 +557,13 @@ def _marker_shape(kind: str) -> str:
     return {"combat": "yellow star", "destroyed": "black cross", "shot": "ringed dot"}.get(kind, "purple ring")
 
 
-def _colour_name(colour: Colour) -> str:
+def _colour_name(colour: Colour, piece: str | None = None) -> str:
     r, g, b = _rgb(colour)
+    pieces = f"{piece}s" if piece else "cards"
     if max(r, g, b) - min(r, g, b) < 30:
-        return "grey cards"
+        return f"grey {pieces}"
     hue = {0: "red", 1: "green", 2: "blue"}[max(range(3), key=(r, g, b).__getitem__)]
-    return f"{hue} cards"
+    return f"{hue} {pieces}"
 
 
 def scene_sha256(scene: Mapping[str, Any]) -> str:

@@ -159,6 +159,17 @@ def test_the_legend_names_what_the_picture_holds() -> None:
     assert "charge" not in plain and "face-down" not in plain
 
 
+def test_a_scene_of_bases_calls_its_units_bases_in_the_legend() -> None:
+    bases = scene(
+        "Turn 1: the battlefield", 1200, 900, SIDES, [unit_item(Pose(300, 300, 0), CARD, "blue", "V")], piece="base"
+    )
+    words = pictures.legend(bases)
+    assert words[0].endswith(": blue bases") and "filled base: a base (a heavier line marks its front edge)" in words
+    assert not any("card" in line for line in words)
+    with pytest.raises(GameDataError, match=r"picture\.piece is not one lower-case word"):
+        check_scene({**bases, "piece": "Bases!"})
+
+
 def test_a_letter_picture_checks_the_scene_first() -> None:
     made = full()
     made["items"].append({"item": "unit", "points": [], "side": "blue", "label": "", "look": "unit"})

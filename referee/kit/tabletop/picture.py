@@ -7,6 +7,9 @@ and PNG (`referee.letters.pictures`). A scene says what is where, never how it l
      "sides": {key: {"name": "...", "colour": "#rrggbb"}},
      "items": [item, ...]}
 
+and optionally "piece": what a unit is called in the legend, one lower-case word ("base"; cards
+when absent).
+
 Items, each a mapping with "item" naming its kind (drawn in this order: terrain first, then
 units, arrows over them, markers, and every text on top; within a kind, in the scene's order):
 
@@ -56,16 +59,24 @@ def point(xy: Sequence[float]) -> list[float | int]:
 
 
 def scene(
-    title: str, width: float, depth: float, sides: Mapping[str, Mapping[str, str]], items: Iterable[Mapping[str, Any]]
+    title: str,
+    width: float,
+    depth: float,
+    sides: Mapping[str, Mapping[str, str]],
+    items: Iterable[Mapping[str, Any]],
+    piece: str | None = None,
 ) -> dict[str, Any]:
-    """Return a checked scene of a `width` x `depth` mm table (see the module docstring)."""
-    made = {
+    """Return a checked scene of a `width` x `depth` mm table (see the module docstring); `piece`
+    names its units in the legend (a base; cards when None)."""
+    made: dict[str, Any] = {
         "picture": VERSION,
         "title": title,
         "table": {"width": rounded(width), "depth": rounded(depth)},
         "sides": {key: {"name": side["name"], "colour": side["colour"]} for key, side in sides.items()},
         "items": [dict(item) for item in items],
     }
+    if piece is not None:
+        made["piece"] = piece
     check_scene(made)
     return made
 
@@ -159,6 +170,13 @@ def check_scene(made: Any) -> None:
     _require(isinstance(table, dict), f"{where}.table", "is not a mapping of width and depth")
     for key in ("width", "depth"):
         _require(_is_number(table.get(key)) and table[key] > 0, f"{where}.table.{key}", "is not a positive number")
+    if "piece" in made:
+        piece = made["piece"]
+        _require(
+            isinstance(piece, str) and piece.isascii() and piece.isalpha() and piece.islower() and len(piece) <= 20,
+            f"{where}.piece",
+            "is not one lower-case word naming the units (base)",
+        )
     sides = made.get("sides")
     _require(isinstance(sides, dict), f"{where}.sides", "is not a mapping")
     _CHECK.named_colours(sides, f"{where}.sides")
