@@ -78,7 +78,7 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
                     mounts = f"{short_label(base['id'])} mts"
                     items.append(unit_item(pose_from(base["mounts"]), size, side_of_army[division["army"]], mounts))
     for general in view["generals"]:
-        if general["status"] == "active" and "pose" in general:
+        if general["status"] == "active" and "pose" in general and not _gone(view, general):
             pose = pose_from(general["pose"])
             items.append(unit_item(pose, Size(width / 2, depth), side_of_army[general["army"]], _initials(general)))
     if not where:
@@ -86,6 +86,16 @@ def picture(view: Mapping[str, Any], player: str | None, events: Sequence[Mappin
     items += _arrows(events, where)
     items += _fights(events, where)
     return scene(_title(view, player), table["width_mm"], table["depth_mm"], sides, items, piece="base")
+
+
+def _gone(view: Mapping[str, Any], general: Mapping[str, Any]) -> bool:
+    """Return whether a general left the field with his troops: his army exhausted, or (below
+    the C-in-C) every division he commands spent, as its bases are no longer drawn."""
+    army = next(a for a in view["armies"] if a["id"] == general["army"])
+    if army["exhausted"]:
+        return True
+    commands = [d for d in view["divisions"] if d["commander"] == general["id"]]
+    return army["c_in_c"] != general["id"] and bool(commands) and all(d["spent"] for d in commands)
 
 
 def short_label(base: str) -> str:

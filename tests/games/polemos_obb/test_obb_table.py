@@ -19,6 +19,7 @@ from test_obb_combat_example import TURN_ONE_DICE, VAN_GELDER_ATTACKS, turn_one_
 
 from games.polemos_obb import GAME
 from games.polemos_obb.options import NEW_GAME_OPTIONS
+from games.polemos_obb.picture import _initials
 from games.polemos_obb.table import back
 from referee.game.engine import adjudicate, init_game
 from referee.kit.tabletop.picture import check_scene
@@ -380,6 +381,25 @@ def test_the_picture_draws_every_base_the_moves_and_the_fights() -> None:
     assert scene["sides"]["allies"]["name"] == "The Allies (you)"
     public = GAME.picture(GAME.view(state, None), None, seen)
     assert public is not None and public["items"] == items  # the table is public
+
+
+def test_generals_leave_the_picture_with_their_troops() -> None:
+    """The last report of a battle drew the broken Imperial army's generals on an empty field."""
+    state = danube()
+    labels = _general_labels(state)
+    assert {"Gen VG", "Gen DS", "Gen ICIC"} <= labels
+    state["armies"]["imperial"]["exhausted"] = True  # the army leaves the battle: all its generals go
+    state["divisions"]["de-salon"]["spent"] = True  # a spent division's commander goes with it
+    imperial = {g for g, general in state["generals"].items() if general["army"] == "imperial"}
+    gone = {_initials({"id": g}) for g in imperial} | {"Gen DS"}
+    assert {"Gen ICIC", "Gen VA"} <= gone
+    assert _general_labels(state) == labels - gone and "Gen BCIC" in labels - gone
+
+
+def _general_labels(state: dict) -> set[str]:
+    scene = GAME.picture(GAME.view(state, "dutch"), "dutch", [])
+    assert scene is not None
+    return {i["label"] for i in scene["items"] if i["item"] == "unit" and i["label"].startswith("Gen ")}
 
 
 def test_the_pairs_in_reach_are_written_as_pairs_are_ordered() -> None:
