@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 
 JOURNAL = "journal.sqlite"
 # The journal version GameDir brings a journal to (len(referee.game.journal.MIGRATIONS)), and
-# the log's indexes it adds (LOG_INDEXES): a journal without either is GameDir's to open.
+# the log's indexes it adds (LOG_INDEXES) and drops: a journal not yet so is GameDir's to open.
 JOURNAL_VERSION = 3
-LOG_INDEXES = ("log_kind_phase", "log_sha256", "log_source")
+LOG_INDEXES = ("log_kind_phase", "log_sha256_orders", "log_source_entries")
+LOG_INDEXES_REPLACED = ("log_source", "log_sha256")  # GameDir drops them
 HELD_EVENT = "phase.held"
 ALERTED_EVENT = "phase.held.alerted"
 NEEDS_CACHE = ".status-needs.json"
@@ -96,7 +97,8 @@ def _as_kept(db: sqlite3.Connection) -> bool:
     if db.execute("PRAGMA user_version").fetchone()[0] != JOURNAL_VERSION:
         return False
     rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log'")
-    if not set(LOG_INDEXES) <= {row[0] for row in rows}:
+    names = {row[0] for row in rows}
+    if not set(LOG_INDEXES) <= names or names & set(LOG_INDEXES_REPLACED):
         return False
     return db.execute("SELECT 1 FROM meta WHERE key = 'game'").fetchone() is not None
 

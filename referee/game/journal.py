@@ -81,11 +81,21 @@ CREATE TABLE IF NOT EXISTS beacon_rounds (
 # at the game's first mail and at its ten-thousandth. Created on open in a journal made before
 # them (GameDir._connect): an index is derived data, SQLite builds it from the log in one pass,
 # and the log's bytes are untouched, so no migration step and no version are needed.
+# The two JSON indexes are partial: SQLite parses a row's JSON to index it, and an adjudication's
+# entry (its events: 3.5 MB at 10,000 rolls) holds neither key, so it is left out (WHERE), and
+# each look-up says the same WHERE so that SQLite may use the index (source_seen, times_received).
+ORDER_KINDS = "kind IN ('order.accepted', 'order.refused', 'order.duplicate')"
+NOT_ADJUDICATED = "kind <> 'phase.adjudicated'"
 LOG_INDEXES = {
-    "log_source": "CREATE INDEX IF NOT EXISTS log_source ON log (json_extract(data, '$.source'))",
-    "log_sha256": "CREATE INDEX IF NOT EXISTS log_sha256 ON log (json_extract(data, '$.sha256'))",
+    "log_source_entries": "CREATE INDEX IF NOT EXISTS log_source_entries ON log (json_extract(data, '$.source'))"
+    f" WHERE {NOT_ADJUDICATED}",
+    "log_sha256_orders": "CREATE INDEX IF NOT EXISTS log_sha256_orders ON log (json_extract(data, '$.sha256'))"
+    f" WHERE {ORDER_KINDS}",
     "log_kind_phase": "CREATE INDEX IF NOT EXISTS log_kind_phase ON log (kind, turn, phase)",
 }
+# The whole-log JSON indexes of journals made before (sessions 27-31), dropped where LOG_INDEXES
+# are made: each parsed every entry written, the adjudication's too.
+LOG_INDEXES_REPLACED = ("log_source", "log_sha256")
 
 LOCK_WAIT_SECONDS = 10.0
 # The meta key naming the newest state whose chain, back to the game's first state, the referee
@@ -163,6 +173,7 @@ def _index_log(db: sqlite3.Connection) -> None:
     """Create the log's indexes a journal lacks (LOG_INDEXES): one read of the schema when it has them all."""
     present = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log'")}
     missing = [sql for name, sql in LOG_INDEXES.items() if name not in present]
+    missing += [f"DROP INDEX {name}" for name in LOG_INDEXES_REPLACED if name in present]
     if not missing:
         return
     # Not worth waiting for: while another process writes the journal, or when this one may
@@ -851,8 +862,7 @@ class GameDir:
     def times_received(self, sha256: str) -> int:
         """Return how many times a file with this SHA-256 was submitted (accepted, refused or again)."""
         row = self.db.execute(
-            "SELECT COUNT(*) AS n FROM log WHERE kind IN ('order.accepted', 'order.refused', 'order.duplicate')"
-            " AND json_extract(data, '$.sha256') = ?",
+            f"SELECT COUNT(*) AS n FROM log WHERE {ORDER_KINDS} AND json_extract(data, '$.sha256') = ?",
             (sha256,),
         ).fetchone()
         return int(row["n"])
@@ -860,7 +870,7 @@ class GameDir:
     def source_seen(self, source: str) -> bool:
         """Return whether a submission from this source (e.g. one incoming mail) was already handled."""
         row = self.db.execute(
-            "SELECT 1 FROM log WHERE json_extract(data, '$.source') = ? LIMIT 1", (source,)
+            f"SELECT 1 FROM log WHERE {NOT_ADJUDICATED} AND json_extract(data, '$.source') = ? LIMIT 1", (source,)
         ).fetchone()
         return row is not None
 

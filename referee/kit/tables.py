@@ -19,7 +19,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -97,15 +97,23 @@ class Lookup:
     def as_dict(self) -> dict[str, Any]:
         """Return the lookup as plain JSON data for events and reports; a structured result
         stays a mapping under `result`, its text also under `result_text` (only then)."""
-        data = {name: getattr(self, name) for name in _LOOKUP_FIELDS}
-        data.update(values=list(self.values), modifiers=[{"name": n, "value": v} for n, v in self.modifiers])
+        data = {  # Lookup's fields in their order, written out: this runs for every table roll
+            "table": self.table,
+            "title": self.title,
+            "dice": self.dice,
+            "values": list(self.values),
+            "natural": self.natural,
+            "modifiers": [{"name": n, "value": v} for n, v in self.modifiers],
+            "modified": self.modified,
+            "clamped": self.clamped,
+            "row": self.row,
+            "column": self.column,
+            "result": self.result,
+        }
         if self.structured:
             data["result"] = _plain(self.result)
             data["result_text"] = self.text
         return data
-
-
-_LOOKUP_FIELDS = tuple(field.name for field in fields(Lookup))  # found once, not for every roll read
 
 
 @dataclass(frozen=True)
@@ -158,13 +166,20 @@ class Table:
                     found.append(result["roll"])
         return tuple(found)
 
+    @property
+    def _where(self) -> str:
+        """The table as an error names it (made only for an error: a lookup runs for every roll)."""
+        return f"table {self.id} ({self.title})"
+
     def modifier_values(self, modifiers: Any) -> list[tuple[str, int]]:
         """Return each modifier asked for, in order, as (name, value); raise GameDataError naming
         the first that is unknown, out of its range, without its value, or given twice.
 
         `modifiers` lists names (a fixed modifier) and one-item mappings {name: value} (a numeric
         modifier, or a fixed one given its own value)."""
-        where = f"table {self.id} ({self.title})"
+        if type(modifiers) in (list, tuple) and not modifiers:
+            return []  # the common roll: no modifier asked for
+        where = self._where
         if type(modifiers) not in (list, tuple) and (
             isinstance(modifiers, (str, Mapping)) or not isinstance(modifiers, Sequence)
         ):
@@ -202,7 +217,6 @@ class Table:
     def lookup(self, values: Sequence[int], modifiers: Sequence[Any] = (), column: str | None = None) -> Lookup:
         """Return the Lookup for rolled `values` with the modifiers asked for (names, and
         {name: value} items for numeric ones: see `modifier_values`), read in `column`."""
-        where = f"table {self.id} ({self.title})"
         if (
             isinstance(values, (str, bytes))
             or not isinstance(values, Sequence)
@@ -210,7 +224,7 @@ class Table:
             or not all(_is_int(v) and _face_ok(self.dice, v) for v in values)
         ):
             raise GameDataError(
-                f"{where} rolls {self.dice.text}, but was given the values {_show(values)}",
+                f"{self._where} rolls {self.dice.text}, but was given the values {_show(values)}",
                 hints=(f"pass the {self.dice.count} value(s) of dice.roll(table.dice, label=...)",),
             )
         applied = self.modifier_values(modifiers)
@@ -219,15 +233,15 @@ class Table:
         clamped = modified if self.clamp is None else _clamp(modified, self.clamp)
         row = next((r for r in self.rows if r.covers(clamped)), None)
         if row is None:  # cannot happen for a table that passed parse_table's coverage check
-            raise GameDataError(f"{where} has no row for total {clamped}")
+            raise GameDataError(f"{self._where} has no row for total {clamped}")
         if self.columns is None:
             if column is not None:
-                raise GameDataError(f"{where} has no columns, but column {_show(column)} was asked for")
+                raise GameDataError(f"{self._where} has no columns, but column {_show(column)} was asked for")
             result = row.result
         else:
             if column not in self.columns:
                 raise GameDataError(
-                    f"{where} has no column {_show(column)}; its columns: {', '.join(self.columns)}",
+                    f"{self._where} has no column {_show(column)}; its columns: {', '.join(self.columns)}",
                     hints=("pass column= with one of the table's columns",),
                 )
             result = row.result[column]

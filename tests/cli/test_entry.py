@@ -16,7 +16,7 @@ import pytest
 
 from referee.game import glance
 from referee.game.engine import adjudicate, init_game
-from referee.game.journal import LOG_INDEXES, MIGRATIONS, GameDir
+from referee.game.journal import LOG_INDEXES, LOG_INDEXES_REPLACED, MIGRATIONS, GameDir
 from referee.game.status import status
 from referee.game.supplies import HELD_EVENT, needs_when
 from referee.game.unreachable import mark_unreachable
@@ -40,7 +40,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     adjudicate(over.dir, force=True)
     old = new_game(root / "old")
     with sqlite3.connect(old.dir / "journal.sqlite") as db:
-        db.execute("DROP INDEX log_source")  # made before the log's indexes: GameDir adds them
+        db.execute("DROP INDEX log_source_entries")  # made before the log's indexes: GameDir adds them
     home = Home(root / "home")
     home.create()
     home.config_path.write_text("referee: {email: referee@example.org, name: Test Referee}\n", encoding="utf-8")
@@ -158,6 +158,7 @@ def test_a_glance_leaves_other_journals_to_gamedir(tmp_path: Path) -> None:
 def test_the_glance_knows_the_journal_it_reads() -> None:
     assert len(MIGRATIONS) == glance.JOURNAL_VERSION
     assert set(glance.LOG_INDEXES) == set(LOG_INDEXES)
+    assert glance.LOG_INDEXES_REPLACED == LOG_INDEXES_REPLACED
 
 
 def test_the_kept_needs_hold_while_their_code_and_state_are_unchanged(tmp_path: Path) -> None:

@@ -42,6 +42,10 @@ def test_the_bench_sections_without_mail_run_and_state_their_aims(tmp_path: Path
     assert any(aim == "< 0.5 s" for aim in aims.values())
     assert any(aim == "<= 100 KiB" for aim in aims.values())
     assert len(found["growth"]) == 5  # a round, verify, audit, the idle pass, bytes
+    # players: what more players add, at two roll counts (the aim); 32 over 2 at one, for scale
+    added, scale = found["players"]
+    assert "more players add" in str(added["name"]) and "<= 1.5x" in str(added["aim"])
+    assert "/ of 2 players" in str(scale["name"]) and not scale["aim"]
 
 
 @pytest.mark.skipif(not dovecot_available(), reason="Dovecot is not installed: scripts/test installs dovecot-imapd")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.game.journal import LOG_INDEXES, GameDir, OpenPhase
+from referee.game.journal import LOG_INDEXES, LOG_INDEXES_REPLACED, GameDir, OpenPhase
 from referee.game.supplies import ALERTED_EVENT, HELD_EVENT, held
 
 
@@ -94,3 +94,50 @@ def test_a_journal_without_the_indexes_gets_them_when_opened(tmp_path: Path, bus
         assert reopened.db.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
     finally:
         writer.close()
+
+
+def _json_parses(journal: GameDir, write: Callable[[], object]) -> int:
+    """Return how many times SQLite's json_extract ran while `write` ran (an override counting calls)."""
+    calls = 0
+
+    def extract(text: str, path: str) -> object:
+        nonlocal calls
+        calls += 1
+        return _BUILTIN.execute("SELECT json_extract(?, ?)", (text, path)).fetchone()[0]
+
+    journal.db.create_function("json_extract", 2, extract, deterministic=True)
+    try:
+        write()
+    finally:
+        journal.db.create_function("json_extract", 2, None)
+    return calls
+
+
+_BUILTIN = sqlite3.connect(":memory:")
+
+
+def test_an_adjudication_entry_is_not_parsed_to_index_it(tmp_path: Path) -> None:
+    """The log's JSON indexes leave out the adjudication's entry (its events, megabytes in a long
+    phase): writing it parses nothing, where an order entry is parsed for each index it is in."""
+    journal = _game_of(tmp_path, 10)
+    events = {"events": [{"kind": "roll", "values": [n]} for n in range(100)], "record": "r.json"}
+    with journal.transaction():
+        big = _json_parses(journal, lambda: journal.log("phase.adjudicated", events, turn=9, phase="round"))
+        order = _json_parses(journal, lambda: journal.log("order.accepted", {"sha256": "ab", "source": "s"}, turn=9))
+        absent = _json_parses(journal, lambda: journal.log("player.absent", {"source": "t"}, turn=9))
+    assert (big, order, absent) == (0, 2, 1)
+    assert journal.source_seen("s") and journal.source_seen("t") and journal.times_received("ab") == 1
+
+
+def test_the_whole_log_indexes_of_an_older_journal_are_replaced(tmp_path: Path) -> None:
+    journal = _game_of(tmp_path, 30)
+    journal.db.execute("INSERT INTO meta (key, value) VALUES ('game', '{}')")
+    for name in LOG_INDEXES:
+        journal.db.execute(f"DROP INDEX {name}")
+    for name, key in zip(LOG_INDEXES_REPLACED, ("source", "sha256"), strict=True):
+        journal.db.execute(f"CREATE INDEX {name} ON log (json_extract(data, '$.{key}'))")
+    journal.close()
+    reopened = GameDir(tmp_path)
+    names = {r[0] for r in reopened.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert set(LOG_INDEXES) <= names and not names & set(LOG_INDEXES_REPLACED)
+    assert reopened.source_seen("imap:INBOX:29") and reopened.times_received(f"{29:064x}") == 1

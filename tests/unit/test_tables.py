@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -279,6 +280,7 @@ def test_lookup_reports_everything(tables: Tables) -> None:
     assert data["modifiers"] == [{"name": "elite", "value": 2}]
     assert data["values"] == [3, 4]
     assert json.loads(json.dumps(data)) == data
+    assert list(data) == [f.name for f in dataclasses.fields(Lookup)]  # every field, in the dataclass's order
 
 
 def test_lookup_clamps(tables: Tables) -> None:
