@@ -11,7 +11,6 @@ Games begun before (army_board: divisions) keep the board of `board.py`, one tex
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +18,6 @@ from games.polemos_obb.board import moment, spent_note
 from referee.kit import Fact, boards
 
 HEADINGS = ("division", "brigade", "fresh", "shaken", "lost", "general", "notes")
-TABLE_WIDTH = 70  # characters: the text letter indents the table by 4 and keeps lines within 78
 LOST = ("broken", "removed")
 # The picture's states, in the legend's order: a base on the field is fresh or shaken; a broken
 # base leaves at the end of the turn (removed).
@@ -46,7 +44,7 @@ def board_table(seen: Mapping[str, Any]) -> list[Fact]:
         rows: list[tuple[str, ...]] = []
         for division in (d for d in seen["divisions"] if d["army"] == army["id"]):
             rows += _brigade_rows(division, generals[division["commander"]], moved)
-        table = _fitted([HEADINGS, *rows]) if rows else ()
+        table = (HEADINGS, *rows) if rows else ()
         facts.append(Fact(f"Army board: {army['title']} ({army['id']})", _army_line(army, generals), table=table))
     return facts
 
@@ -86,19 +84,6 @@ def _brigade_rows(division: Mapping[str, Any], general: Mapping[str, Any], moved
             )
         )
     return rows
-
-
-def _fitted(rows: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-    """Return the rows with notes too long for TABLE_WIDTH wrapped onto rows of their own below,
-    every other cell empty (a cut note, "LEFT+", said nothing a player could read)."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS) - 1)]
-    room = max(len(HEADINGS[-1]), TABLE_WIDTH - sum(widths) - 2 * (len(widths)))
-    fitted: list[tuple[str, ...]] = []
-    for row in rows:
-        first, *more = textwrap.wrap(row[-1], room, break_long_words=False, break_on_hyphens=False) or [""]
-        fitted.append((*row[:-1], first))
-        fitted += [(*[""] * (len(row) - 1), line) for line in more]
-    return tuple(fitted)
 
 
 def _general_state(general: Mapping[str, Any]) -> str:

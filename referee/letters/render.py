@@ -115,16 +115,26 @@ def tally(omitted: dict[str, Any]) -> str:
     return f"{omitted['who']} {omitted['count']:,}"
 
 
-def aligned(table: Any) -> list[str]:
+def aligned(table: Any, width: int | None = None) -> list[str]:
     """Return a table's rows (lists of cells) as text lines with their columns aligned: a column
-    of numbers to the right, any other to the left, two spaces apart, no trailing spaces."""
+    of numbers to the right, any other to the left, two spaces apart, no trailing spaces. With a
+    `width`, a row's last cell that would run past it goes on below, under its column, broken
+    between words (an HTML letter's table cell wraps by itself)."""
     rows = [[str(cell) for cell in row] for row in table]
     widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(max(map(len, rows), default=0))]
     numeric = [all(row[i].isdigit() for row in rows[1:] if i < len(row) and row[i]) for i in range(len(widths))]
     lines = []
     for row in rows:
         cells = [cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]) for i, cell in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
+        line = "  ".join(cells).rstrip()
+        if width is not None and len(line) > width and len(cells) > 1:
+            lead = "  ".join(cells[:-1]) + "  "
+            room = max(width - len(lead), 5)
+            first, *more = textwrap.wrap(row[-1], room, break_long_words=False, break_on_hyphens=False) or [""]
+            line = (lead + first).rstrip()
+            lines += [line, *(" " * len(lead) + part for part in more)]
+            continue
+        lines.append(line)
     return lines
 
 

@@ -9,7 +9,7 @@ import copy
 from obb_helpers import new_game, play
 
 from games.polemos_obb import GAME
-from games.polemos_obb.board_view import HEADINGS, _fitted, board_picture
+from games.polemos_obb.board_view import HEADINGS, board_picture
 from games.polemos_obb.options import NEW_GAME_OPTIONS
 from referee.game.announce import picture_attachments
 from referee.kit.boards import check_board
@@ -102,10 +102,12 @@ def test_a_division_not_yet_rolled_has_a_row_saying_so() -> None:
 
 
 def test_a_note_too_long_for_the_row_goes_on_below_whole() -> None:
-    # Long brigade ids (imperial-horse-1) leave the notes little room: a note is wrapped onto rows
-    # of its own, never cut to "LEFT+" (a word longer than the room stands whole).
-    rows = [HEADINGS, ("imperial-horse", "imperial-horse-1", "1", "0", "0", "lethargic", "LEFT BATTLE, moved")]
-    table = _fitted(rows)
-    assert [row[-1] for row in table[1:]] == ["LEFT", "BATTLE,", "moved"]
-    assert all(set(row[:-1]) == {""} for row in table[2:])
-    assert all(len(line) <= 74 for line in aligned(table))
+    # Long brigade ids (imperial-horse-1) leave the notes little room: in a text letter a note is
+    # wrapped under its column, never cut to "LEFT+" (a word longer than the room stands whole);
+    # the table keeps it whole for an HTML letter, whose cell wraps by itself.
+    row = ("imperial-horse", "imperial-horse-1", "1", "0", "0", "lethargic", "LEFT THE BATTLE WITH ITS ARMY, moved")
+    lines = aligned((HEADINGS, row), 74)  # indented by 4 in a 78-column letter
+    column = lines[0].index("notes")
+    assert [line[column:] for line in lines[1:]] == ["LEFT THE", "BATTLE", "WITH ITS", "ARMY,", "moved"]
+    assert all(not line[:column].strip() for line in lines[2:])
+    assert all(len(line) <= 74 for line in lines) and aligned((HEADINGS, row))[1].endswith(row[-1])
