@@ -18,6 +18,7 @@ from typing import Any
 import kept_letters
 import pytest
 import yaml
+from counter_random import counter_urandom
 
 from games.cockpit_of_europe import GAME
 from referee.game.engine import adjudicate, init_game, submit
@@ -140,9 +141,11 @@ def order_file(game_dir: Path, side: str, orders: dict[str, Any]) -> bytes:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
-    """Play the campaign year once for every test of this module."""
+    """Play the campaign year once for every test of this module, with the same dice every run
+    (the year's lowest BHG, which a test reads, follows the dice)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "fsync", lambda fd: None)  # durability is not under test here
+        patch.setattr(os, "urandom", counter_urandom("coe-year/3"))
         return _play(tmp_path_factory.mktemp("coe"))
 
 
