@@ -184,7 +184,7 @@ def _adjudicate_phase(game: Game, phase: OpenPhase, force: bool, default_unfit: 
                 "record": record_path.name,
                 "defaulted": outcome.defaulted,
                 "forced": force,
-                "events": [event.as_dict() for event in outcome.events],
+                "events": outcome.events,  # written as Event.as_dict writes them, by stored_json
                 "record_sha256": outcome.record_sha256,
                 "hidden_inputs": outcome.hidden_inputs,
             },

@@ -22,7 +22,7 @@ from typing import Any
 from referee.errors import LockedError, StateError, no_game_error
 from referee.files import atomic_write
 from referee.game.glance import header_problem
-from referee.protocol.canonical import canonical_json, sha256_hex
+from referee.protocol.canonical import canonical_json, sha256_hex, stored_json
 
 # The operator's commands that change a game, each recorded before it writes anything and
 # marked finished at its end (referee.game.operations). Created on first use in an older
@@ -920,7 +920,7 @@ class GameDir:
         """Append an entry to the journal's log."""
         self.db.execute(
             "INSERT INTO log (at, kind, turn, phase, player, data) VALUES (?, ?, ?, ?, ?, ?)",
-            (utc_now(), kind, turn, phase, player, json.dumps(data, sort_keys=True)),
+            (utc_now(), kind, turn, phase, player, stored_json(data)),
         )
 
     # -- operations -------------------------------------------------------------------

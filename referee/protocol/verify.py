@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 
 from referee.protocol import beacon, dice, hidden
 from referee.protocol.bulk import bulk_work
-from referee.protocol.canonical import canonical_json, load_json, sha256_hex
+from referee.protocol.canonical import canonical_json, load_canonical_json, load_pretty_json, sha256_hex
 from referee.protocol.errors import RefereeError
 from referee.protocol.piles import Final, check_card_moves
 from referee.protocol.records import (
@@ -444,7 +444,7 @@ def _verify_record(
     """Return verify_record's answer plus how many rolls were re-derived."""
     problems = check_signature(record_bytes, signature, referee_key, name)
     try:
-        record = load_json(record_bytes)
+        record = load_pretty_json(record_bytes)
     except (UnicodeDecodeError, ValueError) as error:
         return None, problems + [f"{name}: not valid JSON ({error})"], 0
     if not isinstance(record, dict):
@@ -725,12 +725,11 @@ def _check_states(states_dir: Path) -> list[str]:
             problems.append(f"{shown}: content hashes to {digest}, not to its name: the file was changed")
             continue
         try:
-            state = load_json(data)
-            canonical = canonical_json(state)
+            state, canonical = load_canonical_json(data)
         except (UnicodeDecodeError, ValueError) as error:
             problems.append(f"{shown}: not valid JSON ({error})")
             continue
-        if canonical != data:
+        if not canonical:
             problems.append(f"{shown}: not canonical JSON")
             continue
         previous = state.get("previous") if isinstance(state, dict) else None

@@ -8,6 +8,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,16 +139,18 @@ def test_an_edited_state_before_the_phase_is_refused_an_old_one_is_left_to_verif
 
 def _verify_work(played: Played, counted: Counter[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
     parses = Counter[str]()
-    load_json = referee.protocol.verify.load_json
+    readers = {name: getattr(referee.protocol.verify, name) for name in ("load_pretty_json", "load_canonical_json")}
+    for name, load in readers.items():  # a record's reader, a state's
 
-    def counting(data: bytes) -> object:
-        parses["json"] += 1
-        return load_json(data)
+        def counting(data: bytes, load: Any = load) -> object:
+            parses["json"] += 1
+            return load(data)
 
-    monkeypatch.setattr(referee.protocol.verify, "load_json", counting)
+        monkeypatch.setattr(referee.protocol.verify, name, counting)
     counted.clear()
     report = verify_game_dir(played.dir)
-    monkeypatch.setattr(referee.protocol.verify, "load_json", load_json)
+    for name, load in readers.items():
+        monkeypatch.setattr(referee.protocol.verify, name, load)
     assert report.ok, report.problems
     records = [p for p in counted if Path(p).parent == played.dir / "records" and p.endswith(".json")]
     states = [p for p in counted if Path(p).parent == played.dir / "states"]
