@@ -16,7 +16,46 @@ from typing import Any
 
 def canonical_json(value: Any) -> bytes:
     """Return the canonical UTF-8 JSON of `value`: sorted keys, no spaces, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    if type(value) in (dict, list) and _orjson() is not None:
+        parts: list[str] = []
+        _compact(value, parts)
+        return "".join(parts).encode("utf-8")
+    return _json_compact(value).encode("utf-8")
+
+
+def _json_compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# A value whose JSON is shorter than this is written by json whole when orjson's bytes may differ;
+# longer, its items are taken one by one, so that its long lists still go through orjson.
+_WORTH_SPLITTING = 16_384
+
+
+def _compact(value: Any, parts: list[str]) -> None:
+    # `value` is a dict or a list.
+    written, exact = _orjson_written(value, indent=False)
+    if written is not None and exact:
+        parts.append(written.decode("utf-8"))
+        return
+    if written is None or len(written) < _WORTH_SPLITTING:
+        parts.append(_json_compact(value))  # json's bytes, or json's error
+        return
+    if type(value) is dict:
+        items = sorted(value.items())  # orjson wrote it: its keys are texts
+        openings = ["{" + _quoted(items[0][0]) + ":"] + ["," + _quoted(key) + ":" for key, _ in items[1:]]
+        closing = "}"
+    else:
+        items = list(enumerate(value))
+        openings = ["["] + [","] * (len(items) - 1)
+        closing = "]"
+    for opening, (_, item) in zip(openings, items):
+        parts.append(opening)
+        if type(item) in (dict, list):
+            _compact(item, parts)
+        else:
+            parts.append(_json_compact(item))
+    parts.append(closing)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -122,7 +161,14 @@ def _orjson() -> Any:
 
 def _orjson_exact(value: Any, indent: bool, allow_null: bool = False) -> bytes | None:
     """Return orjson's JSON of `value` (sorted keys; indented by two if `indent`) when it is byte for
-    byte json's, else None.
+    byte json's, else None (see `_orjson_written`)."""
+    written, exact = _orjson_written(value, indent, allow_null)
+    return written if exact else None
+
+
+def _orjson_written(value: Any, indent: bool, allow_null: bool = False) -> tuple[bytes | None, bool]:
+    """Return orjson's JSON of `value` (None where orjson refuses it) and whether it is byte for
+    byte json's.
 
     They differ only in floats: orjson writes NaN and the infinities as null, where json refuses
     them, and a float below 1e-4 as 1e-5 or 0.00001, where json writes 1e-05
@@ -132,7 +178,7 @@ def _orjson_exact(value: Any, indent: bool, allow_null: bool = False) -> bytes |
     write, or writes otherwise (subclasses, dates, dataclasses), orjson is told to refuse."""
     orjson = _orjson()
     if orjson is None:
-        return None
+        return None, False
     options = (
         orjson.OPT_SORT_KEYS
         | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -143,10 +189,8 @@ def _orjson_exact(value: Any, indent: bool, allow_null: bool = False) -> bytes |
     try:
         data: bytes = orjson.dumps(value, option=options)
     except orjson.JSONEncodeError:
-        return None
-    if (not allow_null and b"null" in data) or b"0.0000" in data or _small_exponent(data):
-        return None
-    return data
+        return None, False
+    return data, not ((not allow_null and b"null" in data) or b"0.0000" in data or _small_exponent(data))
 
 
 def _small_exponent(data: bytes) -> bool:

@@ -237,3 +237,23 @@ def test_the_journal_s_json_writes_read_only_mappings_and_events() -> None:
         "n": 2**70,
     }
     assert json.loads(stored_json({"events": [event]}))["events"][0] == event.as_dict() | {"data": {"values": [4]}}
+
+
+def _compact_reference(value: Any) -> Any:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+    except (ValueError, TypeError) as error:
+        return type(error)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), JSON_VALUES | st.just(float("nan")), max_size=6) | st.lists(JSON_VALUES))
+def test_canonical_json_taken_apart_item_by_item_has_json_s_bytes(value: Any) -> None:
+    # Splitting every value (not only those over 16 KiB) walks every way _compact has.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(canonical, "_WORTH_SPLITTING", 0)
+        try:
+            written: Any = canonical_json(value)
+        except (ValueError, TypeError) as error:
+            written = type(error)
+    assert written == _compact_reference(value)
