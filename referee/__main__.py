@@ -1,4 +1,4 @@
-"""The `referee` command's entry: the console script and `python -m referee` start here.
+"""The `referee` command's entry: the installed command (scripts/referee) and `python -m referee` start here.
 
 The two commands run most often, `referee status GAMEDIR [--json]` and a pass of `referee run
 [--home HOME] [--no-mail] [--quiet]` (cron's), are served here without click: importing click

@@ -1,7 +1,7 @@
 """`referee status` answered from what the last status printed, while nothing it read has changed.
 
 Even the journal reader (`referee.game.glance`) costs `sqlite3` (it brings `datetime`) and `json`,
-about half a bare Python start on top of the `re` that pip's console script imports. So a status
+about half a bare Python start. So a status
 keeps what it printed, both as text and as JSON, in GAMEDIR/.status-kept (marshal: reading it
 loads no module), with what it was computed from:
 

@@ -79,6 +79,15 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
     return result
 
 
+def _assert_our_launcher(venv: Path) -> None:
+    """The installed `referee` is scripts/referee (no `re`, unlike pip's console script) with the
+    environment's Python in its first line."""
+    installed = (venv / "bin" / "referee").read_text(encoding="utf-8")
+    first, rest = installed.split("\n", 1)
+    assert first == f"#!{venv}/bin/python" or first.startswith(f"#!{venv}/bin/python3"), first
+    assert rest == (ROOT / "scripts" / "referee").read_text(encoding="utf-8").split("\n", 1)[1]
+
+
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout: nothing to copy as a clone would")
 @pytest.mark.skipif(
     not _system_python_is_new_enough(), reason="no Python 3.11 or newer at /usr/bin/python3 (README asks for one)"
@@ -97,9 +106,12 @@ def test_readme_commands_on_a_fresh_machine(tmp_path: Path) -> None:
     assert "verified: 3 records" in demo.stdout
     assert ".venv/bin/referee" in demo.stderr  # says how to use it afterwards
     assert _run(".venv/bin/referee --version", checkout, _fresh_env(home)).stdout.startswith("referee")
+    _assert_our_launcher(checkout / ".venv")
 
     tests = _run(f"{README_SECOND} --install-only", checkout, _fresh_env(home))
     assert "editable" in tests.stderr
+    assert _run(".venv/bin/referee --version", checkout, _fresh_env(home)).stdout.startswith("referee")
+    _assert_our_launcher(checkout / ".venv")  # an editable install gets it too
     _run(".venv/bin/python -m pytest --version && .venv/bin/python -m mypy --version", checkout, _fresh_env(home))
 
     # The same first command inside an active virtual environment: installs there, makes no .venv.

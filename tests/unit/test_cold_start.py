@@ -129,3 +129,80 @@ def test_a_status_answered_from_the_kept_one_opens_no_journal(tmp_path: Path, ma
     before = journal_stamps(game)  # kept as if its journal had settled: tests do not wait
     assert keep_status(game, before, time.time_ns() + SETTLED_NS + 1, [], "text\n", "{}\n")
     assert loaded("status", game, names=("sqlite3", "referee.game.glance", "referee.protocol.display")) == []
+
+
+# The installed `referee` command is our launcher (scripts/referee), not pip's console script,
+# which imports `re` before the entry runs (half a bare start). Run here as pip installs it: the
+# launcher as the script, and -S (no site) because the tests' editable install imports `re` and
+# `pathlib` at every start through its finder, which users of a normal install do not have.
+LAUNCHER = ROOT / "scripts" / "referee"
+# What a kept status or an idle pass may import from the standard library beyond a bare start:
+# the lock (fcntl) and the probe's socket (_socket), both built into Debian's Python.
+STANDARD_FOR_AN_IDLE_START = {"__future__", "fcntl", "_socket"}
+
+
+def imported_beyond_a_bare_start(*command: str) -> set[str]:
+    """Return the modules the installed `referee` imports for `command` that a bare start does not."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def imported(*args: str) -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-S", "-X", "importtime", *args], capture_output=True, text=True, env=env, check=True
+        )
+        lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+        return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}  # the first line is the header
+
+    return imported(str(LAUNCHER), *command) - imported("-c", "import os")  # site imports os in a bare start
+
+
+def test_the_command_is_installed_as_our_launcher_not_a_console_script() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "referee" not in project["project"].get("scripts", {})  # pip would write its script over ours
+    assert project["tool"]["setuptools"]["script-files"] == ["scripts/referee"]
+    # The wheel's rule: a script's first line `#!python` becomes the environment's Python on install.
+    assert LAUNCHER.read_bytes().startswith(b"#!python\n")
+    assert os.access(LAUNCHER, os.X_OK)
+
+
+def test_the_launcher_prints_what_python_m_referee_prints(tmp_path: Path, make_game: MakeGame) -> None:
+    game = str(make_game(tmp_path).dir)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in (["status", game], ["status", "--json", game], ["status", str(tmp_path / "none")], ["--version"]):
+        by_launcher, by_module = (
+            subprocess.run([sys.executable, *start, *command], capture_output=True, text=True, env=env)
+            for start in ([str(LAUNCHER)], ["-m", "referee"])
+        )
+        assert (by_launcher.returncode, by_launcher.stdout, by_launcher.stderr) == (
+            by_module.returncode,
+            by_module.stdout,
+            by_module.stderr,
+        )
+
+
+def test_a_kept_status_imports_the_referee_entry_and_nothing_else(tmp_path: Path, make_game: MakeGame) -> None:
+    import time
+
+    from referee.game.stamps import SETTLED_NS
+    from referee.game.status_kept import journal_stamps, keep_status
+
+    game = str(make_game(tmp_path).dir)
+    gc.collect()  # journals' connections left to the collector: one closed later changes its journal's stamps
+    assert keep_status(game, journal_stamps(game), time.time_ns() + SETTLED_NS + 1, [], "text\n", "{}\n")
+    found = imported_beyond_a_bare_start("status", game)
+    assert "referee.game.status_kept" in found  # answered from the kept status
+    assert {name for name in found if name.split(".")[0] != "referee"} <= STANDARD_FOR_AN_IDLE_START
+
+
+def test_an_idle_pass_imports_the_referee_entry_and_nothing_else(mail_world: MailWorld) -> None:
+    from referee.mail.idle import SUMMARY
+    from referee.mail.run import run_pass
+
+    gc.collect()  # journals' connections left to the collector: one closed later changes its journal's stamps
+    for _ in range(3):  # until a pass keeps its summary (its files taken as settled once it began)
+        run_pass(mail_world.home, keep_summary=True, settle_ns=0)
+    assert (mail_world.home.path / SUMMARY).exists()
+    found = imported_beyond_a_bare_start("run", "--home", str(mail_world.home.path))
+    assert "referee.mail.imap_probe" in found and "referee.mail.run" not in found  # answered from the summary
+    assert {name for name in found if name.split(".")[0] != "referee"} <= STANDARD_FOR_AN_IDLE_START
