@@ -467,6 +467,7 @@ def _roll(
     spec = step.get("dice") or table.dice.text  # type: ignore[union-attr]
     values = dice.roll(spec, label=label)
     name = label.removeprefix(f"roll/{player}/")
+    total = sum(values)
     data: dict[str, Any] = {
         "label": label,
         "player": player,
@@ -474,16 +475,18 @@ def _roll(
         "purpose": purpose,
         "dice": spec,
         "values": values,
-        "total": sum(values),
+        "total": total,
     }
     if after is not None:
         data.update(follows=after, because=reason)
-    text = f"{head or player} rolled {spec} for “{purpose}” ({name}): {' + '.join(map(str, values))}"
-    text += f" = {sum(values)}" if len(values) > 1 else ""
+    shown = " + ".join(map(str, values))
+    if len(values) > 1:
+        shown = f"{shown} = {total}"
+    text = f"{head or player} rolled {spec} for “{purpose}” ({name}): {shown}"
     if table is not None:
-        lookup = tables.lookup(table.id, values, step.get("modifiers", ()), step.get("column"))
+        lookup = table.lookup(values, step.get("modifiers", ()), step.get("column"))
         data["lookup"] = lookup.as_dict()
-        text += f"; {lookup.title}: {lookup.text}"
+        text = f"{text}; {lookup.title}: {lookup.text}"
     return Event("roll", text, data)
 
 
