@@ -411,6 +411,8 @@ def roll_request(
     """Roll a player's request and carry out its follow-ups; return the events in the order drawn."""
     label = roll_label(player, request["label"])
     first = _roll(player, request, label, request["purpose"], tables, dice)
+    if "then" not in request and "table" not in request:  # the common plain roll: nothing follows it
+        return [first]
     events = [first, *_result_follow_ups(player, first, tables, dice, lists, 1)]
     for number, step in enumerate(request.get("then") or [], start=1):
         reason = _met(step.get("if"), first.data)
