@@ -219,6 +219,12 @@ def test_parse_spec_forms(text: str, count: int, sides: int, zero: bool, record_
     assert (spec.count, spec.sides, spec.zero_based) == (count, sides, zero)
     assert spec.record_spec == record_spec
     assert dice.parse_spec(spec.text) == spec
+    # text and record_spec are kept on the spec (frozen: its fields never change), as a new one says
+    assert (spec.text, spec.record_spec) == (f"{count}d{sides}{'z' if zero else ''}", record_spec)
+    assert (spec.text, spec.record_spec) == (
+        dice.DiceSpec(count, sides, zero).text,
+        dice.DiceSpec(count, sides, zero).record_spec,
+    )
 
 
 def test_spec_bounds() -> None:
