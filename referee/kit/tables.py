@@ -216,7 +216,29 @@ class Table:
 
     def lookup(self, values: Sequence[int], modifiers: Sequence[Any] = (), column: str | None = None) -> Lookup:
         """Return the Lookup for rolled `values` with the modifiers asked for (names, and
-        {name: value} items for numeric ones: see `modifier_values`), read in `column`."""
+        {name: value} items for numeric ones: see `modifier_values`), read in `column`.
+
+        A lookup is read once for each key (`_lookup_key`) and kept: a table's data is fixed
+        when it is parsed, so the same key gives the same Lookup (frozen) every time. A phase of
+        thousands of rolls reads a few dozen different ones."""
+        key = _lookup_key(values, modifiers, column)
+        if key is None:
+            return self._read(values, modifiers, column)
+        read = self._lookups
+        found = read.get(key)
+        if found is None:
+            found = self._read(values, modifiers, column)  # raises for a bad key: errors are not kept
+            if len(read) >= LOOKUPS_KEPT:
+                read.clear()
+            read[key] = found
+        return found
+
+    @functools.cached_property
+    def _lookups(self) -> dict[tuple[Any, ...], Lookup]:
+        """The lookups read so far, by `_lookup_key` (not a field: no part of what a table is)."""
+        return {}
+
+    def _read(self, values: Sequence[int], modifiers: Sequence[Any], column: str | None) -> Lookup:
         if (
             isinstance(values, (str, bytes))
             or not isinstance(values, Sequence)
@@ -258,6 +280,37 @@ class Table:
             column,
             result,
         )
+
+
+LOOKUPS_KEPT = 4096  # different lookups kept a table (all of them for 2d6 to 4d6 with a few modifiers)
+
+
+def _lookup_key(values: Any, modifiers: Any, column: Any) -> tuple[Any, ...] | None:
+    """Return what a lookup is kept by: the values, the modifiers asked for (a name, or (name,
+    value) for a {name: value} item) and the column, each of its exact type (True and 1, 1.0
+    and 1 are equal keys of a dict, but not the same lookup); None for anything else, which is
+    read every time (and refused there, if it is not a lookup)."""
+    if type(values) not in (list, tuple) or type(modifiers) not in (list, tuple):
+        return None
+    if column is not None and type(column) is not str:
+        return None
+    for value in values:
+        if type(value) is not int:
+            return None
+    if not modifiers:
+        return (tuple(values), (), column)
+    asked: list[Any] = []
+    for item in modifiers:
+        if type(item) is str:
+            asked.append(item)
+        elif type(item) is dict and len(item) == 1:
+            ((name, value),) = item.items()
+            if type(name) is not str or type(value) is not int:
+                return None
+            asked.append((name, value))
+        else:
+            return None
+    return (tuple(values), tuple(asked), column)
 
 
 class MissingTableError(GameDataError):

@@ -120,7 +120,7 @@ class Keyed:
         return outer.digest()
 
 
-_FIRST_BLOCK = (0).to_bytes(8, "big")
+_FIRST_SUFFIX = b"\x00" + (0).to_bytes(8, "big")  # what follows a label in its stream's first block
 
 
 class Stream:
@@ -182,21 +182,22 @@ class Stream:
 def first_uniform(keyed: Keyed, label: str, n: int) -> int:
     """Return the first `uniform(n)` of the stream `label`, as `Stream(key, label).uniform(n)` does,
     without making the stream unless its first value is rejected (a chance below n / 2^64)."""
-    value = _FIRST_U64(keyed.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[0]
+    value = _FIRST_U64(keyed.digest(check_label(label) + _FIRST_SUFFIX))[0]
     if value < uniform_limit(n):
         return value % n
     return Stream(keyed, label).uniform(n)
 
 
-def first_uniforms(keyed: Keyed, label: str, n: int, count: int) -> list[int]:
+def first_uniforms(keyed: Keyed, label: str, n: int, count: int, offset: int = 0) -> list[int]:
     """Return the first `count` (1 to 4) values `uniform(n)` of the stream `label`, as a `Stream`
-    gives them, read from its first block without making the stream unless a value is rejected."""
+    gives them, read from its first block without making the stream unless a value is rejected;
+    `offset` is added to each (1 for dice read from 1)."""
     limit = uniform_limit(n)
-    block = _UNPACK_BLOCK(keyed.digest(check_label(label) + b"\x00" + _FIRST_BLOCK))[:count]
-    if all(value < limit for value in block):
-        return [value % n for value in block]
+    block = _UNPACK_BLOCK(keyed.digest(check_label(label) + _FIRST_SUFFIX))[:count]
+    if max(block) < limit:
+        return [value % n + offset for value in block]
     stream = Stream(keyed, label)
-    return [stream.uniform(n) for _ in range(count)]
+    return [stream.uniform(n) + offset for _ in range(count)]
 
 
 @lru_cache(maxsize=256)
@@ -221,7 +222,7 @@ class DiceSpec:
     sides: int
     zero_based: bool = False
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The spec as players write it: `2d6`, `1d10z` for a d10 read 0-9."""
         return f"{self.count}d{self.sides}{'z' if self.zero_based else ''}"
@@ -274,7 +275,7 @@ def derive(key: bytes | Keyed, label: str, record_spec: str, count: int = 1) -> 
     offset = 0 if kind == "uniform" else 1
     wanted = count if kind == "uniform" else number
     if isinstance(key, Keyed) and 0 < wanted <= 4:
-        return [value + offset for value in first_uniforms(key, label, base, wanted)]
+        return first_uniforms(key, label, base, wanted, offset)
     stream = Stream(key, label)
     if kind == "uniform":
         return [stream.uniform(base) for _ in range(count)]

@@ -63,7 +63,7 @@ class Dice:
             values = [first_uniform(self._keyed, label, sides) + offset]  # checks the label first
             self._claim(label)
         elif parsed.count <= 4:  # a few dice: the stream's first block, without a Stream object
-            values = [value + offset for value in first_uniforms(self._keyed, label, sides, parsed.count)]
+            values = first_uniforms(self._keyed, label, sides, parsed.count, offset)  # checks the label first
             self._claim(label)
         else:
             uniform = self._stream(label).uniform

@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -275,6 +276,20 @@ def _phase_key(record: dict[str, Any], orders: dict[str, str] | None, name: str)
 _ROLL_KEYS = frozenset(("label", "spec", "values"))
 
 
+_ANY_COUNT = -1  # what `uniform(N)` calls for: any number of values
+
+
+@lru_cache(maxsize=256)
+def _values_called_for(spec: str) -> int | None:
+    """Return how many values a record's roll spec calls for (_ANY_COUNT for `uniform(N)`), or
+    None if it is no roll spec: read once per spec, as a record's thousands of rolls use a few."""
+    match = _ROLL_SPEC.match(spec)
+    if match is None:
+        return None
+    wanted = match["count"] or match["size"]
+    return _ANY_COUNT if wanted is None else int(wanted)
+
+
 def _roll_head(name: str, label: str, spec: Any) -> str:
     """Return how a problem names a roll: "NAME: roll 'LABEL' (SPEC)"."""
     return f"{name}: roll {label!r} ({spec})" if isinstance(spec, str) else f"{name}: roll {label!r}"
@@ -307,18 +322,18 @@ def _check_rolls(record: dict[str, Any], key: bytes | None, name: str) -> tuple[
             problems.append(f"{name}: label {label!r} is used by more than one roll")
             continue
         seen.add(label)
-        match = _ROLL_SPEC.match(spec) if isinstance(spec, str) else None
-        if match is None:
+        wanted = _values_called_for(spec) if isinstance(spec, str) else None
+        if wanted is None:
             problems.append(f"{_roll_head(name, label, spec)}: spec is not kdN, uniform(N) or shuffle(N)")
             continue
-        if not isinstance(values, list) or not values or not all(_is_int(v) for v in values):
+        # type() first: an int as JSON gives it, without the two isinstance calls of _is_int
+        if not isinstance(values, list) or not values or not all(type(v) is int or _is_int(v) for v in values):
             problems.append(f"{_roll_head(name, label, spec)}: values must be a non-empty list of whole numbers")
             continue
         # The count is checked before deriving so a tampered spec like 10**9d6 cannot stall us.
-        wanted = match["count"] or match["size"]
-        if wanted is not None and int(wanted) != len(values):
+        if wanted != _ANY_COUNT and wanted != len(values):
             head = _roll_head(name, label, spec)
-            problems.append(f"{head}: the spec calls for {int(wanted)} value(s), the record holds {len(values)}")
+            problems.append(f"{head}: the spec calls for {wanted} value(s), the record holds {len(values)}")
             continue
         if keyed is None:
             continue

@@ -219,6 +219,12 @@ def test_parse_spec_forms(text: str, count: int, sides: int, zero: bool, record_
     assert (spec.count, spec.sides, spec.zero_based) == (count, sides, zero)
     assert spec.record_spec == record_spec
     assert dice.parse_spec(spec.text) == spec
+    # text and record_spec are kept on the spec (frozen: its fields never change), as a new one says
+    assert (spec.text, spec.record_spec) == (f"{count}d{sides}{'z' if zero else ''}", record_spec)
+    assert (spec.text, spec.record_spec) == (
+        dice.DiceSpec(count, sides, zero).text,
+        dice.DiceSpec(count, sides, zero).record_spec,
+    )
 
 
 def test_spec_bounds() -> None:
@@ -393,10 +399,12 @@ def test_many_dice_and_shuffles_match_the_stream_written_with_the_standard_libra
             values = _stream_by_the_standard_library(key, f"volley/{index}")
             expected = [_uniform_by_the_standard_library(values, 6) + 1 for _ in range(count)]
             assert draws.Dice(key).roll(f"{count}d6", label=f"volley/{index}") == expected
+            assert draws.Dice(key).roll(f"{count}d6z", label=f"volley/{index}") == [v - 1 for v in expected]
     for index in range(50):  # a die of 2^63 + 1 faces rejects about half its values
         values = _stream_by_the_standard_library(key, f"big/{index}")
         expected = [_uniform_by_the_standard_library(values, 2**63 + 1) for _ in range(3)]
         assert dice.first_uniforms(dice.Keyed(key), f"big/{index}", 2**63 + 1, 3) == expected
+        assert dice.first_uniforms(dice.Keyed(key), f"big/{index}", 2**63 + 1, 3, 1) == [v + 1 for v in expected]
 
 
 @pytest.mark.parametrize(

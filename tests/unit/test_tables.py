@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import GameDataError
+from referee.kit import tables as tables_module
 from referee.kit.tables import (
     Lookup,
     MissingTableError,
@@ -314,6 +317,64 @@ def test_lookup_refuses_bad_modifiers(tables: Tables) -> None:
 def test_lookup_refuses_values_the_dice_cannot_make(tables: Tables, values: Any) -> None:
     with pytest.raises(GameDataError, match="rolls 2d6"):
         tables.lookup("morale", values)
+
+
+def _every_lookup(table: Table) -> list[tuple[list[int], list[Any], str | None]]:
+    """Every (values, modifiers, column) a lookup of `table` can be asked for, in both orders of
+    two modifiers (the order is the Lookup's), numeric ones given their value."""
+    faces = range(0 if table.dice.zero_based else 1, table.dice.sides + (0 if table.dice.zero_based else 1))
+    rolled = [list(values) for values in itertools.product(faces, repeat=table.dice.count)]
+    names: list[Any] = [*table.modifiers, *({name: high} for name, (_, high) in table.ranges.items())]
+    asked = [[], *([name] for name in names), *(list(pair) for pair in itertools.permutations(names, 2))]
+    columns = table.columns or (None,)
+    return [(values, modifiers, column) for values in rolled for modifiers in asked for column in columns]
+
+
+def test_a_kept_lookup_is_the_lookup_read_afresh(tables: Tables) -> None:
+    """Lookups are kept by (values, modifiers, column): each kept one equals what the table reads
+    afresh, and asking again gives the kept object."""
+    for table_id in tables.names():
+        table = tables.get(table_id)
+        asked = _every_lookup(table)
+        first = [table.lookup(*ask) for ask in asked]
+        assert len(table._lookups) == len(asked)
+        for ask, kept in zip(asked, first):
+            assert table._read(*ask) == kept
+            assert table.lookup(*ask) is kept
+            assert tables.lookup(table_id, tuple(ask[0]), tuple(ask[1]), ask[2]) is kept  # tuples: the same key
+    morale = tables.get("morale")
+    assert morale.lookup([3, 4], ["elite", "shaken"]).modifiers == (("elite", 2), ("shaken", -1))
+    assert morale.lookup([3, 4], ["shaken", "elite"]).modifiers == (("shaken", -1), ("elite", 2))
+
+
+def test_a_kept_lookup_is_not_given_for_values_of_another_type(tables: Tables) -> None:
+    """True == 1 and 1.0 == 1 as keys of a dict: a kept lookup must not answer them."""
+    morale = tables.get("morale")
+    morale.lookup([1, 1])
+    morale.lookup([3, 4], ["elite"])
+    for values, modifiers in [([True, 1], []), ([1.0, 1], []), ([3, 4], [{"elite": 2.0}]), ([3, 4], [{"elite": True}])]:
+        with pytest.raises(GameDataError):
+            morale.lookup(values, modifiers)
+    assert len(morale._lookups) == 2
+
+
+def test_a_refused_lookup_is_not_kept(tables: Tables) -> None:
+    morale = tables.get("morale")
+    for _ in range(2):
+        with pytest.raises(GameDataError, match="named twice"):
+            morale.lookup([3, 4], ["elite", "elite"])
+        with pytest.raises(GameDataError, match="has no columns"):
+            morale.lookup([3, 4], column="open")
+    assert morale._lookups == {}
+    assert morale == parse_tables(yaml.safe_load(MORALE_YAML), "again")["morale"]  # what it keeps is no field
+
+
+def test_lookups_kept_are_bounded(tables: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables_module, "LOOKUPS_KEPT", 5)
+    morale = tables.get("morale")
+    for first, second in itertools.product(range(1, 7), repeat=2):
+        assert morale.lookup([first, second]).natural == first + second
+        assert len(morale._lookups) <= 5
 
 
 def test_unknown_table_lists_known_ids(tables: Tables) -> None:

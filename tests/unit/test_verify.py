@@ -24,7 +24,7 @@ from referee.protocol.signatures import (
     load_public_key_file,
     sign,
 )
-from referee.protocol.verify import VerifyReport, verify_game_dir, verify_record, verify_records
+from referee.protocol.verify import VerifyReport, _check_rolls, verify_game_dir, verify_record, verify_records
 
 GAME = "test-game"
 # (turn, phase, players): three adjudicated phases in sequence.
@@ -378,6 +378,26 @@ def test_verify_record_lists_every_structural_problem(game: tuple[Path, Path]) -
         f"{ROUND}: orders are not sorted by player (bob, alice)",
         f"{ROUND}: label 'roll/alice/attack' is used by more than one roll",
         f"{ROUND}: roll 'events/weather' (3d6): the spec calls for 3 value(s), the record holds 1",
+    ]
+
+
+def test_each_roll_spec_is_read_for_the_count_it_calls_for() -> None:
+    """A record's specs are read once each (kept by their text): the same spec twice is judged
+    twice alike, and a spec that is none is refused every time."""
+    specs = [("2d6", [1, 2]), ("2d6", [1]), ("uniform(6)", [0, 5, 3]), ("shuffle(3)", [2, 0, 1]), ("shuffle(3)", [0])]
+    specs += [("2d6x", [1, 2]), ("2d6x", [1, 2]), ("d6", [1]), ("0d6", [1]), ("2d6", [1, True]), ("1d6", [2.0])]
+    rolls = [{"label": f"r/{index}", "spec": spec, "values": values} for index, (spec, values) in enumerate(specs)]
+    derived, problems = _check_rolls({"rolls": rolls}, None, "R")
+    assert derived == 0  # no key: shapes only
+    assert problems == [
+        "R: roll 'r/1' (2d6): the spec calls for 2 value(s), the record holds 1",
+        "R: roll 'r/4' (shuffle(3)): the spec calls for 3 value(s), the record holds 1",
+        "R: roll 'r/5' (2d6x): spec is not kdN, uniform(N) or shuffle(N)",
+        "R: roll 'r/6' (2d6x): spec is not kdN, uniform(N) or shuffle(N)",
+        "R: roll 'r/7' (d6): spec is not kdN, uniform(N) or shuffle(N)",
+        "R: roll 'r/8' (0d6): spec is not kdN, uniform(N) or shuffle(N)",
+        "R: roll 'r/9' (2d6): values must be a non-empty list of whole numbers",
+        "R: roll 'r/10' (1d6): values must be a non-empty list of whole numbers",
     ]
 
 

@@ -411,6 +411,8 @@ def roll_request(
     """Roll a player's request and carry out its follow-ups; return the events in the order drawn."""
     label = roll_label(player, request["label"])
     first = _roll(player, request, label, request["purpose"], tables, dice)
+    if "then" not in request and "table" not in request:  # the common plain roll: nothing follows it
+        return [first]
     events = [first, *_result_follow_ups(player, first, tables, dice, lists, 1)]
     for number, step in enumerate(request.get("then") or [], start=1):
         reason = _met(step.get("if"), first.data)
@@ -467,6 +469,7 @@ def _roll(
     spec = step.get("dice") or table.dice.text  # type: ignore[union-attr]
     values = dice.roll(spec, label=label)
     name = label.removeprefix(f"roll/{player}/")
+    total = sum(values)
     data: dict[str, Any] = {
         "label": label,
         "player": player,
@@ -474,16 +477,18 @@ def _roll(
         "purpose": purpose,
         "dice": spec,
         "values": values,
-        "total": sum(values),
+        "total": total,
     }
     if after is not None:
         data.update(follows=after, because=reason)
-    text = f"{head or player} rolled {spec} for “{purpose}” ({name}): {' + '.join(map(str, values))}"
-    text += f" = {sum(values)}" if len(values) > 1 else ""
+    shown = " + ".join(map(str, values))
+    if len(values) > 1:
+        shown = f"{shown} = {total}"
+    text = f"{head or player} rolled {spec} for “{purpose}” ({name}): {shown}"
     if table is not None:
-        lookup = tables.lookup(table.id, values, step.get("modifiers", ()), step.get("column"))
+        lookup = table.lookup(values, step.get("modifiers", ()), step.get("column"))
         data["lookup"] = lookup.as_dict()
-        text += f"; {lookup.title}: {lookup.text}"
+        text = f"{text}; {lookup.title}: {lookup.text}"
     return Event("roll", text, data)
 
 
