@@ -6,6 +6,7 @@ letters are rendered, signed, kept and posted by `referee.letters`.
 
 from __future__ import annotations
 
+import gzip
 import hmac
 import re
 from collections.abc import Mapping, Sequence
@@ -14,7 +15,7 @@ from typing import Any
 
 from referee.game.beacons import promise_text
 from referee.game.journal import OpenPhase, OverrideRow
-from referee.game.letter_format import letter_format
+from referee.game.letter_format import RECORD_PACKED_OVER, letter_format
 from referee.game.opened import Game
 from referee.game.order_files import read_order_file
 from referee.game.overrides import describe as describe_change
@@ -338,6 +339,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "orders_more": len(record["orders"]) - len(orders),
         "record": record,
         "record_file": record_name,
+        "record_packed": record_packed(game, outcome),  # format 5: attached as record_file + ".gz"
         "record_sha256": outcome.record_sha256,
         "defaulted": outcome.defaulted,
         "over": envelope["over"],
@@ -363,19 +365,32 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
     return context, attachments
 
 
+def record_packed(game: Game, outcome: Outcome) -> bool:
+    """Return whether the phase's reports attach its record gzip-compressed (letter format 5)."""
+    return len(outcome.record_bytes) > RECORD_PACKED_OVER and letter_format(game.dir, outcome.phase.seq) >= 5
+
+
 def post_reports(game: Game, outcome: Outcome, record_sig: bytes) -> list[Path]:
     """Write each player's report of an adjudicated phase, with the public record and its
     signature `record_sig` attached."""
     phase = outcome.phase
     record_name = f"{phase.stem}.json"
+    # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
+    if record_packed(game, outcome):
+        # mtime 0: the same record packs to the same bytes whenever its letters are written.
+        packed = gzip.compress(outcome.record_bytes, compresslevel=6, mtime=0)
+        record = Attachment(record_name + ".gz", packed, "application/gzip", kept=False, public=True)
+    else:
+        record = Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True)
+    signature = Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True)
     paths = []
     with gathered():  # one pack of letters for the phase's reports, in a game that packs them
         for player in game.config.players:
-            paths.append(_post_report(game, outcome, player.name, record_name, record_sig))
+            paths.append(_post_report(game, outcome, player.name, [record, signature]))
     return paths
 
 
-def _post_report(game: Game, outcome: Outcome, name: str, record_name: str, record_sig: bytes) -> Path:
+def _post_report(game: Game, outcome: Outcome, name: str, record: list[Attachment]) -> Path:
     phase = outcome.phase
     context, attachments = report_context(game, outcome, name)
     return deliver(
@@ -390,9 +405,7 @@ def _post_report(game: Game, outcome: Outcome, name: str, record_name: str, reco
         [
             *attachments,
             *picture_attachments(context, name, "-after"),
-            # The record already lives in GAMEDIR/records/: mailed, not copied again per player.
-            Attachment(record_name, outcome.record_bytes, "application/json", kept=False, public=True),
-            Attachment(record_name + ".sig", record_sig, "application/octet-stream", kept=False, public=True),
+            *record,
         ],
     )
 

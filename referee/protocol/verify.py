@@ -821,6 +821,12 @@ def verify_game_dir_records(
             problems.append(error.message)  # it names the file already
     records_dir = game_dir / "records"
     paths = sorted(records_dir.glob("*.json")) if records_dir.is_dir() else []
+    for packed in sorted(records_dir.glob("*.json.gz")) if records_dir.is_dir() else []:
+        if packed.with_suffix("") not in paths:  # a big record, attached to its reports gzip-compressed
+            problems.append(
+                f"{packed}: a record still packed, not checked: unpack it (gunzip {packed}, or "
+                f"python3 -m gzip -d {packed}) and run verify again"
+            )
     # One pass: each record is read and parsed once here, and the later checks take it from `read`.
     read: list[_ReadRecord] = []
     if paths:
