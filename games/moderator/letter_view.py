@@ -20,11 +20,12 @@ ROLLS_LISTED = 100  # a round with at most this many rolls shows them all in eve
 
 def letter_view(state: Mapping[str, Any], player: str | None) -> dict[str, Any]:
     """Return `view(state, player)` with `last_rolls` bounded as the module docstring says."""
-    seen = view(state, player)
-    rolls = seen["last_rolls"]
+    rolls = state["last_rolls"]
     if len(rolls) <= ROLLS_LISTED:
-        return seen
-    return {**seen, "last_rolls": [], "last_rolls_not_listed": _counted(state["last_rolls"])}
+        return view(state, player)
+    # Viewed without the rolls: each player's letter would copy all of them only to drop them.
+    seen = view({**state, "last_rolls": ()}, player)
+    return {**seen, "last_rolls": [], "last_rolls_not_listed": _counted(rolls)}
 
 
 _last: list[Any] = [None, None]  # the rolls last counted, and their count by player
