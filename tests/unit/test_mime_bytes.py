@@ -167,3 +167,12 @@ def test_base64_bodies_are_the_email_packages() -> None:
         part = outbox.EmailMessage(policy=mime.HEADER_POLICY)
         part.set_content(data[:size], maintype="application", subtype="octet-stream")
         assert mime.base64_body(data[:size]) == str(part.get_payload()).encode("ascii")
+
+
+def test_a_body_within_the_line_limit_is_found_so_without_its_lines() -> None:
+    rng = random.Random(998)
+    for _ in range(5000):
+        limit = rng.choice([mime.MAX_LINE, 1, 2, 3, 10, 11])
+        lengths = [0, 1, limit - 1, limit, limit + 1, 2 * limit, rng.randrange(3 * limit + 3)]
+        body = b"\n".join(b"x" * rng.choice(lengths) for _ in range(rng.randrange(8)))
+        assert mime._lines_within(body, limit) == (max(map(len, body.split(b"\n"))) <= limit)
