@@ -261,16 +261,21 @@ class PhaseLetters:
             omitted: list[dict[str, Any]] = []
         else:
             shown, omitted = _bounded(by_owner, range(len(self.rolls)), owners, reader, [], self.others_shown)
-        return Listed([self._annotated(j, notes) for j in shown], omitted, len(self.rolls))
+        return Listed(self._annotated(shown, notes), omitted, len(self.rolls))
 
-    def _annotated(self, index: int, notes: dict[str, Any]) -> dict[str, Any]:
-        roll, asked = self.rolls[index], self.asked[index]
-        return {
-            **roll,
-            "note": notes.get(asked, {}) if asked else {},
-            "replaced_by": self.replaced_by.get(roll["label"]) if self.replaced_by else None,
-            "counts_as": self.results.get(asked) if asked and self.results else None,
-        }
+    def _annotated(self, shown: list[int], notes: dict[str, Any]) -> list[dict[str, Any]]:
+        """Return the rolls at `shown`, each with the note the events give it, the re-roll that
+        replaced it and the result the referee ruled it counts as."""
+        rolls, asked, replaced, results = self.rolls, self.asked, self.replaced_by, self.results
+        return [
+            {
+                **rolls[j],
+                "note": notes.get(label, {}) if (label := asked[j]) else {},
+                "replaced_by": replaced.get(rolls[j]["label"]) if replaced else None,
+                "counts_as": results.get(label) if label and results else None,
+            }
+            for j in shown
+        ]
 
     def proofs_for(self, reader: str | None) -> list[dict[str, Any]]:
         """Return the proofs of hidden draws that the events `reader` may see carry."""

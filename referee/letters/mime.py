@@ -128,15 +128,16 @@ def attachment_part(filename: str, content_type: str, body: bytes) -> list[bytes
     ]
 
 
-def letter_bytes(
+def letter_pieces(
     headers: list[tuple[str, str]],
     text: bytes,
     html: bytes | None,
     attachments: list[list[bytes]],
     boundary: str,
-) -> bytes:
-    """Return the message: `headers`, then the text (and HTML as its alternative) and the
-    attachment parts (from `attachment_part`), with `boundary` + ".alt" / ".mix" between parts."""
+) -> list[bytes]:
+    """Return the message in pieces, to be written one after the other: `headers`, then the text
+    (and HTML as its alternative) and the attachment parts (from `attachment_part`), with
+    `boundary` + ".alt" / ".mix" between parts; each body and attachment as it was given."""
     pieces = [header_line(name, value) for name, value in headers]
     body = _text_part("plain", text, mime_version=False)
     if html is not None:
@@ -147,4 +148,4 @@ def letter_bytes(
         pieces += [body[0], b"MIME-Version: 1.0\n", *body[2:]]
     else:
         pieces += [b"MIME-Version: 1.0\n", *body]
-    return b"".join(pieces)
+    return pieces

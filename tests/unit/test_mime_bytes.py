@@ -99,7 +99,7 @@ def test_letters_written_by_bytes_are_the_email_packages_bytes() -> None:
         for index, letter in enumerate(letters(seed=23, count=400)):
             name = NAMES[index % len(NAMES)]
             assert the_same_letter(letter, name), (letter, name)
-            written += outbox._written_bytes(letter, SENDER, name) is not None
+            written += outbox._written_pieces(letter, SENDER, name) is not None
     assert 100 < written < 300  # many are written by bytes; the rest show the fallback holds
 
 
@@ -126,7 +126,7 @@ def test_an_acknowledgement_is_written_by_bytes_without_the_email_package_object
 
 def test_a_letter_that_holds_the_boundary_gets_one_of_its_own() -> None:
     letter = Letter("a@example.org", "s", f"text with {outbox.BOUNDARY} in it\n", "<p>x</p>", "<m@example.org>")
-    assert outbox._written_bytes(letter, SENDER, "R") is None
+    assert outbox._written_pieces(letter, SENDER, "R") is None
     assert the_same_letter(letter, "R")
     assert outbox.BOUNDARY.encode() + b".alt" not in outbox.message_bytes(letter, SENDER, "R")
 
