@@ -20,6 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+# A file's bytes, or its bytes in pieces written one after the other: a letter of megabytes is
+# made of a few large pieces (the record's base64, the same in every player's report), which
+# are not copied into one object only to be written.
+Content = bytes | list[bytes]
+
+
+def joined(data: Content) -> bytes:
+    """Return a file's bytes, whole."""
+    return data if isinstance(data, bytes) else b"".join(data)
+
 
 class Writer(Protocol):
     """What writes a file durably: `atomic_write`, or the group's as it lands."""
@@ -29,7 +39,7 @@ class Writer(Protocol):
 
 @dataclass
 class _Group:
-    writes: dict[Path, tuple[bytes, int, Path | None]] = field(default_factory=dict)  # final -> (data, mode, staged)
+    writes: dict[Path, tuple[Content, int, Path | None]] = field(default_factory=dict)  # final -> (data, mode, staged)
     links: dict[Path, tuple[Path, bytes]] = field(default_factory=dict)  # final -> (source, its data)
     # What a module gathers while the group is open, by its key, with what makes its files when the group lands.
     held: dict[str, tuple[dict[Path, dict[str, bytes]], Callable[[dict[Path, dict[str, bytes]], Writer], None]]] = (
@@ -37,7 +47,7 @@ class _Group:
     )
     removals: list[Path] = field(default_factory=list)  # files a written one took in, removed once it landed
 
-    def write(self, path: Path, data: bytes, *, replaced: Sequence[Path] = (), mode: int = 0o644) -> None:
+    def write(self, path: Path, data: Content, *, replaced: Sequence[Path] = (), mode: int = 0o644) -> None:
         self.links.pop(path, None)
         self.writes[path] = (data, mode, None)
         self.removals += [other for other in replaced if other != path]
@@ -46,7 +56,7 @@ class _Group:
 _group: _Group | None = None
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644, *, replaced: Sequence[Path] = ()) -> None:
+def atomic_write(path: Path, data: Content, mode: int = 0o644, *, replaced: Sequence[Path] = ()) -> None:
     """Write `data` to `path` through a temporary file, fsync, rename, then fsync the folder.
     `replaced`: files whose content `path` now holds, removed once it is durable (inside a group,
     once the group has landed; a crash before leaves both, with the same content)."""
@@ -64,7 +74,7 @@ def _remove(paths: Sequence[Path], kept: Container[Path]) -> None:
             path.unlink(missing_ok=True)
 
 
-def write_staged(staged: Path, path: Path, data: bytes) -> None:
+def write_staged(staged: Path, path: Path, data: Content) -> None:
     """Write `data` as `staged`, then rename it to `path` (the maildir way: a reader of `path`'s
     folder sees complete files only, and no temporary ones)."""
     if _group is not None:
@@ -98,7 +108,7 @@ def pending_data(path: Path) -> bytes | None:
     if _group is None:
         return None
     if path in _group.writes:
-        return _group.writes[path][0]
+        return joined(_group.writes[path][0])
     return _group.links[path][1] if path in _group.links else None
 
 
@@ -106,7 +116,7 @@ def pending_writes(folder: Path) -> dict[Path, bytes]:
     """Return the files of `folder` written in the open group and not yet landed, with their bytes."""
     if _group is None:
         return {}
-    return {path: data for path, (data, _, _) in _group.writes.items() if path.parent == folder}
+    return {path: joined(data) for path, (data, _, _) in _group.writes.items() if path.parent == folder}
 
 
 def held_in_group(
@@ -187,17 +197,22 @@ def _land_link(source: Path, path: Path, data: bytes) -> None:
     temporary.unlink(missing_ok=True)  # rename(2) does nothing when both names are links to one file
 
 
-def _write_temporary(path: Path, temporary: Path, data: bytes, mode: int, sync: bool) -> None:
+def _write_temporary(path: Path, temporary: Path, data: Content, mode: int, sync: bool) -> None:
     if sync:  # a group made its folders once
         path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        if sync:
+        if sync or not isinstance(data, bytes):
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
+                if isinstance(data, bytes):
+                    handle.write(data)
+                else:
+                    handle.writelines(data)  # a large piece goes to the file as it is, not through the buffer
+                if sync:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            if sync:
+                os.replace(temporary, path)
         else:  # no buffered file object for a small file written once
             try:
                 view = memoryview(data)

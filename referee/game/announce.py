@@ -26,6 +26,7 @@ from referee.kit.needs import Need
 from referee.kit.schema import describe
 from referee.letters import board_pictures
 from referee.letters.content import OTHERS_SHOWN, PhaseLetters, orders_listed, view_yaml
+from referee.letters.dice_lines import Rolls
 from referee.letters.forms import order_form
 from referee.letters.kept import gathered
 from referee.letters.outbox import Attachment
@@ -331,7 +332,7 @@ def report_context(game: Game, outcome: Outcome, name: str) -> tuple[dict[str, A
         "events_omitted": events.omitted,
         "events_template": events_template(game.module),
         # Only the reader's events annotate the dice: a private event's notes stay private.
-        "rolls": rolls.shown,
+        "rolls": Rolls(rolls.shown),  # its text lines and HTML rows written once for both
         "rolls_total": rolls.total,
         "rolls_omitted": rolls.omitted,
         "others_counted": by_reader,  # format 4: the other players' events and rolls counted, none listed

@@ -1,6 +1,7 @@
 """The letters: what leaves for the players.
 
-The Jinja2 environment (`render`), posting a letter (`post`: render, sign, keep under
+The Jinja2 environment (`render`), a text letter's lines (`wrapping`), a report's dice
+lines (`dice_lines`), posting a letter (`post`: render, sign, keep under
 GAMEDIR/mail/, put in the outbox), the letters kept there, a file each or packed
 (`kept`), what letters show made from plain values (`content`),
 order forms with a comment on each field (`forms`), encryption to a player's SSH key

@@ -184,12 +184,26 @@ class PhaseLetters:
         self.rolls = rolls
         self.bounded = bounded
         self.others_shown = others_shown
-        self.owner = [owner_of(event) for event in self.events]
-        self.public = [i for i, event in enumerate(self.events) if event.visible_to == "all"]
-        self.restricted = [i for i, event in enumerate(self.events) if event.visible_to != "all"]
-        self.with_openings = [i for i, event in enumerate(self.events) if event.data.get("openings")]
+        # One pass over the events (a long phase has thousands): whose each is, who sees it, and
+        # the public notes on rolls by label, as `owner_of` and `_notes` say.
+        self.owner: list[str | None] = []
+        self.public: list[int] = []
+        self.restricted: list[int] = []
+        self.with_openings: list[int] = []
+        self.public_notes: dict[str, Any] = {}
+        for i, event in enumerate(self.events):
+            data = event.data
+            player = data.get("player")
+            self.owner.append(player if isinstance(player, str) else None)
+            if event.visible_to == "all":
+                self.public.append(i)
+                if "label" in data:
+                    self.public_notes[data["label"]] = data
+            else:
+                self.restricted.append(i)
+            if data.get("openings"):
+                self.with_openings.append(i)
         self.public_by_owner = _grouped(self.public, self.owner)
-        self.public_notes = _notes(self.events[i] for i in self.public)
         chains: dict[str, list[str]] = {}  # the label the game asked for -> every label drawn for it
         for entry in overrides:
             if entry["kind"] == "reroll":
@@ -198,16 +212,19 @@ class PhaseLetters:
         asked_as = {labels[-1]: asked for asked, labels in chains.items()}
         self.results = {entry["label"]: entry["values"] for entry in overrides if entry["kind"] == "result"}
         # The game's events name the label it asked for; they describe the draw that counted.
-        self.asked = [
-            asked_as.get(roll["label"], None if roll["label"] in self.replaced_by else roll["label"]) for roll in rolls
-        ]
+        labels = [roll["label"] for roll in rolls]
+        replaced = self.replaced_by
+        self.asked = (
+            [asked_as.get(label, None if label in replaced else label) for label in labels] if chains else labels
+        )
         self.public_roll_owner = self._roll_owners(self.public_notes)
         self.public_rolls_by_owner = _grouped(range(len(rolls)), self.public_roll_owner)
 
     def _roll_owners(self, notes: dict[str, Any]) -> list[str | None]:
         owners: list[str | None] = []
         for asked in self.asked:
-            player = notes.get(asked, {}).get("player") if asked else None
+            note = notes.get(asked) if asked else None
+            player = note.get("player") if note is not None else None
             owners.append(player if isinstance(player, str) else None)
         return owners
 
@@ -244,16 +261,21 @@ class PhaseLetters:
             omitted: list[dict[str, Any]] = []
         else:
             shown, omitted = _bounded(by_owner, range(len(self.rolls)), owners, reader, [], self.others_shown)
-        return Listed([self._annotated(j, notes) for j in shown], omitted, len(self.rolls))
+        return Listed(self._annotated(shown, notes), omitted, len(self.rolls))
 
-    def _annotated(self, index: int, notes: dict[str, Any]) -> dict[str, Any]:
-        roll, asked = self.rolls[index], self.asked[index]
-        return {
-            **roll,
-            "note": notes.get(asked, {}) if asked else {},
-            "replaced_by": self.replaced_by.get(roll["label"]),
-            "counts_as": self.results.get(asked) if asked else None,
-        }
+    def _annotated(self, shown: list[int], notes: dict[str, Any]) -> list[dict[str, Any]]:
+        """Return the rolls at `shown`, each with the note the events give it, the re-roll that
+        replaced it and the result the referee ruled it counts as."""
+        rolls, asked, replaced, results = self.rolls, self.asked, self.replaced_by, self.results
+        return [
+            {
+                **rolls[j],
+                "note": notes.get(label, {}) if (label := asked[j]) else {},
+                "replaced_by": replaced.get(rolls[j]["label"]) if replaced else None,
+                "counts_as": results.get(label) if label and results else None,
+            }
+            for j in shown
+        ]
 
     def proofs_for(self, reader: str | None) -> list[dict[str, Any]]:
         """Return the proofs of hidden draws that the events `reader` may see carry."""

@@ -65,13 +65,28 @@ def text_body(text: str) -> bytes | None:
     within the limit), or None when it would be encoded (quoted-printable, base64)."""
     encoded = text.encode("utf-8")
     if b"\r" not in encoded:  # lines end with \n alone: the same bytes, found without a list of lines
-        if max(map(len, encoded.split(b"\n"))) > MAX_LINE:
+        if not _lines_within(encoded, MAX_LINE):
             return None
         return encoded if encoded.endswith(b"\n") else encoded + b"\n"
     lines = encoded.splitlines()
     if max((len(line) for line in lines), default=0) > MAX_LINE:
         return None
     return b"\n".join(lines) + b"\n"
+
+
+def _lines_within(encoded: bytes, limit: int) -> bool:
+    """Return whether every line of `encoded` (split at \\n) is at most `limit` bytes long.
+
+    A line longer than `limit` holds a whole window of (limit + 1) // 2 bytes, of those that
+    start at its multiples; so a body in which each such window holds a line end (a long
+    letter's, of short lines) is found within the limit by a search in each window, without a
+    list of its lines. A window without one has its lines measured."""
+    step = (limit + 1) // 2
+    find = encoded.find
+    for at in range(0, len(encoded) - step + 1, step):
+        if find(b"\n", at, at + step) == -1:
+            return max(map(len, encoded.split(b"\n"))) <= limit
+    return True
 
 
 def base64_body(data: bytes) -> bytes:
@@ -113,15 +128,16 @@ def attachment_part(filename: str, content_type: str, body: bytes) -> list[bytes
     ]
 
 
-def letter_bytes(
+def letter_pieces(
     headers: list[tuple[str, str]],
     text: bytes,
     html: bytes | None,
     attachments: list[list[bytes]],
     boundary: str,
-) -> bytes:
-    """Return the message: `headers`, then the text (and HTML as its alternative) and the
-    attachment parts (from `attachment_part`), with `boundary` + ".alt" / ".mix" between parts."""
+) -> list[bytes]:
+    """Return the message in pieces, to be written one after the other: `headers`, then the text
+    (and HTML as its alternative) and the attachment parts (from `attachment_part`), with
+    `boundary` + ".alt" / ".mix" between parts; each body and attachment as it was given."""
     pieces = [header_line(name, value) for name, value in headers]
     body = _text_part("plain", text, mime_version=False)
     if html is not None:
@@ -132,4 +148,4 @@ def letter_bytes(
         pieces += [body[0], b"MIME-Version: 1.0\n", *body[2:]]
     else:
         pieces += [b"MIME-Version: 1.0\n", *body]
-    return b"".join(pieces)
+    return pieces

@@ -30,7 +30,7 @@ from referee.letters.mime import (
     attachment_part,
     base64_body,
     is_plain_attachment,
-    letter_bytes,
+    letter_pieces,
     text_body,
 )
 
@@ -148,11 +148,18 @@ def _plain_body(text: str) -> tuple[str, bytes] | None:
 def message_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
     """Return the letter as the bytes of a MIME message: written by `referee.letters.mime` when
     it covers the letter, else by `_assembled_bytes`; both are the bytes `build_message` gives."""
-    written = _written_bytes(letter, sender, sender_name)
-    return written if written is not None else _assembled_bytes(letter, sender, sender_name)
+    return b"".join(message_pieces(letter, sender, sender_name))
 
 
-def _written_bytes(letter: Letter, sender: str, sender_name: str) -> bytes | None:
+def message_pieces(letter: Letter, sender: str, sender_name: str) -> list[bytes]:
+    """Return `message_bytes` in pieces, as the outbox writes them: a long phase's report is
+    megabytes, most of them the record's base64, which every player's report shares (not copied
+    into each letter's bytes)."""
+    written = _written_pieces(letter, sender, sender_name)
+    return written if written is not None else [_assembled_bytes(letter, sender, sender_name)]
+
+
+def _written_pieces(letter: Letter, sender: str, sender_name: str) -> list[bytes] | None:
     """Return the letter written line by line (`referee.letters.mime`), or None for a letter it
     does not cover (a body encoded for its long lines, an unusual file name, no shared boundary)."""
     boundary = _boundary(letter)
@@ -163,7 +170,7 @@ def _written_bytes(letter: Letter, sender: str, sender_name: str) -> bytes | Non
     if not all(is_plain_attachment(item.filename, item.content_type) for item in letter.attachments):
         return None
     parts = [attachment_part(item.filename, item.content_type, _base64_body(item.data)) for item in letter.attachments]
-    return letter_bytes(_headers(letter, sender, sender_name), text, html, parts, boundary)
+    return letter_pieces(_headers(letter, sender, sender_name), text, html, parts, boundary)
 
 
 def _assembled_bytes(letter: Letter, sender: str, sender_name: str) -> bytes:
@@ -227,7 +234,7 @@ def post(outbox: Path, letter: Letter, sender: str, sender_name: str) -> Path:
         (outbox / folder).mkdir(parents=True, exist_ok=True)
     # The maildir way: complete the file in tmp/, then rename it into new/.
     path = outbox / "new" / name
-    write_staged(outbox / "tmp" / name, path, message_bytes(letter, sender, sender_name))
+    write_staged(outbox / "tmp" / name, path, message_pieces(letter, sender, sender_name))
     return path
 
 

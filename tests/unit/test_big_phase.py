@@ -150,7 +150,7 @@ def test_an_adjudication_renders_dumps_and_builds_as_many_letters_whatever_its_r
         submit_all(game, 1, dict.fromkeys(players, rolls_each))
         renders, render_patch = counting(referee.letters.post, "render")
         dumps, dump_patch = counting(referee.letters.content, "dump")
-        builds, build_patch = counting(referee.letters.outbox, "message_bytes")
+        builds, build_patch = counting(referee.letters.outbox, "message_pieces")
         referee.letters.forms._forms.clear()
         forms, form_patch = counting(referee.letters.forms, "load_strict")  # a form made is read back once
         with render_patch, dump_patch, build_patch, form_patch:

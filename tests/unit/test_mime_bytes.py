@@ -99,7 +99,7 @@ def test_letters_written_by_bytes_are_the_email_packages_bytes() -> None:
         for index, letter in enumerate(letters(seed=23, count=400)):
             name = NAMES[index % len(NAMES)]
             assert the_same_letter(letter, name), (letter, name)
-            written += outbox._written_bytes(letter, SENDER, name) is not None
+            written += outbox._written_pieces(letter, SENDER, name) is not None
     assert 100 < written < 300  # many are written by bytes; the rest show the fallback holds
 
 
@@ -126,7 +126,7 @@ def test_an_acknowledgement_is_written_by_bytes_without_the_email_package_object
 
 def test_a_letter_that_holds_the_boundary_gets_one_of_its_own() -> None:
     letter = Letter("a@example.org", "s", f"text with {outbox.BOUNDARY} in it\n", "<p>x</p>", "<m@example.org>")
-    assert outbox._written_bytes(letter, SENDER, "R") is None
+    assert outbox._written_pieces(letter, SENDER, "R") is None
     assert the_same_letter(letter, "R")
     assert outbox.BOUNDARY.encode() + b".alt" not in outbox.message_bytes(letter, SENDER, "R")
 
@@ -167,3 +167,12 @@ def test_base64_bodies_are_the_email_packages() -> None:
         part = outbox.EmailMessage(policy=mime.HEADER_POLICY)
         part.set_content(data[:size], maintype="application", subtype="octet-stream")
         assert mime.base64_body(data[:size]) == str(part.get_payload()).encode("ascii")
+
+
+def test_a_body_within_the_line_limit_is_found_so_without_its_lines() -> None:
+    rng = random.Random(998)
+    for _ in range(5000):
+        limit = rng.choice([mime.MAX_LINE, 1, 2, 3, 10, 11])
+        lengths = [0, 1, limit - 1, limit, limit + 1, 2 * limit, rng.randrange(3 * limit + 3)]
+        body = b"\n".join(b"x" * rng.choice(lengths) for _ in range(rng.randrange(8)))
+        assert mime._lines_within(body, limit) == (max(map(len, body.split(b"\n"))) <= limit)
