@@ -92,7 +92,8 @@ def pretty_json(value: Any) -> bytes:
     The bytes are exactly `json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False,
     allow_nan=False)`'s, which signed records already hold; but json with an indent runs its
     pure-Python encoder, a third of a 10,000-roll phase's adjudication. So the layout is written
-    here and only texts go through json's C escaping; anything unusual goes to json itself.
+    here, texts go through json's C escaping, a long list or mapping through orjson where its
+    bytes are json's (`_orjson_exact`); anything unusual goes to json itself.
     """
     try:
         parts: list[str] = []
