@@ -54,7 +54,9 @@ def test_a_big_record_is_attached_packed_and_unpacks_to_the_record(
     game = make_game(tmp_path, players=PLAYERS)
     folder = play(game, 1)
     record = next((game.dir / "records").glob("*.json"))
-    for player, attached in reports(game, folder).items():
+    found = reports(game, folder)
+    assert sorted(found) == sorted(PLAYERS)  # a report for each player, each read below
+    for player, attached in found.items():
         assert record.name not in attached, player
         assert gzip.decompress(attached[record.name + ".gz"]) == record.read_bytes()
         assert attached[record.name + ".sig"] == record.with_name(record.name + ".sig").read_bytes()
