@@ -193,8 +193,7 @@ class PhaseLetters:
         self.public_notes: dict[str, Any] = {}
         for i, event in enumerate(self.events):
             data = event.data
-            player = data.get("player")
-            self.owner.append(player if isinstance(player, str) else None)
+            self.owner.append(owner_of(event))
             if event.visible_to == "all":
                 self.public.append(i)
                 if "label" in data:
